@@ -1,0 +1,237 @@
+"""What every rules engine shares: errors, the engine interface, matches, and
+the handling of cards this process cannot see.
+
+Engines are pure: no I/O, no clock, no crypto, no randomness except a seeded
+shuffle. ``apply`` returns a new state and never changes the one it was given.
+
+Hidden cards
+------------
+The network table runs the same engines with a deck in which every card the
+seat cannot see is an unknown token ``?N`` (``p2pcards.cards.unknown``).
+Engines therefore obey three rules:
+
+1. An unknown token is moved like any card but never inspected: ``rank()`` of
+   it is None. A rule that depends on a hidden card (a warkocz pass while
+   holding the needed rank) is enforced only when the card is known; the
+   audit replays the game with every card known and enforces it in full.
+2. Where an engine must know a hidden card to go on by itself (kanaszta's
+   upcard, the cards a bura declaration shows), it raises ``NeedReveal`` with
+   the tokens it must see, leaving the state unchanged. The table reveals them
+   to everyone, substitutes them (``substitute``) and calls again.
+3. ``view(state, seat)`` lists exactly the cards that seat may see; a token
+   in a seat's view is a card that must be revealed to that seat.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import random
+from typing import Any
+
+from p2pcards.cards import deck_for
+
+
+class IllegalAction(ValueError):
+    """An action the rules do not allow now; the message says why, for a player."""
+
+
+class NeedReveal(Exception):
+    """The engine must see these unknown tokens (publicly) before it can go on."""
+
+    def __init__(self, tokens: list[str], why: str = ""):
+        super().__init__(f"need to see {', '.join(tokens)}" + (f": {why}" if why else ""))
+        self.tokens = list(tokens)
+        self.why = why
+
+
+def substitute(obj: Any, mapping: dict[str, str]) -> Any:
+    """A copy of ``obj`` (a state or an action) with every string found in
+    ``mapping`` replaced, at any depth of dataclasses, lists, tuples and dicts."""
+    if isinstance(obj, str):
+        return mapping.get(obj, obj)
+    if isinstance(obj, list):
+        return [substitute(x, mapping) for x in obj]
+    if isinstance(obj, tuple):
+        return tuple(substitute(x, mapping) for x in obj)
+    if isinstance(obj, dict):
+        return {k: substitute(v, mapping) for k, v in obj.items()}
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        changes = {f.name: substitute(getattr(obj, f.name), mapping) for f in dataclasses.fields(obj)}
+        return dataclasses.replace(obj, **changes)
+    return obj
+
+
+def shuffled_deck(game_id: str, seed: int | str, deal_index: int = 0) -> list[str]:
+    """The deck of deal ``deal_index`` of a match played from ``seed``: the
+    same seed always gives the same match (tests, local bots, replays)."""
+    deck = deck_for(game_id)
+    random.Random(f"p2pcards:{game_id}:{seed}:{deal_index}").shuffle(deck)
+    return deck
+
+
+def parse_option_value(text: str) -> Any:
+    """``-o KEY=VALUE`` values: true/false, integers, otherwise the text."""
+    low = text.strip().lower()
+    if low in ("true", "yes", "on"):
+        return True
+    if low in ("false", "no", "off"):
+        return False
+    try:
+        return int(low)
+    except ValueError:
+        return text
+
+
+@dataclasses.dataclass
+class Match:
+    """A match in progress: what carries over from deal to deal.
+
+    ``scores`` is per side (per pair when playing in pairs, else per seat);
+    ``chips`` is each seat's stack and ``bank`` the pot, for the chip games
+    (None and 0 otherwise). Chips are conserved: sum(chips) + bank is constant.
+    """
+
+    game: str
+    players: int
+    options: dict
+    seed: int | str | None = None
+    deal_index: int = 0
+    dealer: int = 0
+    scores: list[int] = dataclasses.field(default_factory=list)
+    chips: list[int] | None = None
+    bank: int = 0
+    over: bool = False
+    history: list[dict] = dataclasses.field(default_factory=list)
+    extra: dict = dataclasses.field(default_factory=dict)
+
+
+class Game:
+    """The rules of one game. Subclasses implement the deal and match hooks."""
+
+    id: str = ""
+    min_players: int = 2
+    max_players: int = 4
+    # option name -> (default, description); a default may depend on the
+    # player count through ``default_options``.
+    option_help: dict[str, str] = {}
+
+    # ----- options -------------------------------------------------------
+    def default_options(self, players: int) -> dict:
+        raise NotImplementedError
+
+    def options(self, players: int, overrides: dict | None = None) -> dict:
+        """The defaults with ``overrides`` applied; unknown keys or wrong
+        types are refused with a message naming them."""
+        self.check_players(players)
+        opts = self.default_options(players)
+        for key, value in (overrides or {}).items():
+            if key not in opts:
+                known = ", ".join(sorted(opts))
+                raise IllegalAction(f"unknown option {key!r} for {self.id} (options: {known})")
+            want = type(opts[key])
+            if want is bool and not isinstance(value, bool):
+                raise IllegalAction(f"option {key} must be true or false, not {value!r}")
+            if want is int and (isinstance(value, bool) or not isinstance(value, int)):
+                raise IllegalAction(f"option {key} must be a whole number, not {value!r}")
+            opts[key] = value
+        self.check_options(players, opts)
+        return opts
+
+    def check_options(self, players: int, opts: dict) -> None:
+        """Refuse option combinations that make no sense (IllegalAction)."""
+
+    def check_players(self, players: int) -> None:
+        if not isinstance(players, int) or not self.min_players <= players <= self.max_players:
+            raise IllegalAction(
+                f"{self.id} is played by {self.min_players} to {self.max_players} players, not {players}"
+            )
+
+    def sides(self, players: int, options: dict) -> int:
+        """How many scoring sides: pairs count as one side."""
+        return 2 if options.get("pairs") and players == 4 else players
+
+    def side_of(self, seat: int, players: int, options: dict) -> int:
+        return seat % 2 if options.get("pairs") and players == 4 else seat
+
+    # ----- one deal --------------------------------------------------------
+    def start(self, players: int, seed=None, deck=None, dealer: int = 0, options=None, scores=None, **context):
+        raise NotImplementedError
+
+    def to_act(self, state) -> int:
+        raise NotImplementedError
+
+    def legal_actions(self, state) -> list[dict]:
+        raise NotImplementedError
+
+    def apply(self, state, action: dict):
+        raise NotImplementedError
+
+    def deal_over(self, state) -> bool:
+        raise NotImplementedError
+
+    def deal_scores(self, state) -> dict:
+        raise NotImplementedError
+
+    def view(self, state, seat: int | None) -> dict:
+        """What ``seat`` may see; ``seat=None`` is a spectator (public cards only)."""
+        raise NotImplementedError
+
+    def deck_size(self) -> int:
+        return len(deck_for(self.id))
+
+    # ----- a whole match ---------------------------------------------------
+    def new_match(self, players: int, options: dict | None = None, seed=None) -> Match:
+        opts = self.options(players, options)
+        return Match(
+            game=self.id,
+            players=players,
+            options=opts,
+            seed=seed,
+            dealer=0,
+            scores=[0] * self.sides(players, opts),
+        )
+
+    def deal_context(self, match: Match) -> dict:
+        """Extra keyword arguments ``start`` needs from the match (bank, chips...)."""
+        return {}
+
+    def start_deal(self, match: Match, deck: list[str] | None = None):
+        """The next deal of ``match``: from ``deck`` if given, else from the match seed."""
+        if match.over:
+            raise IllegalAction("the match is over")
+        if deck is None:
+            deck = shuffled_deck(self.id, match.seed if match.seed is not None else 0, match.deal_index)
+        return self.start(
+            match.players,
+            deck=deck,
+            dealer=match.dealer,
+            options=match.options,
+            scores=list(match.scores),
+            **self.deal_context(match),
+        )
+
+    def end_deal(self, match: Match, state) -> Match:
+        """The match after the finished deal ``state``: scores added, dealer
+        passed on, ``over`` set when the match has ended."""
+        raise NotImplementedError
+
+    def match_over(self, match: Match) -> bool:
+        return match.over
+
+    def match_result(self, match: Match) -> dict:
+        """{"scores": per side, "chips": per seat or None, "bank": int, "winner": side or None}"""
+        best = max(match.scores) if match.scores else 0
+        leaders = [i for i, s in enumerate(match.scores) if s == best]
+        return {
+            "scores": list(match.scores),
+            "chips": list(match.chips) if match.chips is not None else None,
+            "bank": match.bank,
+            "winner": leaders[0] if match.over and len(leaders) == 1 else None,
+        }
+
+    # ----- helpers for engines -------------------------------------------------
+    @staticmethod
+    def copy_state(state):
+        """A deep copy; engines may override with something faster."""
+        return copy.deepcopy(state)
