@@ -173,6 +173,10 @@ class Game:
     def deal_scores(self, state) -> dict:
         raise NotImplementedError
 
+    def hand(self, state, seat: int) -> list[str]:
+        """That seat's hand as stored (unknown tokens included)."""
+        raise NotImplementedError
+
     def view(self, state, seat: int | None) -> dict:
         """What ``seat`` may see; ``seat=None`` is a spectator (public cards only)."""
         raise NotImplementedError
