@@ -1,0 +1,1 @@
+"""Heuristic ("greedy") players, one module per game: ``choose(game, state, rng) -> action``."""
