@@ -115,6 +115,9 @@ class Game:
     # option name -> (default, description); a default may depend on the
     # player count through ``default_options``.
     option_help: dict[str, str] = {}
+    # Action types whose cards go face down: on the network their "cards" are
+    # the unknown tokens of the positions played, and no key is published.
+    face_down_actions: frozenset = frozenset()
 
     # ----- options -------------------------------------------------------
     def default_options(self, players: int) -> dict:
