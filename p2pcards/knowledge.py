@@ -1,0 +1,174 @@
+"""Who knows which card: the bridge between the rules engines and the dealing.
+
+On the network nobody holds the whole deal. Every peer runs the rules engine
+on the *public* state: a deal started from a deck of unknown tokens ``?0 ..
+?N-1`` (N-th position of the shuffled, re-keyed deck) in which a token is
+replaced by its code once the card has been shown to everybody. A seat's own
+state is the public state with the cards it alone has seen substituted in.
+
+Position p is shown to seat s when every other seat has published its key for
+p; to everybody when every seat has. So who knows what follows from whose keys
+are public, which this module tracks, and what each seat must see follows
+from the engines' ``view``: a token in ``view(state, s)`` is a card seat s must
+be shown, a token in ``view(state, None)`` one everybody must be shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from p2pcards.cards import is_code, is_unknown, unknown, unknown_position
+from p2pcards.games.base import Game, IllegalAction, substitute
+
+
+def tokens_in(obj) -> set[str]:
+    """Every unknown token anywhere in a view, action or nested structure."""
+    found: set[str] = set()
+    stack = [obj]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if is_unknown(item):
+                found.add(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return found
+
+
+def token_deck(size: int) -> list[str]:
+    return [unknown(p) for p in range(size)]
+
+
+@dataclass
+class KeyBook:
+    """Whose per-card key of each position is public (one deal)."""
+
+    players: int
+    published: dict[int, set[int]] = field(default_factory=dict)
+
+    def publish(self, seat: int, position: int) -> None:
+        self.published.setdefault(position, set()).add(seat)
+
+    def knows(self, seat: int, position: int) -> bool:
+        have = self.published.get(position, ())
+        return all(t in have for t in range(self.players) if t != seat)
+
+    def is_public(self, position: int) -> bool:
+        return len(self.published.get(position, ())) == self.players
+
+    def keys_needed(self, audiences: dict[int, set[int] | None]) -> dict[int, list[int]]:
+        """For each seat, the positions whose key it must publish so that each
+        position p reaches ``audiences[p]`` (a set of seats; None: everybody)."""
+        need: dict[int, list[int]] = {t: [] for t in range(self.players)}
+        for position in sorted(audiences):
+            viewers = audiences[position]
+            have = self.published.get(position, set())
+            for t in range(self.players):
+                if t in have:
+                    continue
+                # A seat never publishes a key only it would need.
+                if viewers is None or any(v != t for v in viewers):
+                    need[t].append(position)
+        return {t: ps for t, ps in need.items() if ps}
+
+
+def reveal_audiences(game: Game, state, players: int, book: KeyBook) -> dict[int, set[int] | None]:
+    """The positions that must be shown now, and to whom: every token in the
+    public view (None: to all), and every token in a seat's own view that the
+    seat has not been shown yet."""
+    audiences: dict[int, set[int] | None] = {}
+    for token in tokens_in(game.view(state, None)):
+        position = unknown_position(token)
+        if not book.is_public(position):
+            audiences[position] = None
+    for seat in range(players):
+        for token in tokens_in(game.view(state, seat)):
+            position = unknown_position(token)
+            if position in audiences or book.knows(seat, position):
+                continue
+            audiences.setdefault(position, set()).add(seat)
+    return audiences
+
+
+def public_form(game: Game, public_state, action: dict, seat: int, known: dict[int, str]) -> tuple[dict, list[int | None]]:
+    """The action as it goes on the wire, from the actor's own action.
+
+    Face-up cards stay codes; each is matched either to a card already public
+    in the actor's hand (position None) or to one of the actor's hidden
+    positions holding that code, which the action then shows. Cards of a
+    face-down action become the tokens of their positions. Returns the public
+    action and the position of each card (None where nothing is shown).
+    """
+    cards = action.get("cards")
+    if not isinstance(cards, list):
+        return dict(action), []
+    hand = list(game.hand(public_state, seat))
+    face_down = action.get("type") in game.face_down_actions
+    public_cards: list[str] = []
+    positions: list[int | None] = []
+    for code in cards:
+        if is_unknown(code):
+            if code not in hand:
+                raise IllegalAction(f"{code} is not in your hand")
+            hand.remove(code)
+            public_cards.append(code)
+            positions.append(unknown_position(code))
+            continue
+        match = next(
+            (t for t in hand if is_unknown(t) and known.get(unknown_position(t)) == code),
+            None,
+        )
+        # Face up, a card everybody already knows is in the hand shows nothing
+        # new; face down, a hidden one keeps the secret. Otherwise the other.
+        if code in hand and (not face_down or match is None):
+            hand.remove(code)
+            public_cards.append(code)
+            positions.append(None)
+            continue
+        if match is None:
+            raise IllegalAction(f"you don't hold {code}")
+        hand.remove(match)
+        public_cards.append(match if face_down else code)
+        positions.append(unknown_position(match))
+    public = dict(action)
+    public["cards"] = public_cards
+    return public, positions
+
+
+def shown_by(action: dict, positions: list[int | None]) -> dict[int, str]:
+    """The positions a public action shows, with the codes it claims for them."""
+    cards = action.get("cards") or []
+    return {p: c for p, c in zip(positions, cards) if p is not None and is_code(c)}
+
+
+def check_positions(game: Game, public_state, action: dict, positions, seat: int) -> None:
+    """Refuse an action whose positions are not hidden cards of the actor's
+    hand, or don't line up with its cards (IllegalAction)."""
+    cards = action.get("cards")
+    if cards is None:
+        if positions:
+            raise IllegalAction("positions given for an action that moves no card")
+        return
+    if not isinstance(cards, list) or not isinstance(positions, list) or len(positions) != len(cards):
+        raise IllegalAction("each card of the action needs its position (or none)")
+    hand = list(game.hand(public_state, seat))
+    for card, position in zip(cards, positions):
+        if position is None:
+            continue
+        if not isinstance(position, int) or isinstance(position, bool):
+            raise IllegalAction(f"position {position!r} is not a number")
+        token = unknown(position)
+        if token not in hand:
+            raise IllegalAction(f"position {position} is not a hidden card of seat {seat}'s hand")
+        if is_unknown(card) and card != token:
+            raise IllegalAction(f"card {card} does not match position {position}")
+        hand.remove(token)
+
+
+def seat_state(public_state, private: dict[int, str]):
+    """A seat's own state: the public state with the cards it has seen."""
+    if not private:
+        return public_state
+    return substitute(public_state, {unknown(p): c for p, c in private.items()})
