@@ -1,0 +1,596 @@
+"""Warkocz ("the braid"): rows built upward by rank, a wild 9C, gags and arias.
+
+Rules: RULES.md section 3 (seed ``warkocz.pl.txt``). Deck: the 48 red cards
+2..K of two packs (four natural cards of every rank) plus the warkocz ``9C``,
+which stands for any rank its holder names.
+
+Actions
+-------
+``{"type": "play", "cards": [codes]}``
+    One natural card, or 3 or 4 natural cards of one rank together (exactly
+    2 only with the option ``two_of_a_kind``). When a row is open the rank
+    must be the needed one; when the player leads (no row) any rank.
+``{"type": "play", "cards": ["9C", 9s...], "as": rank}``
+    The warkocz standing for ``as`` (``"2"``..``"K"``; the needed rank when a
+    row is open), optionally with any of the player's natural 9s laid in the
+    same step. Those 9s leave the hand and count as played (for exhaustion)
+    but do not move the row: the next needed rank is the one after ``as``.
+``{"type": "pass"}``
+    End one's move without laying ("without nine"); only while a row is open.
+Every action may carry ``"seat"``: it must then be the seat to act. Any other
+key is refused.
+
+One action is one step. The same seat acts again after a play until it passes,
+goes out, or its play was a gag (then it leads the next row with anything).
+A gag is a K, or a step whose next rank is exhausted (all four natural cards
+of that rank played this deal); "the next rank" of r is r+1 in 2..10, J, Q, K
+(there are no aces; after a K nothing follows, so K is always a gag). When
+every player has passed since the last card was laid, the row is set aside
+and whoever laid that card leads again.
+
+Decisions (each an option)
+--------------------------
+- ``two_of_a_kind`` (false): laying exactly 2 cards of a rank is not allowed.
+- ``must_play`` (true): a player holding a natural card of the needed rank may
+  not pass. The warkocz is never forced. The engine enforces this only when
+  it knows the passer's hand (the audit knows every hand).
+- ``debt`` (true): a player who cannot pay a fee pays anyway and the stack
+  goes negative; the debt stands in the chips totals. With ``debt`` false a
+  player pays only what they have (never below 0) and the rest is forgiven.
+  Either way chips are conserved: sum(stacks) + bank never changes.
+- The warkocz stands for one card: it does not join a group of 3 or 4.
+- An aria "ends with the warkocz" when the warkocz is in the winner's last step.
+- ``hand_size``: 18 / 16 / 12 for 2 / 3 / 4 players; the rest of the deck is
+  set aside unseen (13 / 1 / 1 cards).
+Other options: ``target`` (24), ``ante`` (10, paid by every player into the
+bank when the match starts), ``deal_fee`` (1, paid by the dealer into the bank
+when the deal starts), ``warkocz_fee`` (2, paid to the player of the warkocz
+by every other player), ``chips`` (100, starting stacks). The first seat to
+reach ``target`` points ends the match and takes the bank. Dealer passes left.
+
+``start`` context (from ``deal_context``): ``chips`` (stacks before the deal)
+and ``bank``; without them the deal is the match's first and the ante is paid.
+
+``view(state, seat)`` keys
+--------------------------
+``game``, ``seat`` (None for a spectator), ``players``, ``dealer``,
+``to_act`` (-1 once over), ``hand`` (that seat's cards sorted by rank; None
+for a spectator), ``hand_counts``, ``deal_over``,
+``row`` (the open row: list of steps ``{"seat", "cards", "as"}``; ``as`` is
+the rank the step stands for, also for natural steps), ``needed`` (the rank
+the row needs next, None when the seat to act leads), ``last_layer`` (seat
+that laid the row's last card, or None), ``passes`` (passes since then),
+``rows_done`` (the rows set aside this deal, same step form), ``played``
+(rank -> natural cards of it played this deal), ``exhausted`` (ranks with all
+four natural cards played), ``aside_count``, ``warkocz_by`` (seat that played
+the warkocz, or None), ``aria_open`` (per seat: could it still win with an
+aria), ``chips`` (stacks now), ``bank``, ``scores`` (match totals before this
+deal), ``target``, ``winner`` (None until the deal is over), ``aria`` and
+``aria_warkocz`` (how the winner went out), ``options``.
+
+``deal_scores``: ``seats``/``sides`` (points of this deal, only the winner
+scores), ``winner``, ``cards_left`` (per seat), ``warkocz_holder`` (loser seat
+caught holding the warkocz, or None), ``aria``, ``multiplier`` (1, 2 or 4),
+``chips`` (each stack's change over the deal) and ``bank`` (the bank's change).
+It raises ``NeedReveal`` for the losers' hidden cards when the warkocz was
+never played and it cannot tell whether a loser holds it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from p2pcards.cards import RANKS, is_code, is_unknown, warkocz_deck
+from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, shuffled_deck
+
+WARKOCZ = "9C"
+W_RANKS = RANKS[:-1]  # 2..K: no aces in this deck
+RANK_INDEX = {r: i for i, r in enumerate(W_RANKS)}
+KING = RANK_INDEX["K"]
+NINE = RANK_INDEX["9"]
+NATURALS_PER_RANK = 4  # two packs, two red suits
+D_CODE = [r + "D" for r in W_RANKS]
+H_CODE = [r + "H" for r in W_RANKS]
+# rank index of every natural card; the warkocz is looked up separately
+NATURAL_RANK = {c: i for i, r in enumerate(W_RANKS) for c in (r + "D", r + "H")}
+DECK = warkocz_deck()
+DECK_CODES = frozenset(DECK)
+_SUIT_ORDER = {"C": 0, "D": 1, "H": 2}
+DEFAULT_HAND = {2: 18, 3: 16, 4: 12}
+_PLAY_KEYS = frozenset(("type", "seat", "cards", "as"))
+_PASS_KEYS = frozenset(("type", "seat"))
+
+
+def card_sort_key(card: str):
+    """Rank order, then suit; unknown tokens last."""
+    if card == WARKOCZ:
+        return (NINE, 0)
+    i = NATURAL_RANK.get(card)
+    if i is None:
+        return (99, card)
+    return (i, _SUIT_ORDER[card[-1]])
+
+
+@dataclasses.dataclass(slots=True)
+class WarkoczState:
+    """One deal. Lists are never changed in place once a state exists, so
+    states share them freely (``apply`` builds new lists for what changes)."""
+
+    players: int
+    dealer: int
+    options: dict
+    hands: list  # per seat, cards as dealt/left (tokens for hidden ones)
+    aside: list  # set aside unseen
+    row: list  # open row: steps {"seat", "cards", "as"}
+    done: list  # rows set aside, each a list of steps
+    need: int  # rank index the row needs next; -1 when the seat to act leads
+    played: list  # natural cards played per rank index
+    to_act: int
+    last_layer: int
+    passes: int
+    warkocz_by: int
+    chips: list
+    bank: int
+    chips0: list  # stacks and bank when the deal began (before the deal fee)
+    bank0: int
+    laid: list  # per seat: has laid a card this deal
+    streak: int  # seat that laid the latest card(s); -1 before any card
+    streak_full: bool  # that seat started its unbroken streak with a full hand
+    winner: int
+    aria: bool
+    aria_warkocz: bool
+    scores: list
+
+    def evolve(self) -> "WarkoczState":
+        """A shallow copy; the caller replaces (never mutates) what changes."""
+        return WarkoczState(
+            self.players, self.dealer, self.options, self.hands, self.aside, self.row, self.done,
+            self.need, self.played, self.to_act, self.last_layer, self.passes, self.warkocz_by,
+            self.chips, self.bank, self.chips0, self.bank0, self.laid, self.streak,
+            self.streak_full, self.winner, self.aria, self.aria_warkocz, self.scores,
+        )
+
+
+def _pay(chips: list, payer: int, amount: int, debt: bool) -> int:
+    """Take ``amount`` from ``payer`` (in place on a fresh list); returns what was paid."""
+    paid = amount if debt else max(0, min(amount, chips[payer]))
+    chips[payer] -= paid
+    return paid
+
+
+def _describe(card: object) -> str:
+    return repr(card) if not isinstance(card, str) else card
+
+
+class Warkocz(Game):
+    id = "warkocz"
+    min_players = 2
+    max_players = 4
+    option_help = {
+        "target": "points that win the match and the bank",
+        "ante": "chips every player pays into the bank when the match starts",
+        "deal_fee": "chips the dealer pays into the bank each deal",
+        "warkocz_fee": "chips every other player pays to whoever plays the warkocz",
+        "chips": "starting stack of every player",
+        "debt": "a player short of chips still pays (stack goes negative); false: pays what they have",
+        "must_play": "a player holding a natural card of the needed rank may not pass",
+        "two_of_a_kind": "allow laying exactly 2 cards of a rank together",
+        "hand_size": "cards dealt to each player (18/16/12 for 2/3/4 players)",
+    }
+
+    # ----- options -------------------------------------------------------
+    def default_options(self, players: int) -> dict:
+        self.check_players(players)
+        return {
+            "target": 24,
+            "ante": 10,
+            "deal_fee": 1,
+            "warkocz_fee": 2,
+            "chips": 100,
+            "debt": True,
+            "must_play": True,
+            "two_of_a_kind": False,
+            "hand_size": DEFAULT_HAND[players],
+        }
+
+    def check_options(self, players: int, opts: dict) -> None:
+        if opts["target"] < 1:
+            raise IllegalAction(f"option target must be at least 1, not {opts['target']}")
+        for key in ("ante", "deal_fee", "warkocz_fee", "chips"):
+            if opts[key] < 0:
+                raise IllegalAction(f"option {key} may not be negative ({opts[key]})")
+        hs = opts["hand_size"]
+        if hs < 1 or hs * players > len(DECK):
+            raise IllegalAction(
+                f"option hand_size must be 1..{len(DECK) // players} for {players} players, not {hs}"
+            )
+
+    def _opts(self, players: int, options) -> dict:
+        if options is None:
+            return self.default_options(players)
+        if not isinstance(options, dict):
+            raise IllegalAction(f"options must be a dict, not {type(options).__name__}")
+        return self.options(players, options)
+
+    @staticmethod
+    def _opening_stacks(players: int, opts: dict) -> tuple[list, int]:
+        """Stacks and bank once every player has paid the ante (match start)."""
+        chips = [opts["chips"]] * players
+        bank = 0
+        for s in range(players):
+            bank += _pay(chips, s, opts["ante"], opts["debt"])
+        return chips, bank
+
+    # ----- one deal --------------------------------------------------------
+    def start(self, players, seed=None, deck=None, dealer=0, options=None, scores=None, **context):
+        self.check_players(players)
+        opts = self._opts(players, options)
+        unknown_keys = set(context) - {"chips", "bank"}
+        if unknown_keys:
+            raise IllegalAction(f"warkocz.start got unknown arguments: {', '.join(sorted(unknown_keys))}")
+        if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < players:
+            raise IllegalAction(f"dealer must be a seat 0..{players - 1}, not {dealer!r}")
+        if deck is None:
+            deck = shuffled_deck(self.id, seed if seed is not None else 0, 0)
+        deck = self._check_deck(deck)
+        scores = self._int_list("scores", scores, players, [0] * players)
+        chips = context.get("chips")
+        bank = context.get("bank")
+        if chips is None and bank is None:
+            chips, bank = self._opening_stacks(players, opts)  # the match's first deal
+        else:
+            chips = self._int_list("chips", chips, players, None)
+            if isinstance(bank, bool) or not isinstance(bank, int):
+                raise IllegalAction(f"bank must be a whole number, not {bank!r}")
+        chips0, bank0 = list(chips), bank
+        chips = list(chips)
+        bank += _pay(chips, dealer, opts["deal_fee"], opts["debt"])
+
+        hs = opts["hand_size"]
+        hands = [[] for _ in range(players)]
+        for i in range(hs * players):
+            hands[(dealer + 1 + i) % players].append(deck[i])
+        return WarkoczState(
+            players=players, dealer=dealer, options=opts, hands=hands, aside=deck[hs * players:],
+            row=[], done=[], need=-1, played=[0] * len(W_RANKS), to_act=(dealer + 1) % players,
+            last_layer=-1, passes=0, warkocz_by=-1, chips=chips, bank=bank, chips0=chips0,
+            bank0=bank0, laid=[False] * players, streak=-1, streak_full=False, winner=-1,
+            aria=False, aria_warkocz=False, scores=scores,
+        )
+
+    @staticmethod
+    def _int_list(name, value, players, default):
+        if value is None and default is not None:
+            return default
+        if (
+            not isinstance(value, (list, tuple))
+            or len(value) != players
+            or any(isinstance(v, bool) or not isinstance(v, int) for v in value)
+        ):
+            raise IllegalAction(f"{name} must be a list of {players} whole numbers, not {value!r}")
+        return list(value)
+
+    @staticmethod
+    def _check_deck(deck) -> list:
+        if not isinstance(deck, (list, tuple)) or len(deck) != len(DECK):
+            raise IllegalAction(f"a warkocz deck is a list of {len(DECK)} cards")
+        remaining = {}
+        for c in DECK:
+            remaining[c] = remaining.get(c, 0) + 1
+        for c in deck:
+            if is_unknown(c):
+                continue
+            if not remaining.get(c):
+                what = "twice too many" if c in DECK_CODES else "not in the warkocz deck"
+                raise IllegalAction(f"bad deck: card {_describe(c)} is {what}")
+            remaining[c] -= 1
+        return list(deck)
+
+    def to_act(self, state) -> int:
+        return state.to_act
+
+    def deal_over(self, state) -> bool:
+        return state.winner >= 0
+
+    def hand(self, state, seat: int) -> list[str]:
+        return list(state.hands[seat])
+
+    def legal_actions(self, state) -> list[dict]:
+        if state.winner >= 0:
+            return []
+        counts: dict = {}
+        for c in state.hands[state.to_act]:
+            counts[c] = counts.get(c, 0) + 1
+        opts = state.options
+        need = state.need
+        ranks = range(len(W_RANKS)) if need < 0 else (need,)
+        sizes = (2, 3, 4) if opts["two_of_a_kind"] else (3, 4)
+        acts = []
+        for r in ranks:
+            dc, hc = D_CODE[r], H_CODE[r]
+            d, h = counts.get(dc, 0), counts.get(hc, 0)
+            if not d + h:
+                continue
+            if d:
+                acts.append({"type": "play", "cards": [dc]})
+            if h:
+                acts.append({"type": "play", "cards": [hc]})
+            for k in sizes:
+                if k > d + h:
+                    break
+                for nd in range(max(0, k - h), min(d, k) + 1):
+                    acts.append({"type": "play", "cards": [dc] * nd + [hc] * (k - nd)})
+        if WARKOCZ in counts:
+            n9d, n9h = counts.get(D_CODE[NINE], 0), counts.get(H_CODE[NINE], 0)
+            extras = [[D_CODE[NINE]] * a + [H_CODE[NINE]] * b for a in range(n9d + 1) for b in range(n9h + 1)]
+            for r in ranks:
+                rank = W_RANKS[r]
+                for ex in extras:
+                    acts.append({"type": "play", "cards": [WARKOCZ] + ex, "as": rank})
+        if need >= 0 and not (opts["must_play"] and (counts.get(D_CODE[need]) or counts.get(H_CODE[need]))):
+            acts.append({"type": "pass"})
+        return acts
+
+    # ----- applying an action ------------------------------------------------
+    def apply(self, state, action):
+        if not isinstance(action, dict):
+            raise IllegalAction(
+                f"an action is a dict like {{'type': 'play', 'cards': ['7H']}}, not {type(action).__name__}"
+            )
+        if state.winner >= 0:
+            raise IllegalAction("the deal is over")
+        seat = state.to_act
+        if "seat" in action:
+            claimed = action["seat"]
+            if isinstance(claimed, bool) or not isinstance(claimed, int):
+                raise IllegalAction(f"the seat of an action is a seat number, not {claimed!r}")
+            if claimed != seat:
+                raise IllegalAction(f"it is seat {seat}'s turn, not seat {claimed}'s")
+        kind = action.get("type")
+        if kind == "play":
+            self._no_extra_keys(action, _PLAY_KEYS)
+            return self._play(state, seat, action)
+        if kind == "pass":
+            self._no_extra_keys(action, _PASS_KEYS)
+            return self._pass(state, seat)
+        raise IllegalAction(f"unknown action type {kind!r}: warkocz actions are 'play' and 'pass'")
+
+    @staticmethod
+    def _no_extra_keys(action: dict, allowed: frozenset) -> None:
+        extra = [k for k in action if k not in allowed]
+        if extra:
+            raise IllegalAction(
+                f"a {action['type']} action takes only {', '.join(sorted(allowed))}; "
+                f"unexpected: {', '.join(map(repr, extra))}"
+            )
+
+    def _play(self, state: WarkoczState, seat: int, action: dict) -> WarkoczState:
+        cards = action.get("cards")
+        if not isinstance(cards, list) or not cards:
+            raise IllegalAction("a play names its cards: 'cards' must be a non-empty list of card codes")
+        for c in cards:
+            if c not in DECK_CODES:
+                if isinstance(c, str) and is_unknown(c):
+                    raise IllegalAction(f"{c} is a hidden card: name the card itself")
+                if is_code(c):
+                    raise IllegalAction(f"there is no {c} in the warkocz deck")
+                raise IllegalAction(f"{_describe(c)} is not a card code (like 7H, 10D, KH)")
+        opts = state.options
+        need = state.need
+        has_w = WARKOCZ in cards
+        if has_w:
+            as_rank = action.get("as")
+            if as_rank is None:
+                raise IllegalAction("say which rank the warkocz stands for: 'as' (2..K)")
+            if not isinstance(as_rank, str) or as_rank not in RANK_INDEX:
+                raise IllegalAction(f"the warkocz stands for a rank 2..K, not {_describe(as_rank)}")
+            r = RANK_INDEX[as_rank]
+            for c in cards:
+                if c != WARKOCZ and NATURAL_RANK[c] != NINE:
+                    raise IllegalAction(f"with the warkocz you may lay only 9s besides it, not {c}")
+            naturals = len(cards) - 1
+        else:
+            if "as" in action:
+                raise IllegalAction("'as' is only for the warkocz 9C")
+            r = NATURAL_RANK[cards[0]]
+            for c in cards:
+                if NATURAL_RANK[c] != r:
+                    raise IllegalAction(f"cards laid together must be of one rank: {' '.join(cards)}")
+            naturals = len(cards)
+            if naturals == 2 and not opts["two_of_a_kind"]:
+                raise IllegalAction("lay one card, or 3 or 4 of a rank together, never exactly 2")
+        if need >= 0 and r != need:
+            raise IllegalAction(f"the row needs a {W_RANKS[need]}, not a {W_RANKS[r]}")
+        hand = list(state.hands[seat])
+        for c in cards:
+            try:
+                hand.remove(c)
+            except ValueError:
+                held = state.hands[seat].count(c)
+                raise IllegalAction(
+                    f"you don't hold {c}" if not held else f"you hold only {held} {c}, not {cards.count(c)}"
+                ) from None
+
+        new = state.evolve()
+        hands = list(state.hands)
+        hands[seat] = hand
+        new.hands = hands
+        played = list(state.played)
+        if has_w:
+            played[NINE] += naturals  # the 9s laid alongside; the warkocz is no natural card
+        else:
+            played[r] += naturals
+        new.played = played
+        new.row = state.row + [{"seat": seat, "cards": list(cards), "as": W_RANKS[r]}]
+        new.last_layer = seat
+        new.passes = 0
+        if state.streak != seat:
+            new.streak = seat
+            new.streak_full = not state.laid[seat]
+        if not state.laid[seat]:
+            laid = list(state.laid)
+            laid[seat] = True
+            new.laid = laid
+        if has_w:
+            new.warkocz_by = seat
+            chips = list(state.chips)
+            fee, debt = opts["warkocz_fee"], opts["debt"]
+            for other in range(state.players):
+                if other != seat:
+                    chips[seat] += _pay(chips, other, fee, debt)
+            new.chips = chips
+        if not hand:
+            new.winner = seat
+            new.to_act = -1
+            new.need = -1
+            new.aria = new.streak_full
+            new.aria_warkocz = new.aria and has_w
+            return new
+        new.to_act = seat
+        if r == KING or played[r + 1] >= NATURALS_PER_RANK:
+            # a gag: the row is done and the same player leads anew
+            new.done = state.done + [new.row]
+            new.row = []
+            new.need = -1
+        else:
+            new.need = r + 1
+        return new
+
+    def _pass(self, state: WarkoczState, seat: int) -> WarkoczState:
+        need = state.need
+        if need < 0:
+            raise IllegalAction("you lead: lay any card (there is no row to pass on)")
+        if state.options["must_play"]:
+            for c in state.hands[seat]:
+                if NATURAL_RANK.get(c) == need:  # unknown tokens and the warkocz never match
+                    raise IllegalAction(f"you hold {c} and must play it: the row needs a {W_RANKS[need]}")
+        new = state.evolve()
+        new.passes = state.passes + 1
+        if new.passes >= state.players:
+            # everyone passed since the last card: the row is set aside and
+            # whoever laid that card leads again
+            new.done = state.done + [state.row]
+            new.row = []
+            new.need = -1
+            new.passes = 0
+            new.to_act = state.last_layer
+        else:
+            new.to_act = (seat + 1) % state.players
+        return new
+
+    # ----- results ---------------------------------------------------------
+    def deal_scores(self, state) -> dict:
+        if state.winner < 0:
+            raise IllegalAction("the deal is not over yet")
+        n, w = state.players, state.winner
+        holder = None
+        if state.warkocz_by < 0:
+            for t in range(n):
+                if WARKOCZ in state.hands[t]:
+                    holder = t
+            if holder is None:
+                hidden = [c for t in range(n) if t != w for c in state.hands[t] if is_unknown(c)]
+                if hidden:
+                    raise NeedReveal(hidden, "scoring: does a loser hold the warkocz (counts double)?")
+        left = [len(h) for h in state.hands]
+        points = sum(left[t] * (2 if t == holder else 1) for t in range(n) if t != w)
+        mult = 4 if state.aria_warkocz else 2 if state.aria else 1
+        seats = [0] * n
+        seats[w] = points * mult
+        return {
+            "seats": seats,
+            "sides": list(seats),
+            "winner": w,
+            "cards_left": left,
+            "warkocz_holder": holder,
+            "aria": state.aria,
+            "multiplier": mult,
+            "chips": [state.chips[i] - state.chips0[i] for i in range(n)],
+            "bank": state.bank - state.bank0,
+        }
+
+    def view(self, state, seat) -> dict:
+        n = state.players
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
+            raise IllegalAction(f"no seat {seat!r} at a table of {n}")
+
+        def steps(row):
+            return [{"seat": st["seat"], "cards": list(st["cards"]), "as": st["as"]} for st in row]
+
+        over = state.winner >= 0
+        played = {W_RANKS[i]: c for i, c in enumerate(state.played)}
+        aria_open = [
+            not over and (not state.laid[s] or (state.streak == s and state.streak_full)) for s in range(n)
+        ]
+        return {
+            "game": self.id,
+            "seat": seat,
+            "players": n,
+            "dealer": state.dealer,
+            "to_act": state.to_act,
+            "hand": None if seat is None else sorted(state.hands[seat], key=card_sort_key),
+            "hand_counts": [len(h) for h in state.hands],
+            "deal_over": over,
+            "row": steps(state.row),
+            "needed": W_RANKS[state.need] if state.need >= 0 else None,
+            "last_layer": state.last_layer if state.row else None,
+            "passes": state.passes,
+            "rows_done": [steps(row) for row in state.done],
+            "played": played,
+            "exhausted": [r for r, c in played.items() if c >= NATURALS_PER_RANK],
+            "aside_count": len(state.aside),
+            "warkocz_by": state.warkocz_by if state.warkocz_by >= 0 else None,
+            "aria_open": aria_open,
+            "chips": list(state.chips),
+            "bank": state.bank,
+            "scores": list(state.scores),
+            "target": state.options["target"],
+            "winner": state.winner if over else None,
+            "aria": state.aria,
+            "aria_warkocz": state.aria_warkocz,
+            "options": dict(state.options),
+        }
+
+    # ----- a whole match ---------------------------------------------------
+    def new_match(self, players: int, options: dict | None = None, seed=None) -> Match:
+        match = super().new_match(players, options, seed)
+        match.chips, match.bank = self._opening_stacks(players, match.options)
+        return match
+
+    def deal_context(self, match: Match) -> dict:
+        if match.chips is None:
+            return {}
+        return {"chips": list(match.chips), "bank": match.bank}
+
+    def end_deal(self, match: Match, state) -> Match:
+        if match.over:
+            raise IllegalAction("the match is over")
+        result = self.deal_scores(state)
+        n = match.players
+        scores = [match.scores[i] + result["seats"][i] for i in range(n)]
+        if match.chips is None:  # a Match not made by new_match: its first deal paid the ante
+            chips, bank = self._opening_stacks(n, match.options)
+        else:
+            chips, bank = list(match.chips), match.bank
+        chips = [chips[i] + result["chips"][i] for i in range(n)]
+        bank += result["bank"]
+        over = scores[result["winner"]] >= match.options["target"]
+        won = 0
+        if over:
+            # the first to reach the target takes the bank
+            won = bank
+            chips[result["winner"]] += bank
+            bank = 0
+        return dataclasses.replace(
+            match,
+            deal_index=match.deal_index + 1,
+            dealer=(match.dealer + 1) % n,
+            scores=scores,
+            chips=chips,
+            bank=bank,
+            over=over,
+            history=match.history + [dict(result, bank_won=won)],
+        )
+
+
+GAME = Warkocz()
