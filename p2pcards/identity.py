@@ -1,0 +1,217 @@
+"""A player's long-term Ed25519 key, kept in the user's data directory.
+
+The key signs the player's log entries and the table/end entries, and names
+the player to the others (by its fingerprint). It is created on first use in
+``data_dir()/identity.key`` as an unencrypted PKCS#8 PEM file, mode 0600, in a
+directory of mode 0700; a key file that others could read is refused.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import stat
+from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+KEY_FILE = "identity.key"
+PUBLIC_KEY_SIZE = 32
+SIGNATURE_SIZE = 64
+
+
+class IdentityError(ValueError):
+    """The key file is missing, unsafe or unreadable; the message says what to do."""
+
+
+class IdentityExists(IdentityError):
+    """A key already exists where a new one was to be saved; ``identity`` is it
+    when known."""
+
+    identity: "Identity | None" = None
+
+
+def data_dir() -> Path:
+    """``$P2PCARDS_HOME``, else ``$XDG_DATA_HOME/p2pcards``, else ``~/.local/share/p2pcards``."""
+    home = os.environ.get("P2PCARDS_HOME")
+    if home:
+        return Path(home).expanduser()
+    xdg = os.environ.get("XDG_DATA_HOME")
+    # The XDG spec says to ignore a relative XDG_DATA_HOME.
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".local" / "share"
+    return base / "p2pcards"
+
+
+def default_key_path() -> Path:
+    return data_dir() / KEY_FILE
+
+
+def fingerprint(public_bytes: bytes) -> str:
+    """A short name for a public key to compare by eye or read aloud:
+    80 bits of its SHA-256 in base32, as four groups of four (``ABCD-EFGH-...``)."""
+    if not isinstance(public_bytes, (bytes, bytearray)) or len(public_bytes) != PUBLIC_KEY_SIZE:
+        raise IdentityError(f"a public key is {PUBLIC_KEY_SIZE} bytes")
+    digits = base64.b32encode(hashlib.sha256(bytes(public_bytes)).digest()).decode()[:16]
+    return "-".join(digits[i:i + 4] for i in range(0, 16, 4))
+
+
+class Identity:
+    """A player's key pair."""
+
+    def __init__(self, private_key: Ed25519PrivateKey, path: Path | None = None):
+        self.private_key = private_key
+        self.path = path
+        self.public_key = private_key.public_key()
+        self.public_bytes = self.public_key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+        self.fingerprint = fingerprint(self.public_bytes)
+
+    @classmethod
+    def generate(cls) -> "Identity":
+        """A fresh key (OpenSSL's CSPRNG, like ``secrets``), not saved anywhere."""
+        return cls(Ed25519PrivateKey.generate())
+
+    @classmethod
+    def from_seed(cls, seed: bytes) -> "Identity":
+        """The key with this 32-byte private seed (test vectors, bots with fixed keys)."""
+        if not isinstance(seed, (bytes, bytearray)) or len(seed) != 32:
+            raise IdentityError("an Ed25519 private seed is 32 bytes")
+        return cls(Ed25519PrivateKey.from_private_bytes(bytes(seed)))
+
+    def sign(self, data: bytes) -> bytes:
+        return self.private_key.sign(bytes(data))
+
+    @staticmethod
+    def verify(public_bytes: bytes, signature: bytes, data: bytes) -> bool:
+        """Whether ``signature`` is the holder of ``public_bytes``'s over ``data``.
+        Malformed keys or signatures (e.g. from a hostile peer) just don't verify."""
+        if not (isinstance(public_bytes, (bytes, bytearray)) and len(public_bytes) == PUBLIC_KEY_SIZE
+                and isinstance(signature, (bytes, bytearray)) and len(signature) == SIGNATURE_SIZE):
+            return False
+        try:
+            Ed25519PublicKey.from_public_bytes(bytes(public_bytes)).verify(bytes(signature), bytes(data))
+        except (InvalidSignature, ValueError):
+            return False
+        return True
+
+    def __repr__(self) -> str:
+        return f"Identity({self.fingerprint})"
+
+
+def _ensure_dir(d: Path) -> None:
+    try:
+        d.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = d.stat()
+    except OSError as e:
+        raise IdentityError(f"cannot create the key directory {d}: {e.strerror or e}") from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise IdentityError(f"{d} is not a directory")
+    # Someone who can write here could swap our key for theirs.
+    if st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
+        raise IdentityError(f"the key directory {d} is writable by other users; run: chmod 700 {d}")
+
+
+def _check_file(path: Path) -> None:
+    st = path.stat()
+    if not stat.S_ISREG(st.st_mode):
+        raise IdentityError(f"{path} is not a regular file")
+    if st.st_mode & 0o077:
+        raise IdentityError(
+            f"the key file {path} can be read by other users (mode {stat.S_IMODE(st.st_mode):o}); "
+            f"run: chmod 600 {path}")
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        raise IdentityError(f"the key file {path} belongs to another user")
+
+
+def load(path: str | os.PathLike | None = None) -> Identity:
+    """The key saved at ``path`` (default: ``default_key_path()``)."""
+    path = Path(path) if path is not None else default_key_path()
+    try:
+        _check_file(path)
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise IdentityError(f"no key at {path}; create one with: p2pcards keygen") from None
+    except OSError as e:
+        raise IdentityError(f"cannot read the key file {path}: {e.strerror or e}") from None
+    try:
+        key = serialization.load_pem_private_key(data, password=None)
+    except (ValueError, TypeError) as e:
+        raise IdentityError(f"the key file {path} is not an unencrypted PEM private key ({e})") from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise IdentityError(f"the key file {path} holds a {type(key).__name__}, not an Ed25519 key")
+    return Identity(key, path)
+
+
+def save(identity: Identity, path: str | os.PathLike | None = None, *, replace: bool = False) -> Path:
+    """Write the key durably with mode 0600. Without ``replace``, an existing
+    file is never overwritten (even by a concurrent process)."""
+    path = Path(path) if path is not None else default_key_path()
+    _ensure_dir(path.parent)
+    pem = identity.private_key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.fchmod(fd, 0o600)  # whatever the umask
+            view = memoryview(pem)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if replace:
+            os.replace(tmp, path)
+        else:
+            try:
+                os.link(tmp, path)  # atomic, and fails if the name exists
+            finally:
+                os.unlink(tmp)
+        dfd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except FileExistsError:
+        raise IdentityExists(f"a key already exists at {path}") from None
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise IdentityError(f"cannot write the key file {path}: {e.strerror or e}") from None
+    identity.path = path
+    return path
+
+
+def load_or_create(path: str | os.PathLike | None = None) -> Identity:
+    """This player's key: the saved one, or a new one saved on first use."""
+    path = Path(path) if path is not None else default_key_path()
+    if not path.exists() and not path.is_symlink():
+        try:
+            return _saved(Identity.generate(), path)
+        except IdentityExists:
+            pass  # another process created it just now; use theirs
+    return load(path)
+
+
+def _saved(identity: Identity, path: Path, replace: bool = False) -> Identity:
+    save(identity, path, replace=replace)
+    return identity
+
+
+def keygen(path: str | os.PathLike | None = None, *, force: bool = False) -> Identity:
+    """For ``p2pcards keygen [--force]``: create and save a new key and return
+    it (the CLI prints its fingerprint). If a key exists and ``force`` is not
+    given, raise IdentityExists (its ``identity`` is the existing key, its
+    message names the fingerprint and --force); with ``force``, replace it."""
+    path = Path(path) if path is not None else default_key_path()
+    if not force and (path.exists() or path.is_symlink()):
+        existing = load(path)
+        err = IdentityExists(f"a key already exists at {path} (fingerprint {existing.fingerprint}); "
+                             f"use --force to replace it with a new one")
+        err.identity = existing
+        raise err
+    return _saved(Identity.generate(), path, replace=force)

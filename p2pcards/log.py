@@ -1,0 +1,882 @@
+"""The signed, hash-chained game log: entries, the in-memory chain, the file.
+
+The normative description of every byte is ``protocol/log.md``; this module
+implements it. In short:
+
+* An entry on the wire and on disk is the msgpack array ``[body, sig]`` where
+  ``body`` (bin) is the msgpack of ``[seq, prev_hash, author, kind, payload]``
+  and ``sig`` (bin, 64 bytes) is its author's Ed25519 signature over exactly
+  those body bytes. The first entry (kind ``"table"``) and the last one (kind
+  ``"end"``) are signed by every player: ``sig`` is then an array with one
+  signature per seat, in seat order.
+* The body bytes are kept as received and never re-encoded: they are what was
+  signed and what is hashed. An entry's hash is
+  ``SHA-256(b"p2pcards/log/v1/entry\\0" + body)``; ``prev_hash`` of entry n is
+  the hash of entry n-1 (32 zero bytes for entry 0).
+* A file is ``MAGIC + FORMAT_VERSION`` followed by one frame per entry:
+  a 4-byte big-endian length and the entry bytes (the same framing as the wire).
+
+Everything read from outside goes through :meth:`Entry.from_wire`, which parses
+strictly with bounded sizes and depth; any problem becomes a :class:`LogError`
+naming the entry and the reason.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import re
+import struct
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Protocol
+
+import msgpack
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from p2pcards import PROTOCOL_VERSION
+
+MAGIC = b"P2PCLOG\n"
+FORMAT_VERSION = 1
+HEADER = MAGIC + bytes([FORMAT_VERSION])
+
+# Shuffle proofs for a 108-card deck are the largest entries (a few hundred KB);
+# anything far beyond that is an attack, not a move.
+MAX_ENTRY_SIZE = 4 * 1024 * 1024
+MAX_SEATS = 16
+MAX_DEPTH = 32  # nesting of payload arrays/maps; the table's payloads use < 8
+MAX_NAME_LEN = 64
+
+HASH_TAG = b"p2pcards/log/v1/entry\x00"
+HASH_SIZE = 32
+ZERO_HASH = bytes(HASH_SIZE)
+SIG_SIZE = 64
+KEY_SIZE = 32
+NONCE_SIZE = 32
+MIN_SESSION_SIZE, MAX_SESSION_SIZE = 8, 32
+
+TABLE = "table"
+END = "end"
+NO_SEAT = -1  # the author of the table and end entries, which all players sign
+_KIND_RE = re.compile(r"[a-z][a-z0-9_.-]{0,31}\Z")
+_FRAME_LEN = struct.Struct(">I")
+_GENESIS_KEYS = frozenset({"protocol", "game", "session", "options", "players", "extra"})
+_PLAYER_KEYS = frozenset({"name", "key", "nonce"})
+
+# Below this many signatures a thread pool costs more than it saves.
+_PARALLEL_MIN = 512
+
+
+class LogError(ValueError):
+    """The log (or an entry of it) is not acceptable; ``index`` is the entry
+    concerned (None when the problem is not one entry's, e.g. the file header)."""
+
+    def __init__(self, index: int | None, reason: str):
+        super().__init__(reason if index is None else f"entry {index}: {reason}")
+        self.index = index
+        self.reason = reason
+
+
+class Signer(Protocol):
+    """An Ed25519 private key or an ``identity.Identity``: anything that signs."""
+
+    def sign(self, data: bytes) -> bytes: ...
+
+
+def entry_hash(body: bytes) -> bytes:
+    """The hash of an entry: over its body only, so the chain commits to what
+    was said and a second valid signature on the same body cannot fork it."""
+    return hashlib.sha256(HASH_TAG + body).digest()
+
+
+# ---------------------------------------------------------------- parsing
+
+
+def _reject_ext(code: int, data: bytes) -> Any:
+    raise ValueError(f"msgpack extension type {code} is not allowed in a log")
+
+
+def _pairs_to_dict(pairs: list) -> dict:
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            # Implementations disagree on which duplicate wins; refuse ambiguity.
+            raise ValueError(f"duplicate map key {k!r}")
+        out[k] = v
+    return out
+
+
+def _unpack(data: bytes) -> Any:
+    n = len(data)
+    return msgpack.unpackb(
+        data, raw=False, use_list=True, strict_map_key=False, timestamp=0,
+        ext_hook=_reject_ext, object_pairs_hook=_pairs_to_dict,
+        max_str_len=n, max_bin_len=n, max_array_len=n, max_map_len=n, max_ext_len=0,
+    )
+
+
+_PLAIN = (type(None), bool, int, float, str, bytes)
+
+
+def check_plain(value: Any, what: str = "payload") -> None:
+    """Raise ValueError unless ``value`` is plain msgpack data (nil, bool, int,
+    float, str, bin, arrays and maps of those) nested at most MAX_DEPTH deep.
+    Iterative, so hostile nesting cannot exhaust the Python stack."""
+    stack = [(value, 0)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, _PLAIN):
+            continue
+        if depth >= MAX_DEPTH:
+            raise ValueError(f"{what} is nested more than {MAX_DEPTH} levels deep")
+        if isinstance(v, (list, tuple)):
+            stack.extend((x, depth + 1) for x in v)
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                stack.append((k, depth + 1))
+                stack.append((x, depth + 1))
+        else:
+            raise ValueError(f"{what} holds a {type(v).__name__}, which is not plain msgpack data")
+
+
+def _is_int(v: Any) -> bool:
+    return type(v) is int  # bool is an int subclass but a different msgpack type
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Entry:
+    """One log entry as received: ``raw`` is exactly the bytes stored and sent,
+    ``body`` exactly the bytes signed. ``signature`` is 64 bytes for an entry
+    by one seat, or a tuple (one per seat, None where a seat did not sign the
+    end entry) for the table and end entries. Build with :func:`make_entry`,
+    :func:`assemble` or :meth:`from_wire`; equality is equality of ``raw``."""
+
+    raw: bytes
+    body: bytes
+    signature: bytes | tuple[bytes | None, ...]
+    seq: int
+    prev_hash: bytes
+    author: int
+    kind: str
+    payload: Any
+    hash: bytes
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Entry) and self.raw == other.raw
+
+    def __hash__(self) -> int:
+        return hash(self.raw)
+
+    @property
+    def multisig(self) -> bool:
+        return self.kind in (TABLE, END)
+
+    @property
+    def signatures(self) -> tuple[bytes | None, ...]:
+        """The signatures as a tuple, whatever the kind of entry."""
+        return self.signature if isinstance(self.signature, tuple) else (self.signature,)
+
+    @classmethod
+    def from_wire(cls, raw: bytes, index: int | None = None) -> "Entry":
+        """Parse an entry strictly, without checking signatures or the chain.
+        ``index`` (where the caller expects it) only labels errors."""
+        if not isinstance(raw, (bytes, bytearray, memoryview)):
+            raise LogError(index, f"an entry must be bytes, not {type(raw).__name__}")
+        raw = bytes(raw)
+        if len(raw) > MAX_ENTRY_SIZE:
+            raise LogError(index, f"entry is {len(raw)} bytes, over the maximum of {MAX_ENTRY_SIZE}")
+        try:
+            outer = _unpack(raw)
+        except Exception as e:  # msgpack raises many types on hostile bytes; all mean "malformed"
+            raise LogError(index, f"not a msgpack entry ({e})") from None
+        if not (isinstance(outer, list) and len(outer) == 2 and isinstance(outer[0], bytes)):
+            raise LogError(index, "an entry must be the array [body (bin), signature]")
+        body, sig = outer
+        try:
+            fields = _unpack(body)
+        except Exception as e:
+            raise LogError(index, f"body is not msgpack ({e})") from None
+        if not (isinstance(fields, list) and len(fields) == 5):
+            raise LogError(index, "body must be the array [seq, prev_hash, author, kind, payload]")
+        seq, prev_hash, author, kind, payload = fields
+        label = index if index is not None else (seq if _is_int(seq) and seq >= 0 else None)
+        if not (_is_int(seq) and seq >= 0):
+            raise LogError(label, f"seq must be a non-negative integer, not {seq!r}")
+        if not (isinstance(prev_hash, bytes) and len(prev_hash) == HASH_SIZE):
+            raise LogError(label, f"prev_hash must be {HASH_SIZE} bytes")
+        if not isinstance(kind, str) or not _KIND_RE.match(kind):
+            raise LogError(label, f"kind {kind!r} is not a short lowercase name")
+        if not _is_int(author):
+            raise LogError(label, f"author must be a seat number, not {author!r}")
+        try:
+            check_plain(payload)
+        except ValueError as e:
+            raise LogError(label, str(e)) from None
+        multisig = kind in (TABLE, END)
+        if multisig:
+            if author != NO_SEAT:
+                raise LogError(label, f"a {kind!r} entry is signed by all seats; its author must be {NO_SEAT}")
+            if not (isinstance(sig, list) and 1 <= len(sig) <= MAX_SEATS):
+                raise LogError(label, f"a {kind!r} entry carries an array of 1 to {MAX_SEATS} signatures")
+            for s in sig:
+                if s is None and kind == END:
+                    continue
+                if not (isinstance(s, bytes) and len(s) == SIG_SIZE):
+                    raise LogError(label, f"each signature of a {kind!r} entry must be {SIG_SIZE} bytes")
+            if kind == END and all(s is None for s in sig):
+                raise LogError(label, "the end entry carries no signature at all")
+            signature: bytes | tuple = tuple(sig)
+        else:
+            if not (0 <= author < MAX_SEATS):
+                raise LogError(label, f"author must be a seat 0..{MAX_SEATS - 1}, not {author}")
+            if not (isinstance(sig, bytes) and len(sig) == SIG_SIZE):
+                raise LogError(label, f"the signature must be {SIG_SIZE} bytes")
+            signature = sig
+        if (seq == 0) != (kind == TABLE):
+            raise LogError(label, "entry 0, and only entry 0, is the 'table' entry")
+        if seq == 0 and prev_hash != ZERO_HASH:
+            raise LogError(label, "the table entry's prev_hash must be 32 zero bytes")
+        # The frame around the body is ours, so it has one encoding (the shortest);
+        # requiring it makes equal entries byte-identical everywhere.
+        if raw != msgpack.packb([body, sig], use_bin_type=True):
+            raise LogError(label, "the entry's outer array is not in its shortest msgpack encoding")
+        return cls(raw, body, signature, seq, prev_hash, author, kind, payload, entry_hash(body))
+
+    def verify_signature(self, public_keys: Sequence[bytes], index: int | None = None) -> None:
+        """Check this entry's signature(s) against the seats' public keys."""
+        _verify_one(self, [_public_key(k, i) for i, k in enumerate(public_keys)],
+                    self.seq if index is None else index)
+
+
+def encode_body(seq: int, prev_hash: bytes, author: int, kind: str, payload: Any) -> bytes:
+    """The msgpack body of an entry (the bytes that get signed)."""
+    try:
+        check_plain(payload)
+        return msgpack.packb([seq, prev_hash, author, kind, payload], use_bin_type=True)
+    except (ValueError, TypeError, OverflowError) as e:
+        raise LogError(seq, f"cannot encode the entry: {e}") from None
+
+
+def make_entry(seq: int, prev_hash: bytes, author: int, kind: str, payload: Any, signer: Signer) -> Entry:
+    """A new entry by one seat, signed with its key."""
+    if kind in (TABLE, END):
+        raise LogError(seq, f"a {kind!r} entry is signed by every player: build it with assemble()")
+    body = encode_body(seq, prev_hash, author, kind, payload)
+    sig = signer.sign(body)
+    return Entry.from_wire(msgpack.packb([body, sig], use_bin_type=True), seq)
+
+
+def assemble(body: bytes, signatures: Sequence[bytes | None]) -> Entry:
+    """The table or end entry from its body and every seat's signature over it,
+    in seat order (None for a seat that refused to sign the end entry).
+    Signatures are checked when the entry is appended to a GameLog."""
+    return Entry.from_wire(msgpack.packb([bytes(body), list(signatures)], use_bin_type=True))
+
+
+# ---------------------------------------------------------------- the table entry
+
+
+@dataclasses.dataclass(frozen=True)
+class Player:
+    name: str
+    key: bytes      # Ed25519 public key, 32 bytes
+    nonce: bytes    # the player's random contribution to the session, 32 bytes
+
+
+@dataclasses.dataclass(frozen=True)
+class TableInfo:
+    """What entry 0 says: the game, its options and the seated players."""
+
+    protocol: int
+    game: str
+    session: bytes
+    options: dict
+    players: tuple[Player, ...]
+    extra: Any = None
+
+    @property
+    def keys(self) -> list[bytes]:
+        return [p.key for p in self.players]
+
+    @classmethod
+    def from_payload(cls, payload: Any, index: int | None = 0) -> "TableInfo":
+        p = payload
+        if not isinstance(p, dict) or not all(isinstance(k, str) for k in p):
+            raise LogError(index, "the table payload must be a map with string keys")
+        missing = sorted(_GENESIS_KEYS - {"extra"} - p.keys())
+        unknown = sorted(p.keys() - _GENESIS_KEYS)
+        if missing or unknown:
+            raise LogError(index, f"table payload: missing {missing}, unknown {unknown}")
+        if not _is_int(p["protocol"]):
+            raise LogError(index, "table payload: protocol must be an integer")
+        if p["protocol"] != PROTOCOL_VERSION:
+            raise LogError(index, f"protocol version {p['protocol']} (this program speaks {PROTOCOL_VERSION})")
+        if not isinstance(p["game"], str) or not _KIND_RE.match(p["game"]):
+            raise LogError(index, f"table payload: bad game id {p['game']!r}")
+        s = p["session"]
+        if not (isinstance(s, bytes) and MIN_SESSION_SIZE <= len(s) <= MAX_SESSION_SIZE):
+            raise LogError(index, f"table payload: session must be {MIN_SESSION_SIZE}..{MAX_SESSION_SIZE} bytes")
+        if not isinstance(p["options"], dict) or not all(isinstance(k, str) for k in p["options"]):
+            raise LogError(index, "table payload: options must be a map with string keys")
+        raw_players = p["players"]
+        if not (isinstance(raw_players, list) and 1 <= len(raw_players) <= MAX_SEATS):
+            raise LogError(index, f"table payload: players must be a list of 1 to {MAX_SEATS}")
+        players = []
+        for seat, rp in enumerate(raw_players):
+            if not (isinstance(rp, dict) and rp.keys() == _PLAYER_KEYS):
+                raise LogError(index, f"table payload: player {seat} must be a map of name, key, nonce")
+            name, key, nonce = rp["name"], rp["key"], rp["nonce"]
+            if not (isinstance(name, str) and 1 <= len(name) <= MAX_NAME_LEN and name.isprintable()):
+                raise LogError(index, f"table payload: player {seat} has a bad name {name!r}")
+            if not (isinstance(key, bytes) and len(key) == KEY_SIZE):
+                raise LogError(index, f"table payload: player {seat}'s key must be {KEY_SIZE} bytes")
+            if not (isinstance(nonce, bytes) and len(nonce) == NONCE_SIZE):
+                raise LogError(index, f"table payload: player {seat}'s nonce must be {NONCE_SIZE} bytes")
+            players.append(Player(name, key, nonce))
+        keys = [pl.key for pl in players]
+        if len(set(keys)) != len(keys):
+            raise LogError(index, "table payload: two seats have the same public key")
+        return cls(p["protocol"], p["game"], s, p["options"], tuple(players), p.get("extra"))
+
+    @classmethod
+    def from_body(cls, body: bytes) -> "TableInfo":
+        """Parse a proposed table body, so a player can check it before signing."""
+        e = Entry.from_wire(msgpack.packb([bytes(body), [bytes(SIG_SIZE)]], use_bin_type=True), 0)
+        if e.kind != TABLE:
+            raise LogError(0, f"this is a {e.kind!r} body, not a table body")
+        return cls.from_payload(e.payload)
+
+
+def table_body(game: str, options: dict, players: Sequence[Player], session: bytes,
+               *, extra: Any = None, protocol: int = PROTOCOL_VERSION) -> bytes:
+    """The body of entry 0, for every player to sign (see :func:`assemble`)."""
+    payload = {
+        "protocol": protocol, "game": game, "session": bytes(session), "options": dict(options),
+        "players": [{"name": p.name, "key": bytes(p.key), "nonce": bytes(p.nonce)} for p in players],
+    }
+    if extra is not None:
+        payload["extra"] = extra
+    TableInfo.from_payload(payload)  # refuse to build what no reader would accept
+    return encode_body(0, ZERO_HASH, NO_SEAT, TABLE, payload)
+
+
+def sign_body(body: bytes, signer: Signer) -> bytes:
+    """A seat's signature over a table or end body it has checked."""
+    return signer.sign(bytes(body))
+
+
+def check_body_signature(body: bytes, public_key: bytes, signature: bytes, seat: int) -> None:
+    """Check one seat's signature on a table/end body while collecting them."""
+    if not (isinstance(signature, bytes) and len(signature) == SIG_SIZE):
+        raise LogError(None, f"seat {seat}'s signature must be {SIG_SIZE} bytes")
+    try:
+        _public_key(public_key, seat).verify(signature, bytes(body))
+    except InvalidSignature:
+        raise LogError(None, f"seat {seat}'s signature does not verify") from None
+
+
+# ---------------------------------------------------------------- signatures
+
+
+def _public_key(key: bytes, seat: int) -> Ed25519PublicKey:
+    try:
+        return Ed25519PublicKey.from_public_bytes(bytes(key))
+    except (ValueError, TypeError):
+        raise LogError(0, f"seat {seat}'s public key is not a valid Ed25519 key") from None
+
+
+def _verify_one(entry: Entry, keys: Sequence[Ed25519PublicKey], index: int) -> None:
+    if entry.multisig:
+        if len(entry.signature) != len(keys):
+            raise LogError(index, f"{len(entry.signature)} signatures for {len(keys)} seats")
+        for seat, (sig, key) in enumerate(zip(entry.signature, keys)):
+            if sig is None:
+                continue
+            try:
+                key.verify(sig, entry.body)
+            except InvalidSignature:
+                raise LogError(index, f"signature does not verify for seat {seat}") from None
+    else:
+        if entry.author >= len(keys):
+            raise LogError(index, f"author seat {entry.author} does not exist at a table of {len(keys)}")
+        try:
+            keys[entry.author].verify(entry.signature, entry.body)
+        except InvalidSignature:
+            raise LogError(index, f"signature does not verify for seat {entry.author}") from None
+
+
+def _first_bad_signature(entries: Sequence[Entry], keys: Sequence[Ed25519PublicKey],
+                         start: int, workers: int) -> LogError | None:
+    """Verify all signatures; return the error of the lowest failing index.
+    cryptography releases the GIL in verify, so threads give real parallelism."""
+    def run(lo: int, hi: int) -> LogError | None:
+        for i in range(lo, hi):
+            try:
+                _verify_one(entries[i], keys, start + i)
+            except LogError as e:
+                return e
+        return None
+
+    n = len(entries)
+    if workers <= 1 or n < _PARALLEL_MIN:
+        return run(0, n)
+    bounds = [(n * w // workers, n * (w + 1) // workers) for w in range(workers)]
+    with ThreadPoolExecutor(workers) as pool:
+        for err in pool.map(lambda b: run(*b), bounds):  # chunks in order: first error is lowest
+            if err is not None:
+                return err
+    return None
+
+
+def default_workers() -> int:
+    try:
+        return max(1, min(8, len(os.sched_getaffinity(0))))
+    except AttributeError:  # not on Linux
+        return max(1, min(8, os.cpu_count() or 1))
+
+
+# ---------------------------------------------------------------- the chain
+
+
+@dataclasses.dataclass(frozen=True)
+class Cut:
+    """What a recovery read dropped: from entry ``index`` (at byte ``offset`` of
+    the file) on, ``discarded`` bytes, because of ``reason``."""
+
+    index: int
+    offset: int
+    discarded: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"cut at entry {self.index} (byte {self.offset}, {self.discarded} bytes dropped): {self.reason}"
+
+
+class GameLog:
+    """A verified chain of entries in memory. Every entry is checked (sequence,
+    chain, author, signature; the table entry's contents; nothing after the end
+    entry) before it is accepted, so a GameLog is always a valid prefix.
+
+    ``session``/``game``/``keys``, when given, are what the caller expects
+    entry 0 to say; ``kinds``, when given, are the only kinds accepted besides
+    "table" and "end"."""
+
+    def __init__(self, *, session: bytes | None = None, game: str | None = None,
+                 keys: Sequence[bytes] | None = None, kinds: Iterable[str] | None = None):
+        self._expect_session = session
+        self._expect_game = game
+        self._expect_keys = None if keys is None else [bytes(k) for k in keys]
+        self._kinds = None if kinds is None else frozenset(kinds)
+        self._entries: list[Entry] = []
+        self._table: TableInfo | None = None
+        self._keys: list[Ed25519PublicKey] = []
+        self.cut: Cut | None = None  # set by a recovery read that dropped a torn tail
+
+    # -- reading the state
+    @property
+    def entries(self) -> tuple[Entry, ...]:
+        return tuple(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __iter__(self):
+        return iter(self._entries)
+
+    def __getitem__(self, i):
+        return self._entries[i]
+
+    @property
+    def next_seq(self) -> int:
+        return len(self._entries)
+
+    @property
+    def head_hash(self) -> bytes:
+        """The hash the next entry must name as prev_hash (zeros when empty)."""
+        return self._entries[-1].hash if self._entries else ZERO_HASH
+
+    @property
+    def genesis(self) -> Entry | None:
+        return self._entries[0] if self._entries else None
+
+    @property
+    def table(self) -> TableInfo | None:
+        return self._table
+
+    @property
+    def public_keys(self) -> list[bytes]:
+        return self._table.keys if self._table else []
+
+    @property
+    def end(self) -> Entry | None:
+        return self._entries[-1] if self._entries and self._entries[-1].kind == END else None
+
+    @property
+    def is_finished(self) -> bool:
+        """An end entry closes the log (see ``agreed`` for who signed it)."""
+        return self.end is not None
+
+    @property
+    def end_signers(self) -> list[int]:
+        e = self.end
+        return [s for s, sig in enumerate(e.signature) if sig is not None] if e else []
+
+    @property
+    def agreed(self) -> bool:
+        """Finished, and every seat signed the end entry: all agree on the log."""
+        e = self.end
+        return e is not None and all(sig is not None for sig in e.signature)
+
+    # -- building
+    def make_next(self, author: int, kind: str, payload: Any, signer: Signer) -> Entry:
+        """A new entry by ``author`` on top of this log (not yet appended)."""
+        return make_entry(self.next_seq, self.head_hash, author, kind, payload, signer)
+
+    def end_body(self, payload: dict) -> bytes:
+        """The body of the end entry that closes the log as it is now; every
+        player signs it (sign_body) and assemble() makes the entry."""
+        if not self._entries:
+            raise LogError(0, "an empty log cannot be ended")
+        if not isinstance(payload, dict):
+            raise LogError(self.next_seq, "the end payload must be a map")
+        return encode_body(self.next_seq, self.head_hash, NO_SEAT, END, payload)
+
+    # -- accepting
+    def check(self, entry: Entry) -> None:
+        """Raise LogError unless ``entry`` may be appended next."""
+        self._check_and_keys(entry)
+
+    def _check_and_keys(self, entry: Entry) -> list[Ed25519PublicKey] | None:
+        keys = self._check_structure(entry, self.next_seq, self.head_hash, self._table, self.is_finished)
+        _verify_one(entry, keys if keys is not None else self._keys, self.next_seq)
+        return keys
+
+    def append(self, entry: Entry | bytes) -> Entry:
+        """Check and accept the next entry (an Entry or its raw bytes)."""
+        if not isinstance(entry, Entry):
+            entry = Entry.from_wire(entry, self.next_seq)
+        self._accept(entry, self._check_and_keys(entry))
+        return entry
+
+    def extend(self, entries: Iterable[Entry | bytes], *, workers: int | None = None) -> None:
+        """Append many entries, verifying their signatures in parallel. On a bad
+        entry the valid ones before it are kept and LogError is raised."""
+        err = self._extend(entries, workers)
+        if err is not None:
+            raise err
+
+    def _extend(self, entries: Iterable[Entry | bytes], workers: int | None) -> LogError | None:
+        # Structure and chain first (cheap, sequential: each needs the previous
+        # hash), then all signatures at once; the first failure of either wins.
+        staged: list[Entry] = []
+        seq, head, table, finished = self.next_seq, self.head_hash, self._table, self.is_finished
+        keys = self._keys
+        struct_err: LogError | None = None
+        for item in entries:
+            try:
+                e = item if isinstance(item, Entry) else Entry.from_wire(item, seq)
+                new_keys = self._check_structure(e, seq, head, table, finished)
+            except LogError as err:
+                struct_err = err
+                break
+            if new_keys is not None:
+                # The table entry is signed by the keys it introduces; verify it now
+                # so a bad table entry is reported before anything built on it.
+                try:
+                    _verify_one(e, new_keys, seq)
+                except LogError as err:
+                    struct_err = err
+                    break
+                # Entry 0 is always first in the batch, so nothing is staged yet.
+                self._accept(e, new_keys)
+                keys, table = new_keys, self._table
+            else:
+                staged.append(e)
+            seq, head, finished = seq + 1, e.hash, e.kind == END
+        start = self.next_seq
+        sig_err = _first_bad_signature(staged, keys, start, workers or default_workers())
+        good = staged if sig_err is None else staged[: sig_err.index - start]
+        self._entries.extend(good)
+        return sig_err if sig_err is not None else struct_err
+
+    def _check_structure(self, e: Entry, seq: int, head: bytes, table: TableInfo | None,
+                         finished: bool) -> list[Ed25519PublicKey] | None:
+        """Check ``e`` as entry ``seq`` after ``head``; for the table entry,
+        return the keys it introduces (its signatures are checked with them)."""
+        if finished:
+            raise LogError(seq, "the log already ended; nothing may follow the end entry")
+        if e.seq != seq:
+            raise LogError(seq, f"sequence number {e.seq} where {seq} was expected (missing, repeated or reordered entry)")
+        if e.prev_hash != head:
+            raise LogError(seq, "prev_hash does not match the previous entry's hash (broken chain)")
+        if e.kind == TABLE:
+            info = TableInfo.from_payload(e.payload, seq)
+            if self._expect_game is not None and info.game != self._expect_game:
+                raise LogError(seq, f"this log is of game {info.game!r}, not {self._expect_game!r}")
+            if self._expect_session is not None and info.session != self._expect_session:
+                raise LogError(seq, "this log is of another session")
+            if self._expect_keys is not None and info.keys != self._expect_keys:
+                raise LogError(seq, "the players' keys are not the expected ones")
+            if len(e.signature) != len(info.players):
+                raise LogError(seq, f"{len(e.signature)} signatures for {len(info.players)} players")
+            return [_public_key(k, s) for s, k in enumerate(info.keys)]
+        if table is None:
+            raise LogError(seq, "the log does not start with a table entry")
+        if e.kind == END:
+            if len(e.signature) != len(table.players):
+                raise LogError(seq, f"{len(e.signature)} signatures for {len(table.players)} players")
+            if not isinstance(e.payload, dict):
+                raise LogError(seq, "the end payload must be a map")
+        else:
+            if e.author >= len(table.players):
+                raise LogError(seq, f"author seat {e.author} does not exist at a table of {len(table.players)}")
+            if self._kinds is not None and e.kind not in self._kinds:
+                raise LogError(seq, f"unknown entry kind {e.kind!r}")
+        return None
+
+    def _accept(self, entry: Entry, keys: list[Ed25519PublicKey] | None = None) -> None:
+        """Add a checked entry; ``keys`` are the ones a table entry introduced."""
+        if entry.kind == TABLE:
+            self._table = TableInfo.from_payload(entry.payload)
+            self._keys = keys if keys is not None else [_public_key(k, s) for s, k in enumerate(self._table.keys)]
+        self._entries.append(entry)
+
+    # -- bytes
+    def to_bytes(self) -> bytes:
+        """The whole log in the file format."""
+        return HEADER + b"".join(_frame(e) for e in self._entries)
+
+
+def _frame(e: Entry) -> bytes:
+    return _FRAME_LEN.pack(len(e.raw)) + e.raw
+
+
+def verify_log(entries: Iterable[Entry | bytes], *, session: bytes | None = None, game: str | None = None,
+               keys: Sequence[bytes] | None = None, kinds: Iterable[str] | None = None,
+               workers: int | None = None) -> GameLog:
+    """Verify a whole log (entries or their raw bytes) and return it; raise
+    LogError naming the first bad entry."""
+    log = GameLog(session=session, game=game, keys=keys, kinds=kinds)
+    log.extend(entries, workers=workers)
+    return log
+
+
+# ---------------------------------------------------------------- files
+
+
+def _split_frames(data: bytes) -> tuple[list[bytes], Cut | None]:
+    """The entries of a file's bytes, and where (if anywhere) framing broke."""
+    if len(data) < len(HEADER) or data[: len(MAGIC)] != MAGIC:
+        raise LogError(None, "not a p2pcards log file (bad magic bytes)")
+    if data[len(MAGIC)] != FORMAT_VERSION:
+        raise LogError(None, f"log file format {data[len(MAGIC)]} (this program reads {FORMAT_VERSION})")
+    frames: list[bytes] = []
+    pos = len(HEADER)
+    while pos < len(data):
+        left = len(data) - pos
+        if left < _FRAME_LEN.size:
+            return frames, Cut(len(frames), pos, left, f"truncated: {left} stray bytes where a length prefix belongs")
+        (n,) = _FRAME_LEN.unpack_from(data, pos)
+        if n > MAX_ENTRY_SIZE:
+            return frames, Cut(len(frames), pos, left, f"length {n} exceeds the maximum entry size {MAX_ENTRY_SIZE}")
+        if n > left - _FRAME_LEN.size:
+            return frames, Cut(len(frames), pos, left,
+                               f"truncated: the file ends {left - _FRAME_LEN.size} bytes into a {n}-byte entry")
+        frames.append(data[pos + _FRAME_LEN.size: pos + _FRAME_LEN.size + n])
+        pos += _FRAME_LEN.size + n
+    return frames, None
+
+
+def parse_log(data: bytes, *, strict: bool = True, session: bytes | None = None, game: str | None = None,
+              keys: Sequence[bytes] | None = None, kinds: Iterable[str] | None = None,
+              workers: int | None = None) -> GameLog:
+    """A log from the bytes of a file. Strict: any fault raises LogError.
+    Not strict (recovery after a crash): the longest valid prefix, with
+    ``log.cut`` saying what was dropped and why (None if nothing was)."""
+    frames, cut = _split_frames(bytes(data))
+    log = GameLog(session=session, game=game, keys=keys, kinds=kinds)
+    err = log._extend(frames, workers)
+    if err is not None:
+        offset = len(HEADER) + sum(_FRAME_LEN.size + len(f) for f in frames[: len(log)])
+        cut = Cut(len(log), offset, len(data) - offset, err.reason)
+    if cut is not None:
+        if strict:
+            raise LogError(cut.index, cut.reason)
+        log.cut = cut
+    return log
+
+
+def read_log(path: str | os.PathLike, *, strict: bool = True, **expect: Any) -> GameLog:
+    """Read and verify a log file; see :func:`parse_log` for the arguments."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise LogError(None, f"cannot read {os.fspath(path)}: {e.strerror or e}") from None
+    return parse_log(data, strict=strict, **expect)
+
+
+def _fsync_dir(path: str) -> None:
+    fd = os.open(os.path.dirname(os.path.abspath(path)) or ".", os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class LogFile:
+    """A log on disk that grows one durable entry at a time: an entry is
+    verified, written, flushed and fsync'ed before ``append`` returns, so an
+    accepted entry survives a crash. ``append`` blocks on the disk; from trio,
+    call it through ``trio.to_thread.run_sync``."""
+
+    def __init__(self, path: str, fd: int, log: GameLog, size: int):
+        self.path, self._fd, self.log, self._size = path, fd, log, size
+
+    @classmethod
+    def create(cls, path: str | os.PathLike, log: GameLog | None = None) -> "LogFile":
+        """A new file (refusing to replace one) holding ``log``'s entries, if any."""
+        path = os.fspath(path)
+        log = log if log is not None else GameLog()
+        data = log.to_bytes()
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            raise LogError(None, f"{path} already exists; open it to carry on, or choose another name") from None
+        except OSError as e:
+            raise LogError(None, f"cannot create {path}: {e.strerror or e}") from None
+        try:
+            _write_all(fd, data)
+            os.fsync(fd)
+            _fsync_dir(path)  # the file's name must survive a crash too
+        except OSError as e:
+            os.close(fd)
+            raise LogError(None, f"cannot write {path}: {e.strerror or e}") from None
+        return cls(path, fd, log, len(data))
+
+    @classmethod
+    def open(cls, path: str | os.PathLike, *, repair: bool = False, **expect: Any) -> "LogFile":
+        """Carry on with an existing file. With ``repair``, a torn or invalid
+        tail is cut off the file (``log.cut`` says what); without, it is an error."""
+        path = os.fspath(path)
+        log = read_log(path, strict=not repair, **expect)
+        size = len(log.to_bytes())
+        try:
+            fd = os.open(path, os.O_WRONLY)
+            if log.cut is not None:
+                os.ftruncate(fd, size)
+                os.fsync(fd)
+        except OSError as e:
+            raise LogError(None, f"cannot open {path} for writing: {e.strerror or e}") from None
+        return cls(path, fd, log, size)
+
+    def append(self, entry: Entry | bytes) -> Entry:
+        if self._fd < 0:
+            raise LogError(None, f"{self.path} is closed")
+        if not isinstance(entry, Entry):
+            entry = Entry.from_wire(entry, self.log.next_seq)
+        keys = self.log._check_and_keys(entry)
+        frame = _frame(entry)
+        try:
+            os.lseek(self._fd, self._size, os.SEEK_SET)
+            _write_all(self._fd, frame)
+            os.fsync(self._fd)
+        except OSError as e:
+            # Undo a partial write so the file stays a valid log.
+            try:
+                os.ftruncate(self._fd, self._size)
+            except OSError:
+                pass
+            raise LogError(entry.seq, f"cannot write to {self.path}: {e.strerror or e}") from None
+        self._size += len(frame)
+        self.log._accept(entry, keys)
+        return entry
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def __enter__(self) -> "LogFile":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def write_log(path: str | os.PathLike, log: GameLog) -> None:
+    """Write a whole log to a new file, durably."""
+    LogFile.create(path, log).close()
+
+
+# ---------------------------------------------------------------- equivocation
+
+
+@dataclasses.dataclass(frozen=True)
+class EquivocationProof:
+    """Two different entries with the same seq, both validly signed by the same
+    seat: that seat told different peers different things."""
+
+    first: Entry
+    second: Entry
+
+    @property
+    def seat(self) -> int:
+        return self.first.author
+
+    @property
+    def seq(self) -> int:
+        return self.first.seq
+
+    def verify(self, public_key: bytes) -> None:
+        """Raise LogError unless this proves equivocation by the holder of ``public_key``."""
+        a, b = self.first, self.second
+        if a.multisig or b.multisig:
+            raise LogError(a.seq, "table and end entries are not single-author entries")
+        if a.seq != b.seq or a.author != b.author:
+            raise LogError(a.seq, "the two entries differ in seq or author")
+        if a.body == b.body:
+            raise LogError(a.seq, "the two entries say the same thing")
+        key = _public_key(public_key, a.author)
+        for e in (a, b):
+            try:
+                key.verify(e.signature, e.body)
+            except InvalidSignature:
+                raise LogError(e.seq, f"signature does not verify for seat {e.author}") from None
+
+    def to_wire(self) -> bytes:
+        return msgpack.packb([self.first.raw, self.second.raw], use_bin_type=True)
+
+    @classmethod
+    def from_wire(cls, data: bytes, public_key: bytes) -> "EquivocationProof":
+        """Parse and verify a proof received from a peer or read from a file."""
+        if not isinstance(data, (bytes, bytearray)) or len(data) > 2 * MAX_ENTRY_SIZE + 16:
+            raise LogError(None, "an equivocation proof must be bytes of bounded size")
+        try:
+            pair = _unpack(bytes(data))
+        except Exception as e:
+            raise LogError(None, f"equivocation proof is not msgpack ({e})") from None
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, bytes) for x in pair)):
+            raise LogError(None, "an equivocation proof is the array [entry, entry]")
+        proof = cls(Entry.from_wire(pair[0]), Entry.from_wire(pair[1]))
+        proof.verify(public_key)
+        return proof
+
+
+def equivocation(a: Entry, b: Entry, public_key: bytes) -> EquivocationProof | None:
+    """The proof that ``a`` and ``b`` equivocate, or None if they do not (same
+    body, different seq or author, or a signature that does not verify)."""
+    proof = EquivocationProof(a, b)
+    try:
+        proof.verify(public_key)
+    except LogError:
+        return None
+    return proof
