@@ -1,0 +1,280 @@
+"""The other steps of a deal (commit, re-key, per-card keys, final reveal),
+showing cards, and the audit of a whole deal from public data.
+
+Order of one deal among n seats (the caller publishes every message as a
+signed log entry):
+  1. every seat: ``commit_step``                      -> {"commit"}
+  2. seat 0..n-1 in turn: ``shuffle_step`` (shuffle.py) -> {"deck", "commits", "open"}
+  3. seat 0..n-1 in turn: ``rekey_step``               -> {"deck"}
+  4. to show positions: ``card_keys_step``             -> {"keys"}; ``open_card``
+  5. at the end (or on abort), every seat: ``reveal_step`` -> {"seed"}; ``check_deal``
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from p2pcards.mental.encoding import EncodedDeck, encode_deck
+from p2pcards.mental.group import (
+    HASH_LEN, SEED_LEN, BadMessage, MentalError, deck_bytes, encrypt, scalar_from_bytes,
+    scalar_to_bytes, shuffle_values, split_values, strip,
+)
+from p2pcards.mental.keys import DealSecrets, seed_commitment
+from p2pcards.mental.shuffle import DEFAULT_ROUNDS, verify_shuffle
+
+
+def _exact_map(msg: object, keys: set[str], what: str) -> dict:
+    if not isinstance(msg, dict) or set(msg) != keys:
+        names = ", ".join(f'"{k}"' for k in sorted(keys))
+        raise BadMessage(f"a {what} message must be a map with exactly {names}")
+    return msg
+
+
+# -- 1. commitment --------------------------------------------------------
+
+def commit_step(secrets: DealSecrets) -> dict:
+    return {"commit": secrets.commitment}
+
+
+def parse_commit(msg: object) -> bytes:
+    c = _exact_map(msg, {"commit"}, "commit")["commit"]
+    if not isinstance(c, bytes) or len(c) != HASH_LEN:
+        raise BadMessage(f"a seed commitment must be {HASH_LEN} bytes")
+    return c
+
+
+# -- 3. re-keying ---------------------------------------------------------
+
+def rekey_step(secrets: DealSecrets, deck_in: Sequence[bytes]) -> dict:
+    """Remove the deck key, put the per-card key of each position:
+    out[j] = E_{k_j}(E_{k^-1}(in[j])), computed as one multiplication."""
+    return {"deck": deck_bytes(rekey_values(secrets, deck_in))}
+
+
+def rekey_values(secrets: DealSecrets, deck_in: Sequence[bytes]) -> list[bytes]:
+    return [encrypt(secrets.rekey_scalar(j), x) for j, x in enumerate(deck_in)]
+
+
+def parse_rekey(msg: object, size: int) -> list[bytes]:
+    return split_values(_exact_map(msg, {"deck"}, "re-key")["deck"], size, "re-keyed deck")
+
+
+# -- 4. per-card keys and showing -----------------------------------------
+
+def card_keys_step(secrets: DealSecrets, positions: Iterable[int]) -> dict:
+    """Publish this seat's per-card keys of ``positions`` (ascending, no repeats)."""
+    ps = sorted(set(positions))
+    return {"keys": [[p, scalar_to_bytes(secrets.card_key(p))] for p in ps]}
+
+
+def parse_card_keys(msg: object, size: int) -> dict[int, int]:
+    """{position: key} of an untrusted key message for a deck of ``size``."""
+    items = _exact_map(msg, {"keys"}, "card keys")["keys"]
+    if not isinstance(items, (list, tuple)) or not 1 <= len(items) <= size:
+        raise BadMessage(f"keys must be a list of 1..{size} [position, key] pairs")
+    out: dict[int, int] = {}
+    for item in items:
+        if not isinstance(item, (list, tuple)) or len(item) != 2:
+            raise BadMessage("each published key must be a [position, key] pair")
+        p, k = item
+        if not isinstance(p, int) or isinstance(p, bool) or not 0 <= p < size:
+            raise BadMessage(f"key position {p!r} is not in 0..{size - 1}")
+        if p in out:
+            raise BadMessage(f"position {p} is published twice in one message")
+        out[p] = scalar_from_bytes(k, f"key of position {p}")
+    return out
+
+
+def open_card(deck: EncodedDeck, value: bytes, keys: Iterable[int]) -> str:
+    """The code of a final-deck value once every seat's per-card key of its
+    position is known (others' published, plus one's own); NoCard if it
+    strips to no card: abort the deal and reveal."""
+    return deck.decode(strip(value, keys))[0]
+
+
+def open_physical(deck: EncodedDeck, value: bytes, keys: Iterable[int]) -> int:
+    """Like open_card, but the physical index in the canonical deck (tells twins apart)."""
+    return deck.decode(strip(value, keys))[1]
+
+
+# -- 5. final reveal ------------------------------------------------------
+
+def reveal_step(secrets: DealSecrets) -> dict:
+    return {"seed": secrets.seed}
+
+
+def parse_reveal(msg: object) -> bytes:
+    s = _exact_map(msg, {"seed"}, "reveal")["seed"]
+    if not isinstance(s, bytes) or len(s) != SEED_LEN:
+        raise BadMessage(f"a revealed seed must be {SEED_LEN} bytes")
+    return s
+
+
+# -- the audit ------------------------------------------------------------
+
+@dataclass
+class DealRecord:
+    """Everything public about one deal, as the log holds it. Per-seat lists
+    are indexed by seat; None where the seat has not (yet) sent the message.
+    ``card_keys`` lists every per-card key message as (publisher seat, message)."""
+
+    game_id: str
+    players: int
+    rounds: int = DEFAULT_ROUNDS
+    commits: list = field(default_factory=list)
+    shuffles: list = field(default_factory=list)   # (context bytes, message) or None
+    rekeys: list = field(default_factory=list)
+    card_keys: list = field(default_factory=list)
+    reveals: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A step that is wrong, and the seat to blame for it."""
+
+    seat: int
+    kind: str         # see KINDS
+    detail: str
+    position: int | None = None
+
+    def as_dict(self) -> dict:
+        return {"seat": self.seat, "kind": self.kind, "detail": self.detail, "position": self.position}
+
+
+KINDS = {
+    "bad-commit": "the seed commitment is missing or malformed",
+    "missing-reveal": "the seat did not reveal its seed",
+    "bad-reveal": "the revealed seed is malformed or does not match the commitment",
+    "bad-proof": "a shuffle message is malformed or its proof fails",
+    "bad-shuffle": "the shuffled deck is not the input encrypted and permuted with the revealed keys",
+    "bad-rekey": "a re-keyed value is not the input with the deck key swapped for the card key",
+    "bad-keys": "a per-card key message is malformed",
+    "wrong-key": "a published per-card key differs from the one the revealed seed gives",
+}
+
+
+@dataclass
+class DealAudit:
+    findings: list[Finding]
+    cards: list[str | None]        # position of the final deck -> code (None: unknown / no card)
+    physical: list[int | None]     # position -> index in the canonical deck
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+    def blamed(self) -> set[int]:
+        return {f.seat for f in self.findings}
+
+
+def _at(seq: Sequence, i: int):
+    return seq[i] if i < len(seq) else None
+
+
+def check_deal(record: DealRecord) -> DealAudit:
+    """Recompute every layer of a deal from public data and the revealed
+    seeds. Every step is judged against the deck its seat actually received,
+    so a wrong step blames its own seat only."""
+    deck = encode_deck(record.game_id)
+    n, size = record.players, len(deck)
+    if not isinstance(n, int) or n < 2:
+        raise MentalError("a deal needs at least 2 players")
+    findings: list[Finding] = []
+    seeds = _check_seeds(record, n, findings)
+
+    values: list[bytes] | None = list(deck.values)
+    for s in range(n):
+        entry = _at(record.shuffles, s)
+        if entry is None or values is None:
+            values = None
+            break
+        context, msg = entry
+        try:
+            out = verify_shuffle(values, msg, context, record.rounds)
+        except MentalError as e:
+            findings.append(Finding(s, "bad-proof", f"shuffle of seat {s}: {e}"))
+            try:
+                out = split_values(msg.get("deck") if isinstance(msg, dict) else None, size)
+            except BadMessage:
+                values = None
+                break
+        if seeds[s] is not None:
+            sec = seeds[s]
+            if shuffle_values(sec.deck_key, sec.deck_permutation(size), values) != out:
+                findings.append(Finding(s, "bad-shuffle", f"seat {s}'s shuffled deck is not its "
+                                        "input encrypted and permuted with its revealed keys"))
+        values = out
+
+    for s in range(n):
+        msg = _at(record.rekeys, s)
+        if msg is None or values is None:
+            values = None
+            break
+        try:
+            out = parse_rekey(msg, size)
+        except BadMessage as e:
+            findings.append(Finding(s, "bad-rekey", f"re-key of seat {s}: {e}"))
+            values = None
+            break
+        if seeds[s] is not None:
+            expect = rekey_values(seeds[s], values)
+            wrong = [j for j in range(size) if expect[j] != out[j]]
+            if wrong:
+                findings.append(Finding(s, "bad-rekey", f"seat {s} re-keyed positions {wrong} wrongly",
+                                        wrong[0]))
+        values = out
+
+    for seat, msg in record.card_keys:
+        try:
+            keys = parse_card_keys(msg, size)
+        except BadMessage as e:
+            findings.append(Finding(seat, "bad-keys", f"key message of seat {seat}: {e}"))
+            continue
+        if not isinstance(seat, int) or not 0 <= seat < n:
+            raise MentalError(f"card keys attributed to seat {seat!r}, not a seat of {n}")
+        if seeds[seat] is None:
+            continue
+        for p, k in sorted(keys.items()):
+            if k != seeds[seat].card_key(p):
+                findings.append(Finding(seat, "wrong-key", f"seat {seat} published a wrong key "
+                                        f"for position {p}", p))
+
+    cards: list[str | None] = [None] * size
+    physical: list[int | None] = [None] * size
+    if values is not None and all(sec is not None for sec in seeds):
+        for j, x in enumerate(values):
+            i = deck.lookup(strip(x, (sec.card_key(j) for sec in seeds)))
+            if i is not None:
+                cards[j], physical[j] = deck.codes[i], i
+    return DealAudit(findings, cards, physical)
+
+
+def _check_seeds(record: DealRecord, n: int, findings: list[Finding]) -> list[DealSecrets | None]:
+    seeds: list[DealSecrets | None] = []
+    for s in range(n):
+        commit = None
+        try:
+            if _at(record.commits, s) is None:
+                raise BadMessage("no commitment")
+            commit = parse_commit(record.commits[s])
+        except BadMessage as e:
+            findings.append(Finding(s, "bad-commit", f"seat {s}: {e}"))
+        reveal = _at(record.reveals, s)
+        if reveal is None:
+            findings.append(Finding(s, "missing-reveal", f"seat {s} did not reveal its seed"))
+            seeds.append(None)
+            continue
+        try:
+            seed = parse_reveal(reveal)
+        except BadMessage as e:
+            findings.append(Finding(s, "bad-reveal", f"seat {s}: {e}"))
+            seeds.append(None)
+            continue
+        if commit is not None and seed_commitment(seed) != commit:
+            findings.append(Finding(s, "bad-reveal", f"seat {s} revealed a seed that does not "
+                                    "match its commitment"))
+            seeds.append(None)
+            continue
+        seeds.append(DealSecrets(seed) if commit is not None else None)
+    return seeds

@@ -1,0 +1,75 @@
+"""One seat's secrets for one deal, all derived from a fresh 32-byte seed.
+
+Deriving every key from one seed makes the final reveal compact (the seed
+alone) and lets anyone recompute every layer the seat produced. The seat
+publishes a commitment to the seed before the deal, so at the reveal it can
+only open the seed it dealt with, not pick one afterwards.
+"""
+
+from __future__ import annotations
+
+import secrets as _random
+from functools import cached_property
+
+from p2pcards.mental.group import (
+    N, SEED_LEN, BadMessage, MentalError, h, inverse, permutation_from, scalar_from, u32,
+)
+
+
+class DealSecrets:
+    """The seed of one seat for one deal and everything derived from it."""
+
+    __slots__ = ("seed", "__dict__")
+
+    def __init__(self, seed: bytes):
+        if not isinstance(seed, bytes) or len(seed) != SEED_LEN:
+            raise BadMessage(f"a deal seed must be {SEED_LEN} bytes")
+        self.seed = seed
+
+    @classmethod
+    def fresh(cls) -> "DealSecrets":
+        """New secrets from the OS generator; use once, for one deal only."""
+        return cls(_random.token_bytes(SEED_LEN))
+
+    def __repr__(self) -> str:  # never print a live seed into a log by accident
+        return "DealSecrets(<hidden>)"
+
+    @cached_property
+    def commitment(self) -> bytes:
+        return seed_commitment(self.seed)
+
+    @cached_property
+    def deck_key(self) -> int:
+        return scalar_from("deck-key", self.seed)
+
+    def deck_permutation(self, size: int) -> list[int]:
+        return permutation_from(self.seed, "deck-perm", size)
+
+    def card_key(self, position: int) -> int:
+        """The per-card key this seat puts on ``position`` at the re-keying."""
+        if not isinstance(position, int) or position < 0:
+            raise MentalError(f"bad position {position!r}")
+        return scalar_from("card-key", self.seed, u32(position))
+
+    def rekey_scalar(self, position: int) -> int:
+        """card_key(position) / deck_key: the one multiplication of a re-key."""
+        return self.card_key(position) * inverse(self.deck_key) % N
+
+    def round_seed(self, input_hash: bytes, context: bytes, index: int) -> bytes:
+        """The seed of proof round ``index`` of a shuffle of the deck with hash
+        ``input_hash`` under ``context``. Bound to input and context, so proving
+        twice with one deal seed over different inputs never opens one round's
+        key both ways (which would give away the deck key)."""
+        return h("round", self.seed, input_hash, context, u32(index))
+
+
+def seed_commitment(seed: bytes) -> bytes:
+    return h("commit", seed)
+
+
+def round_key(round_seed: bytes) -> int:
+    return scalar_from("round-key", round_seed)
+
+
+def round_permutation(round_seed: bytes, size: int) -> list[int]:
+    return permutation_from(round_seed, "round-perm", size)
