@@ -113,7 +113,7 @@ def _unpack(data: bytes) -> Any:
     return msgpack.unpackb(
         data, raw=False, use_list=True, strict_map_key=False, timestamp=0,
         ext_hook=_reject_ext, object_pairs_hook=_pairs_to_dict,
-        max_str_len=n, max_bin_len=n, max_array_len=n, max_map_len=n, max_ext_len=0,
+        max_str_len=n, max_bin_len=n, max_array_len=n, max_map_len=n, max_ext_len=n,
     )
 
 
@@ -194,26 +194,8 @@ class Entry:
         if not (isinstance(outer, list) and len(outer) == 2 and isinstance(outer[0], bytes)):
             raise LogError(index, "an entry must be the array [body (bin), signature]")
         body, sig = outer
-        try:
-            fields = _unpack(body)
-        except Exception as e:
-            raise LogError(index, f"body is not msgpack ({e})") from None
-        if not (isinstance(fields, list) and len(fields) == 5):
-            raise LogError(index, "body must be the array [seq, prev_hash, author, kind, payload]")
-        seq, prev_hash, author, kind, payload = fields
-        label = index if index is not None else (seq if _is_int(seq) and seq >= 0 else None)
-        if not (_is_int(seq) and seq >= 0):
-            raise LogError(label, f"seq must be a non-negative integer, not {seq!r}")
-        if not (isinstance(prev_hash, bytes) and len(prev_hash) == HASH_SIZE):
-            raise LogError(label, f"prev_hash must be {HASH_SIZE} bytes")
-        if not isinstance(kind, str) or not _KIND_RE.match(kind):
-            raise LogError(label, f"kind {kind!r} is not a short lowercase name")
-        if not _is_int(author):
-            raise LogError(label, f"author must be a seat number, not {author!r}")
-        try:
-            check_plain(payload)
-        except ValueError as e:
-            raise LogError(label, str(e)) from None
+        seq, prev_hash, author, kind, payload = _parse_body(body, index)
+        label = index if index is not None else seq
         multisig = kind in (TABLE, END)
         if multisig:
             if author != NO_SEAT:
@@ -248,6 +230,31 @@ class Entry:
         """Check this entry's signature(s) against the seats' public keys."""
         _verify_one(self, [_public_key(k, i) for i, k in enumerate(public_keys)],
                     self.seq if index is None else index)
+
+
+def _parse_body(body: bytes, index: int | None) -> list:
+    """The five fields of a body, each checked for its type and range."""
+    try:
+        fields = _unpack(body)
+    except Exception as e:  # see from_wire
+        raise LogError(index, f"body is not msgpack ({e})") from None
+    if not (isinstance(fields, list) and len(fields) == 5):
+        raise LogError(index, "body must be the array [seq, prev_hash, author, kind, payload]")
+    seq, prev_hash, author, kind, payload = fields
+    label = index if index is not None else (seq if _is_int(seq) and seq >= 0 else None)
+    if not (_is_int(seq) and seq >= 0):
+        raise LogError(label, f"seq must be a non-negative integer, not {seq!r}")
+    if not (isinstance(prev_hash, bytes) and len(prev_hash) == HASH_SIZE):
+        raise LogError(label, f"prev_hash must be {HASH_SIZE} bytes")
+    if not isinstance(kind, str) or not _KIND_RE.match(kind):
+        raise LogError(label, f"kind {kind!r} is not a short lowercase name")
+    if not _is_int(author):
+        raise LogError(label, f"author must be a seat number, not {author!r}")
+    try:
+        check_plain(payload)
+    except ValueError as e:
+        raise LogError(label, str(e)) from None
+    return fields
 
 
 def encode_body(seq: int, prev_hash: bytes, author: int, kind: str, payload: Any) -> bytes:
@@ -343,10 +350,10 @@ class TableInfo:
     @classmethod
     def from_body(cls, body: bytes) -> "TableInfo":
         """Parse a proposed table body, so a player can check it before signing."""
-        e = Entry.from_wire(msgpack.packb([bytes(body), [bytes(SIG_SIZE)]], use_bin_type=True), 0)
-        if e.kind != TABLE:
-            raise LogError(0, f"this is a {e.kind!r} body, not a table body")
-        return cls.from_payload(e.payload)
+        seq, prev_hash, author, kind, payload = _parse_body(bytes(body), 0)
+        if (seq, prev_hash, author, kind) != (0, ZERO_HASH, NO_SEAT, TABLE):
+            raise LogError(0, "not a table body (kind 'table', seq 0, prev_hash zeros, author -1)")
+        return cls.from_payload(payload)
 
 
 def table_body(game: str, options: dict, players: Sequence[Player], session: bytes,
@@ -689,12 +696,14 @@ def _split_frames(data: bytes) -> tuple[list[bytes], Cut | None]:
     return frames, None
 
 
-def parse_log(data: bytes, *, strict: bool = True, session: bytes | None = None, game: str | None = None,
-              keys: Sequence[bytes] | None = None, kinds: Iterable[str] | None = None,
+def parse_log(data: bytes, *, strict: bool = True, finished: bool = False, session: bytes | None = None,
+              game: str | None = None, keys: Sequence[bytes] | None = None, kinds: Iterable[str] | None = None,
               workers: int | None = None) -> GameLog:
     """A log from the bytes of a file. Strict: any fault raises LogError.
     Not strict (recovery after a crash): the longest valid prefix, with
-    ``log.cut`` saying what was dropped and why (None if nothing was)."""
+    ``log.cut`` saying what was dropped and why (None if nothing was).
+    ``finished`` also refuses a log without its end entry (for the audit: a
+    log cut at an entry boundary is otherwise a valid, unfinished log)."""
     frames, cut = _split_frames(bytes(data))
     log = GameLog(session=session, game=game, keys=keys, kinds=kinds)
     err = log._extend(frames, workers)
@@ -705,6 +714,8 @@ def parse_log(data: bytes, *, strict: bool = True, session: bytes | None = None,
         if strict:
             raise LogError(cut.index, cut.reason)
         log.cut = cut
+    if finished and not log.is_finished:
+        raise LogError(len(log), "the log is unfinished: it has no end entry")
     return log
 
 
