@@ -1,0 +1,171 @@
+"""One listening socket per peer: every incoming connection is authenticated,
+then handed to the service registered for its role (lobby, watch, mesh)."""
+
+from __future__ import annotations
+
+import logging
+from contextlib import asynccontextmanager
+from typing import AsyncIterator, Protocol
+
+import trio
+
+from .errors import HandshakeError, NetError
+from .framing import FramedStream, Limits
+from .handshake import (DEFAULT_HANDSHAKE_TIMEOUT, Channel, Hello, Identity, ReplayGuard, initiate,
+                        respond, send_error)
+
+log = logging.getLogger("p2pcards.net.endpoint")
+
+DEFAULT_PORT = 7531
+MAX_PENDING_HANDSHAKES = 64
+
+
+class Service(Protocol):
+    """What the endpoint routes authenticated connections of one role to."""
+
+    def admit(self, hello: Hello) -> bytes | None:
+        """Raise HandshakeError to refuse this peer; else return the session to echo."""
+
+    async def handle(self, channel: Channel) -> None:
+        """Serve the connection; must not raise (log and close instead)."""
+
+
+class Endpoint:
+    """Our identity plus our listening socket. Create with ``open_endpoint``."""
+
+    def __init__(self, identity: Identity, listener: trio.SocketListener, *, limits: Limits,
+                 handshake_timeout: float) -> None:
+        self.identity = identity
+        self.limits = limits
+        self.handshake_timeout = handshake_timeout
+        self._listener = listener
+        self.replay = ReplayGuard()
+        self._services: dict[str, Service] = {}
+        self._meshes: dict[bytes, Service] = {}
+        self._pending = 0
+        self._nursery: trio.Nursery | None = None
+        sockname = listener.socket.getsockname()
+        self.bind_host: str = sockname[0]
+        self.port: int = sockname[1]
+
+    # -- registration -------------------------------------------------------
+    def register(self, role: str, service: Service | None) -> None:
+        """Route incoming ``lobby``/``watch`` connections to ``service`` (None: refuse them)."""
+        if role not in ("lobby", "watch"):
+            raise ValueError(f"register() takes 'lobby' or 'watch', not {role!r}")
+        if service is None:
+            self._services.pop(role, None)
+        else:
+            self._services[role] = service
+
+    def register_mesh(self, session_id: bytes, service: Service | None) -> None:
+        if service is None:
+            self._meshes.pop(session_id, None)
+        else:
+            self._meshes[session_id] = service
+
+    def _route(self, hello: Hello) -> Service:
+        if hello.role == "mesh":
+            service = self._meshes.get(hello.session or b"")
+            if service is None:
+                raise HandshakeError("no game in progress with this session id here")
+            return service
+        service = self._services.get(hello.role)
+        if service is None:
+            raise HandshakeError(f"no table is open here for role {hello.role!r}")
+        return service
+
+    # -- outgoing -----------------------------------------------------------
+    async def connect(self, host: str, port: int, *, role: str, session: bytes | None,
+                      expect_key: bytes | None = None, timeout: float | None = None) -> Channel:
+        """Dial ``host:port`` and run the handshake as initiator.
+
+        Raises ConnectionClosed/HandshakeError/ProtocolError (all NetError) with the reason."""
+        timeout = self.handshake_timeout if timeout is None else timeout
+        try:
+            with trio.fail_after(timeout):
+                stream = await trio.open_tcp_stream(host, port)
+        except trio.TooSlowError:
+            raise NetError(f"connecting to {host}:{port} timed out after {timeout}s") from None
+        except OSError as exc:
+            raise NetError(f"cannot connect to {host}:{port}: {exc.strerror or exc}") from None
+        framed = FramedStream(stream, self.limits, peer=f"{host}:{port}")
+        try:
+            return await initiate(framed, self.identity, role=role, session=session,
+                                  expect_key=expect_key, timeout=timeout)
+        except BaseException:
+            await framed.aclose()
+            raise
+
+    # -- incoming -----------------------------------------------------------
+    async def _serve(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            task_status.started()
+            while True:
+                try:
+                    stream = await self._listener.accept()
+                except OSError as exc:  # e.g. EMFILE: back off instead of spinning
+                    log.warning("accept failed: %s", exc)
+                    await trio.sleep(0.1)
+                    continue
+                if self._pending >= MAX_PENDING_HANDSHAKES:
+                    log.warning("too many handshakes in progress; dropping a new connection")
+                    await stream.aclose()
+                    continue
+                nursery.start_soon(self._incoming, stream)
+
+    async def _incoming(self, stream: trio.SocketStream) -> None:
+        try:
+            peer = "%s:%s" % tuple(stream.socket.getpeername()[:2])
+        except OSError:
+            peer = "?"
+        framed = FramedStream(stream, self.limits, peer=peer)
+        self._pending += 1
+        try:
+            holder: list[Service] = []
+
+            def admit(hello: Hello) -> bytes | None:
+                service = self._route(hello)
+                holder.append(service)
+                return service.admit(hello)
+
+            channel = await respond(framed, self.identity, admit=admit, replay=self.replay,
+                                    timeout=self.handshake_timeout)
+        except NetError as exc:
+            log.warning("rejected connection from %s: %s", peer, exc)
+            await send_error(framed, str(exc))
+            await framed.aclose()
+            return
+        finally:
+            self._pending -= 1
+        try:
+            await holder[0].handle(channel)
+        except Exception:  # a bug in one service must not take the listener down
+            log.exception("service for %s failed", channel.describe())
+            await channel.aclose("internal error")
+
+
+@asynccontextmanager
+async def open_endpoint(private_key, name: str, *, bind: str = "0.0.0.0", port: int = 0,
+                        limits: Limits = Limits(),
+                        handshake_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT) -> AsyncIterator[Endpoint]:
+    """Listen on ``bind:port`` (0: the OS picks) as ``name`` with the Ed25519 ``private_key``.
+
+    Raises NetError with a clear reason if the address cannot be bound."""
+    identity = Identity(private_key, name)
+    try:
+        listeners = await trio.open_tcp_listeners(port, host=bind)
+    except OSError as exc:
+        raise NetError(f"cannot listen on {bind}:{port}: {exc.strerror or exc}") from None
+    listener = listeners[0]
+    for extra in listeners[1:]:
+        await extra.aclose()
+    endpoint = Endpoint(identity, listener, limits=limits, handshake_timeout=handshake_timeout)
+    async with listener:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(endpoint._serve)
+            try:
+                yield endpoint
+            finally:
+                nursery.cancel_scope.cancel()

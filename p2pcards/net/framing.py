@@ -1,0 +1,178 @@
+"""Frames: a 4-byte big-endian length, then one msgpack map with a ``"t"`` field.
+
+``FrameDecoder`` is sans-IO (feed bytes, get bodies) so it can be fuzzed
+directly; ``FramedStream`` puts it on a trio stream.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+import trio
+
+from .errors import ConnectionClosed, ProtocolError
+
+DEFAULT_MAX_FRAME = 1 << 20  # 1 MiB
+HEADER = struct.Struct(">I")
+_RECV_CHUNK = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Hard bounds on one frame and on what its msgpack body may contain."""
+
+    max_frame: int = DEFAULT_MAX_FRAME
+    max_str_len: int = 64 * 1024
+    max_array_len: int = 16 * 1024
+    max_map_len: int = 1024
+
+    def __post_init__(self) -> None:
+        if not 16 <= self.max_frame <= 0xFFFFFFFF:
+            raise ValueError(f"max_frame must be in [16, 2**32-1], got {self.max_frame}")
+
+
+def _reject_ext(code: int, data: bytes) -> Any:
+    raise ValueError(f"msgpack extension type {code} is not allowed")
+
+
+def encode_message(msg: dict, limits: Limits = Limits()) -> bytes:
+    """Encode one message to a complete frame (header + body)."""
+    if not isinstance(msg, dict) or not isinstance(msg.get("t"), str):
+        raise ValueError("a message is a dict with a str 't' field")
+    try:
+        body = msgpack.packb(msg, use_bin_type=True)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ValueError(f"message cannot be encoded: {exc}") from None
+    return encode_frame(body, limits)
+
+
+def encode_frame(body: bytes, limits: Limits = Limits()) -> bytes:
+    if not body:
+        raise ValueError("empty frame body")
+    if len(body) > limits.max_frame:
+        raise ValueError(f"frame of {len(body)} bytes exceeds the maximum {limits.max_frame}")
+    return HEADER.pack(len(body)) + body
+
+
+def decode_body(body: bytes, limits: Limits = Limits()) -> dict:
+    """Strictly decode one frame body; anything unexpected is a ProtocolError."""
+    try:
+        msg = msgpack.unpackb(
+            body,
+            raw=False,
+            strict_map_key=True,
+            use_list=True,
+            max_bin_len=limits.max_frame,
+            max_str_len=limits.max_str_len,
+            max_array_len=limits.max_array_len,
+            max_map_len=limits.max_map_len,
+            max_ext_len=0,
+            ext_hook=_reject_ext,
+        )
+    except ProtocolError:
+        raise
+    except Exception as exc:  # msgpack raises many types (ValueError, ExtraData, StackError...)
+        raise ProtocolError(f"undecodable frame: {type(exc).__name__}: {exc}") from None
+    if not isinstance(msg, dict):
+        raise ProtocolError(f"frame is a {type(msg).__name__}, not a map")
+    t = msg.get("t")
+    if not isinstance(t, str):
+        raise ProtocolError("message has no str 't' field")
+    return msg
+
+
+class FrameDecoder:
+    """Incremental splitter of a byte stream into frame bodies; holds at most one frame."""
+
+    def __init__(self, limits: Limits = Limits()) -> None:
+        self.limits = limits
+        self._buf = bytearray()
+
+    @property
+    def buffered(self) -> int:
+        return len(self._buf)
+
+    def feed(self, data: bytes) -> None:
+        self._buf += data
+        # Fail as soon as the header announces too much, before buffering the body.
+        self._check_header()
+
+    def _check_header(self) -> None:
+        if len(self._buf) >= HEADER.size:
+            (n,) = HEADER.unpack_from(self._buf)
+            if n == 0:
+                raise ProtocolError("empty frame (length 0)")
+            if n > self.limits.max_frame:
+                raise ProtocolError(f"frame of {n} bytes exceeds the maximum {self.limits.max_frame}")
+
+    def next_body(self) -> bytes | None:
+        """The next complete frame body, or None if more bytes are needed."""
+        if len(self._buf) < HEADER.size:
+            return None
+        (n,) = HEADER.unpack_from(self._buf)
+        if len(self._buf) < HEADER.size + n:
+            return None
+        body = bytes(self._buf[HEADER.size : HEADER.size + n])
+        del self._buf[: HEADER.size + n]
+        self._check_header()
+        return body
+
+    def want(self) -> int:
+        """How many bytes may be read now without exceeding one frame in the buffer."""
+        if len(self._buf) < HEADER.size:
+            return HEADER.size - len(self._buf)
+        (n,) = HEADER.unpack_from(self._buf)
+        return max(1, HEADER.size + n - len(self._buf))
+
+
+class FramedStream:
+    """A trio stream carrying frames. Sends are serialised by a lock."""
+
+    def __init__(self, stream: trio.abc.Stream, limits: Limits = Limits(), peer: str = "?") -> None:
+        self.stream = stream
+        self.limits = limits
+        self.peer = peer
+        self._decoder = FrameDecoder(limits)
+        self._send_lock = trio.Lock()
+        self.closed = False
+
+    async def send(self, msg: dict) -> None:
+        await self.send_frame(encode_message(msg, self.limits))
+
+    async def send_frame(self, frame: bytes) -> None:
+        async with self._send_lock:
+            try:
+                await self.stream.send_all(frame)
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+                raise ConnectionClosed(f"send to {self.peer} failed: {exc or type(exc).__name__}") from None
+
+    async def receive_raw(self) -> tuple[bytes, dict]:
+        """The next frame as (exact body bytes, decoded message)."""
+        while True:
+            body = self._decoder.next_body()
+            if body is not None:
+                return body, decode_body(body, self.limits)
+            try:
+                data = await self.stream.receive_some(min(_RECV_CHUNK, self._decoder.want()))
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+                raise ConnectionClosed(f"receive from {self.peer} failed: {exc or type(exc).__name__}") from None
+            if not data:
+                if self._decoder.buffered:
+                    raise ProtocolError(f"connection closed in the middle of a frame ({self._decoder.buffered} bytes)")
+                raise ConnectionClosed(f"{self.peer} closed the connection")
+            self._decoder.feed(data)
+
+    async def receive(self) -> dict:
+        return (await self.receive_raw())[1]
+
+    async def aclose(self) -> None:
+        self.closed = True
+        with trio.move_on_after(1) as scope:
+            scope.shield = True
+            try:
+                await self.stream.aclose()
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                pass

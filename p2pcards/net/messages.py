@@ -1,0 +1,145 @@
+"""Field checks shared by every message parser, and the few derived values
+(fingerprints, option encoding) that the spec fixes byte for byte."""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+from typing import Any
+
+from .errors import ProtocolError
+
+KEY_LEN = 32  # raw Ed25519 public key
+NONCE_LEN = 32
+SIG_LEN = 64
+TABLE_ID_LEN = 16
+SESSION_ID_LEN = 32
+MAX_NAME = 64
+MAX_REASON = 512
+MAX_PLAYERS = 8
+MAX_OPTIONS = 64
+MAX_OPTION_KEY = 64
+MAX_OPTION_STR = 256
+INT64 = (-(1 << 63), (1 << 63) - 1)
+
+_MISSING = object()
+
+
+def _get(msg: dict, key: str, optional: bool) -> Any:
+    value = msg.get(key, _MISSING)
+    if value is _MISSING:
+        if optional:
+            return None
+        raise ProtocolError(f"{msg.get('t')!r} message lacks field {key!r}")
+    return value
+
+
+def _bad(msg: dict, key: str, what: str) -> ProtocolError:
+    return ProtocolError(f"{msg.get('t')!r} message: field {key!r} {what}")
+
+
+def get_str(msg: dict, key: str, *, max_len: int = MAX_REASON, optional: bool = False) -> str | None:
+    value = _get(msg, key, optional)
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise _bad(msg, key, f"must be a string, not {type(value).__name__}")
+    if len(value) > max_len:
+        raise _bad(msg, key, f"longer than {max_len} characters")
+    return value
+
+
+def get_int(msg: dict, key: str, lo: int, hi: int, *, optional: bool = False) -> int | None:
+    value = _get(msg, key, optional)
+    if value is None and optional:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise _bad(msg, key, f"must be an integer, not {type(value).__name__}")
+    if not lo <= value <= hi:
+        raise _bad(msg, key, f"out of range [{lo}, {hi}]: {value}")
+    return value
+
+
+def get_bytes(msg: dict, key: str, size: int | None = None, *, max_len: int | None = None,
+              optional: bool = False) -> bytes | None:
+    value = _get(msg, key, optional)
+    if value is None and optional:
+        return None
+    if not isinstance(value, bytes):
+        raise _bad(msg, key, f"must be binary, not {type(value).__name__}")
+    if size is not None and len(value) != size:
+        raise _bad(msg, key, f"must be {size} bytes, got {len(value)}")
+    if max_len is not None and len(value) > max_len:
+        raise _bad(msg, key, f"longer than {max_len} bytes")
+    return value
+
+
+def get_list(msg: dict, key: str, max_len: int) -> list:
+    value = _get(msg, key, False)
+    if not isinstance(value, list):
+        raise _bad(msg, key, f"must be an array, not {type(value).__name__}")
+    if len(value) > max_len:
+        raise _bad(msg, key, f"has more than {max_len} items")
+    return value
+
+
+def get_map(msg: dict, key: str) -> dict:
+    value = _get(msg, key, False)
+    if not isinstance(value, dict):
+        raise _bad(msg, key, f"must be a map, not {type(value).__name__}")
+    return value
+
+
+def check_name(name: Any, what: str = "name") -> str:
+    """Names are shown on terminals: bounded and free of control characters."""
+    if not isinstance(name, str) or not 1 <= len(name) <= MAX_NAME:
+        raise ProtocolError(f"{what} must be 1..{MAX_NAME} characters")
+    if not name.isprintable() or name != name.strip():
+        raise ProtocolError(f"{what} {name!r} has control characters or surrounding spaces")
+    return name
+
+
+def check_options(options: Any) -> dict[str, str | int | bool]:
+    if not isinstance(options, dict) or len(options) > MAX_OPTIONS:
+        raise ProtocolError(f"options must be a map of at most {MAX_OPTIONS} entries")
+    for k, v in options.items():
+        if not isinstance(k, str) or not 1 <= len(k) <= MAX_OPTION_KEY or not k.isprintable():
+            raise ProtocolError(f"option key {k!r} must be 1..{MAX_OPTION_KEY} printable characters")
+        if isinstance(v, bool):
+            continue
+        if isinstance(v, int):
+            if not INT64[0] <= v <= INT64[1]:
+                raise ProtocolError(f"option {k!r} is out of the 64-bit range")
+            continue
+        if isinstance(v, str):
+            if len(v) > MAX_OPTION_STR or not v.isprintable():
+                raise ProtocolError(f"option {k!r} must be at most {MAX_OPTION_STR} printable characters")
+            continue
+        raise ProtocolError(f"option {k!r} must be a string, integer or boolean, not {type(v).__name__}")
+    return dict(options)
+
+
+def fingerprint(key: bytes) -> str:
+    """Short human-comparable key fingerprint: SHA-256 of the raw key, 8 bytes, in 4 groups."""
+    h = hashlib.sha256(key).hexdigest()[:16]
+    return ":".join(h[i : i + 4] for i in range(0, 16, 4))
+
+
+def lp(data: bytes) -> bytes:
+    """Length-prefixed bytes (u32 big-endian) for hash inputs."""
+    return struct.pack(">I", len(data)) + data
+
+
+def encode_options(options: dict[str, str | int | bool]) -> bytes:
+    """The canonical byte encoding of options used inside the session id."""
+    out = [struct.pack(">I", len(options))]
+    for k in sorted(options):
+        v = options[k]
+        out.append(lp(k.encode()))
+        if isinstance(v, bool):
+            out.append(b"b" + (b"\x01" if v else b"\x00"))
+        elif isinstance(v, int):
+            out.append(b"i" + struct.pack(">q", v))
+        else:
+            out.append(b"s" + lp(v.encode()))
+    return b"".join(out)

@@ -1,0 +1,192 @@
+"""Spectators: they connect to the host's port with role ``watch``, see the
+lobby, the final table, then every log entry as it is appended. Entries are
+public by design, so nothing private can leak through here."""
+
+from __future__ import annotations
+
+import logging
+import math
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import AsyncIterator
+
+import trio
+
+from .endpoint import Endpoint
+from .errors import ConnectionClosed, HandshakeError, NetError, ProtocolError
+from .handshake import Channel, Hello
+from .messages import get_bytes, get_int, get_str
+from .table import LobbyView, TableDescription, parse_final_msg, parse_seats_msg
+
+log = logging.getLogger("p2pcards.net.spectate")
+
+MAX_ENTRY = 512 * 1024
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    index: int
+    data: bytes  # the entry exactly as the log serialises it; opaque here
+
+
+@dataclass(frozen=True)
+class WatchEnded:
+    reason: str
+
+
+class SpectatorHub:
+    """Host side. ``publish`` never blocks: a watcher that falls ``queue_size``
+    messages behind is dropped with a logged reason."""
+
+    def __init__(self, table_id: bytes, *, queue_size: int = 4096, keepalive: float = 10.0) -> None:
+        self.table_id = table_id
+        self.queue_size = queue_size
+        self.keepalive_interval = keepalive
+        self._lobby: dict | None = None
+        self._final: dict | None = None
+        self._entries: list[bytes] = []
+        self._ended: str | None = None
+        self._watchers: dict[Channel, trio.MemorySendChannel] = {}
+
+    @property
+    def watchers(self) -> int:
+        return len(self._watchers)
+
+    def admit(self, hello: Hello) -> bytes | None:
+        if hello.session is not None and hello.session != self.table_id:
+            raise HandshakeError("no such table here")
+        if self._ended is not None:
+            raise HandshakeError("the game is over")
+        return self.table_id
+
+    def _push(self, msg: dict) -> None:
+        for channel, queue in list(self._watchers.items()):
+            try:
+                queue.send_nowait(msg)
+            except trio.WouldBlock:
+                log.warning("dropping spectator %s: %d messages behind", channel.describe(), self.queue_size)
+                queue.close()
+                del self._watchers[channel]
+            except trio.ClosedResourceError:
+                self._watchers.pop(channel, None)
+
+    def set_lobby(self, msg: dict) -> None:
+        self._lobby = msg
+        self._push(msg)
+
+    def set_final(self, msg: dict) -> None:
+        self._final = msg
+        self._push(msg)
+
+    def publish(self, entry: bytes) -> int:
+        """Hand every watcher the next log entry; returns its index."""
+        if not isinstance(entry, bytes) or not 0 < len(entry) <= MAX_ENTRY:
+            raise ValueError(f"a log entry is 1..{MAX_ENTRY} bytes")
+        index = len(self._entries)
+        self._entries.append(entry)
+        self._push({"t": "entry", "i": index, "e": entry})
+        return index
+
+    def end(self, reason: str) -> None:
+        """The game is over: tell every watcher and let them go."""
+        self._ended = reason
+        self._push({"t": "end", "reason": reason})
+        for queue in self._watchers.values():
+            queue.close()
+        self._watchers.clear()
+
+    async def handle(self, channel: Channel) -> None:
+        # Snapshot and subscribe with no checkpoint between, so nothing is missed or doubled.
+        backlog = [m for m in (self._lobby, self._final) if m is not None]
+        backlog += [{"t": "entry", "i": i, "e": e} for i, e in enumerate(self._entries)]
+        send, recv = trio.open_memory_channel(self.queue_size)
+        self._watchers[channel] = send
+        log.info("spectator %s joined", channel.describe())
+        reason = None
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._drain_incoming, channel, nursery.cancel_scope)
+                nursery.start_soon(self._keepalive, channel)
+                try:
+                    for msg in backlog:
+                        await channel.send(msg)
+                    async with recv:
+                        async for msg in recv:
+                            await channel.send(msg)
+                except NetError as exc:
+                    reason = str(exc)
+                    log.info("spectator %s gone: %s", channel.describe(), exc)
+                nursery.cancel_scope.cancel()
+        finally:
+            self._watchers.pop(channel, None)
+            await channel.aclose(reason)
+
+    async def _keepalive(self, channel: Channel) -> None:
+        try:
+            await channel.keepalive(self.keepalive_interval)
+        except NetError:
+            pass
+
+    async def _drain_incoming(self, channel: Channel, scope: trio.CancelScope) -> None:
+        """Watchers send nothing but pings; anything else ends the connection."""
+        try:
+            msg = await channel.receive_live(math.inf)
+            if msg["t"] not in ("bye", "error"):
+                log.warning("spectator %s sent %r; closing", channel.describe(), msg["t"])
+        except NetError as exc:
+            log.info("spectator %s: %s", channel.describe(), exc)
+        self._watchers.pop(channel, None)
+        scope.cancel()
+
+
+class Watch:
+    """Client side: iterate to get LobbyView, TableDescription, LogEntry items; ends at 'end'."""
+
+    def __init__(self, channel: Channel, dead_after: float) -> None:
+        self.channel = channel
+        self.dead_after = dead_after
+        self.table: TableDescription | None = None
+        self.ended: str | None = None
+        self._next_index = 0
+
+    def __aiter__(self) -> "Watch":
+        return self
+
+    async def __anext__(self) -> LobbyView | TableDescription | LogEntry:
+        if self.ended is not None:
+            raise StopAsyncIteration
+        try:
+            msg = await self.channel.receive_live(self.dead_after)
+        except ConnectionClosed as exc:
+            self.ended = str(exc)
+            raise StopAsyncIteration from None
+        t = msg["t"]
+        if t == "seats":
+            return parse_seats_msg(msg)
+        if t == "final":
+            if self.table is not None:
+                raise ProtocolError("a second 'final' from the host")
+            self.table = parse_final_msg(msg)[1]
+            return self.table
+        if t == "entry":
+            index = get_int(msg, "i", 0, 1 << 40)
+            if self.table is None or index != self._next_index:
+                raise ProtocolError(f"entry {index} out of order (expected {self._next_index})")
+            self._next_index += 1
+            return LogEntry(index, get_bytes(msg, "e", max_len=MAX_ENTRY))
+        if t in ("end", "error"):
+            self.ended = get_str(msg, "reason")
+            raise StopAsyncIteration
+        raise ProtocolError(f"unexpected {t!r} message to a spectator")
+
+
+@asynccontextmanager
+async def watch_table(endpoint: Endpoint, host: str, port: int, *, table_id: bytes | None = None,
+                      dead_after: float = 35.0) -> AsyncIterator[Watch]:
+    """Connect to a host as a spectator. ``async for item in watch`` yields the lobby views,
+    the final TableDescription, then LogEntry items. The host pings; we only listen."""
+    channel = await endpoint.connect(host, port, role="watch", session=table_id)
+    try:
+        yield Watch(channel, dead_after)
+    finally:
+        await channel.aclose()
