@@ -1,0 +1,553 @@
+"""The full-screen table: prompt-toolkit on asyncio, with trio in guest mode
+on the same thread so the networking (trio) and the screen share one loop.
+
+    run_app(trio_main)        # trio_main(ui) sets up a session, then ui.show(session)
+
+The screen redraws whenever the session reports a change; moves typed by the
+player go to the session through one trio worker task, in order, so the input
+line never blocks while the network answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import trio
+from prompt_toolkit.application import Application
+from prompt_toolkit.completion import Completer, Completion
+from prompt_toolkit.data_structures import Point
+from prompt_toolkit.history import InMemoryHistory
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.layout import (
+    ConditionalContainer,
+    DynamicContainer,
+    Float,
+    FloatContainer,
+    HSplit,
+    Layout,
+    VSplit,
+    Window,
+)
+from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.layout.dimension import Dimension
+from prompt_toolkit.layout.menus import CompletionsMenu
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.styles import Style
+from prompt_toolkit.widgets import TextArea
+
+from p2pcards.games import IllegalAction
+from p2pcards.ui import commands
+from p2pcards.ui.render import render_header, render_log, render_table
+from p2pcards.ui.session import PHASE_ABORTED, PHASE_OVER
+
+STYLE = Style.from_dict(
+    {
+        "title": "bold reverse",
+        "label": "fg:ansibrightblack",
+        "card": "bold",
+        "card.red": "bold fg:ansired",
+        "back": "fg:ansiblue",
+        "down": "italic",
+        "turn": "bold reverse fg:ansigreen",
+        "turn-mark": "bold fg:ansigreen",
+        "other-turn": "fg:ansiyellow",
+        "me": "bold",
+        "ok": "fg:ansigreen",
+        "warn": "fg:ansiyellow",
+        "error": "fg:ansired bold",
+        "hint": "fg:ansicyan",
+        "chat": "fg:ansimagenta",
+        "dim": "fg:ansibrightblack",
+        "prompt": "bold",
+        "prompt.turn": "bold fg:ansigreen",
+        "rule": "fg:ansibrightblack",
+    }
+)
+
+WIDE = 100  # columns from which the log stands beside the table instead of below it
+TICK = 0.25  # seconds between countdown refreshes
+
+
+class MoveCompleter(Completer):
+    """Tab offers exactly the legal moves (and the table commands)."""
+
+    def __init__(self, ui: "TableApp"):
+        self.ui = ui
+
+    def get_completions(self, document, complete_event):
+        session = self.ui.session
+        if session is None:
+            return
+        text = document.text_before_cursor
+        try:
+            lines = commands.completions(session.game.id, text, session.legal_actions())
+        except Exception:  # a completion must never take the screen down
+            return
+        for line in lines:
+            yield Completion(line, start_position=-len(text))
+
+
+class TableApp:
+    """The application and its state. ``show``/``set_status`` are called from
+    trio (the lead's code); everything else runs in prompt-toolkit."""
+
+    def __init__(self, ascii: bool = False, input=None, output=None):
+        self.ascii = ascii
+        self.session = None
+        self.status: list[str] = ["Starting\u2026"]
+        self.message: list[tuple[str, str]] = []
+        self.pager: list[str] | None = None
+        self.pager_title = ""
+        self.pager_offset = 0
+        self.confirm_quit = False
+        self.remaining: float | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._jobs: trio.MemorySendChannel | None = None
+        self._pending: list[Callable[[], Awaitable[None]]] = []
+        self.app = self._build(input, output)
+
+    # ----- for the trio side ---------------------------------------------------------
+    def show(self, session) -> None:
+        """Show this session's table from now on (lobby → table)."""
+        if self._unsubscribe:
+            self._unsubscribe()
+        self.session = session
+        self._unsubscribe = session.subscribe(self.invalidate)
+        self.pager = None
+        self.say(f"Welcome to {session.game.id}. Tab lists your legal moves; help explains the commands.", "class:label")
+
+    def set_status(self, *lines: str) -> None:
+        """The waiting text shown before a session exists (lobby, connecting)."""
+        self.status = list(lines)
+        self.invalidate()
+
+    def say(self, text: str, style: str = "") -> None:
+        """A message in the line above the input."""
+        self.message = [(style, text)]
+        self.invalidate()
+
+    def invalidate(self) -> None:
+        self.app.invalidate()
+
+    # ----- layout ----------------------------------------------------------------------
+    def _build(self, input, output) -> Application:
+        self.input = TextArea(
+            height=1,
+            multiline=False,
+            prompt=self._prompt,
+            completer=MoveCompleter(self),
+            complete_while_typing=False,
+            history=InMemoryHistory(),
+            accept_handler=self._accept,
+        )
+        self.table_window = Window(FormattedTextControl(self._table_text), wrap_lines=True)
+        self.log_control = FormattedTextControl(
+            self._log_text, get_cursor_position=self._log_cursor, show_cursor=False
+        )
+        self.pager_window = Window(FormattedTextControl(self._pager_text), wrap_lines=True)
+        wide = VSplit(
+            [
+                self.table_window,
+                Window(width=1, char="\u2502" if not self.ascii else "|", style="class:rule"),
+                Window(self.log_control, width=Dimension(preferred=44, max=56), wrap_lines=True),
+            ]
+        )
+        narrow = HSplit(
+            [
+                self.table_window,
+                Window(height=1, char="\u2500" if not self.ascii else "-", style="class:rule"),
+                Window(self.log_control, height=Dimension(min=3, max=7), wrap_lines=True),
+            ]
+        )
+        lobby = Window(FormattedTextControl(self._lobby_text), wrap_lines=True)
+
+        def body():
+            if self.pager is not None:
+                return self.pager_window
+            if self.session is None:
+                return lobby
+            return wide if self._columns() >= WIDE else narrow
+
+        rule = "\u2500" if not self.ascii else "-"
+        root = FloatContainer(
+            content=HSplit(
+                [
+                    Window(FormattedTextControl(self._header_text), height=1),
+                    Window(height=1, char=rule, style="class:rule"),
+                    DynamicContainer(body),
+                    Window(height=1, char=rule, style="class:rule"),
+                    ConditionalContainer(
+                        Window(
+                            FormattedTextControl(lambda: self.message),
+                            height=Dimension(min=1, max=8),
+                            wrap_lines=True,
+                            dont_extend_height=True,
+                        ),
+                        filter=Condition(lambda: bool(self.message)),
+                    ),
+                    self.input,
+                ]
+            ),
+            floats=[Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=12, scroll_offset=1))],
+        )
+        return Application(
+            layout=Layout(root, focused_element=self.input),
+            key_bindings=self._keys(),
+            style=STYLE,
+            full_screen=True,
+            input=input,
+            output=output,
+        )
+
+    def _columns(self) -> int:
+        try:
+            return self.app.output.get_size().columns
+        except Exception:
+            return 80
+
+    def _keys(self) -> KeyBindings:
+        kb = KeyBindings()
+
+        @kb.add("c-c")
+        @kb.add("c-q")
+        def _(event):
+            if self.confirm_quit:
+                event.app.exit()
+            else:
+                self._quit()
+
+        @kb.add("escape", eager=True)
+        def _(event):
+            self.pager = None
+            self.confirm_quit = False
+            self.message = []
+
+        @kb.add("pageup")
+        def _(event):
+            if self.pager is not None:
+                self.pager_offset = max(0, self.pager_offset - self._page())
+
+        @kb.add("pagedown")
+        def _(event):
+            if self.pager is not None:
+                self.pager_offset = min(max(0, len(self.pager) - 3), self.pager_offset + self._page())
+
+        @kb.add("f1")
+        def _(event):
+            self._run_command(commands.UiCommand("help"))
+
+        return kb
+
+    def _page(self) -> int:
+        info = self.pager_window.render_info
+        return max(1, (info.window_height if info else 20) - 2)
+
+    # ----- what is drawn ---------------------------------------------------------------
+    def _prompt(self):
+        if self.confirm_quit:
+            return [("class:error", "Leave the game? (y/n) ")]
+        s = self.session
+        if s is not None and s.seat is not None and s.to_act() == s.seat:
+            return [("class:prompt.turn", "your move> ")]
+        return [("class:prompt", "> ")]
+
+    def _header_text(self):
+        if self.session is None:
+            return [("class:title", " p2pcards ")]
+        return render_header(self.session, self.ascii, self.remaining)
+
+    def _table_text(self):
+        columns = self._columns()
+        return render_table(self.session, self.ascii, columns - 45 if columns >= WIDE else columns)
+
+    def _log_text(self):
+        fragments = render_log(self.session, self.ascii)
+        self._log_lines = sum(text.count("\n") for _, text in fragments)
+        return fragments
+
+    def _log_cursor(self) -> Point:
+        # Keep the newest line in view: the window scrolls to the "cursor",
+        # put on the last line of the text just rendered.
+        return Point(0, getattr(self, "_log_lines", 0))
+
+    def _lobby_text(self):
+        out = [("class:title", " p2pcards "), ("", "\n\n")]
+        for line in self.status:
+            out.append(("", line + "\n"))
+        out.append(("class:label", "\nquit or Ctrl-C leaves.\n"))
+        return out
+
+    def _pager_text(self):
+        lines = self.pager or []
+        out = [("class:title", f" {self.pager_title} "), ("class:label", "  PgUp/PgDn scroll, Esc or Enter back to the table\n\n")]
+        out.append(("", "\n".join(lines[self.pager_offset:])))
+        return out
+
+    def open_pager(self, title: str, text: str) -> None:
+        self.pager = text.splitlines()
+        self.pager_title = title
+        self.pager_offset = 0
+        self.message = []
+
+    # ----- input -----------------------------------------------------------------------
+    def _accept(self, buffer) -> bool:
+        """Enter: never raises; returns True to keep the text in the input line."""
+        text = buffer.text
+        try:
+            return self._handle(text)
+        except Exception as exc:  # an unforeseen bug must cost a message, not the game
+            self.say(f"internal error: {type(exc).__name__}: {exc}", "class:error")
+            return False
+
+    def _handle(self, text: str) -> bool:
+        if self.confirm_quit:
+            self.confirm_quit = False
+            if text.strip().lower() in ("y", "yes", "t", "tak", "i", "igen"):
+                self.app.exit()
+            else:
+                self.say("Staying at the table.", "class:label")
+            return False
+        if self.pager is not None:
+            self.pager = None
+            if not text.strip():
+                return False
+        if not text.strip():
+            return False
+        if self.session is None:
+            word = text.strip().split()[0].lower()
+            if word in ("quit", "exit", "q"):
+                self.app.exit()
+            else:
+                self.say("The table is not ready yet; quit leaves.", "class:label")
+            return False
+        session = self.session
+        try:
+            parsed = commands.parse(session.game.id, text, session.legal_actions())
+        except commands.CommandError as exc:
+            self.say(str(exc), "class:error")
+            return False
+        if isinstance(parsed, commands.UiCommand):
+            return self._run_command(parsed)
+        self._send_action(parsed)
+        return False
+
+    def _run_command(self, cmd: commands.UiCommand) -> bool:
+        session = self.session
+        if session is None:
+            return False
+        game_id = session.game.id
+        if cmd.name == "help":
+            try:
+                text = commands.help_text(game_id, cmd.arg)
+            except commands.CommandError as exc:
+                self.say(str(exc), "class:error")
+                return False
+            if text.count("\n") > 6:
+                self.open_pager(f"help: {game_id}", text)
+            else:
+                self.say(text)
+        elif cmd.name == "rules":
+            from p2pcards.rules_text import rules_for
+
+            try:
+                self.open_pager(f"rules: {game_id}", rules_for(game_id))
+            except (OSError, IllegalAction) as exc:
+                self.say(f"the rules text is missing: {exc}", "class:error")
+        elif cmd.name == "hint":
+            return self._hint()
+        elif cmd.name == "moves":
+            legal = session.legal_actions()
+            if not legal:
+                self.say("You have no move now.", "class:label")
+            else:
+                lines = sorted({commands.format_action(game_id, a) for a in legal})
+                text = f"{len(lines)} legal moves:\n" + "\n".join("  " + line for line in lines)
+                if len(lines) > 6:
+                    self.open_pager("legal moves", text)
+                else:
+                    self.say(text)
+        elif cmd.name == "chat":
+            if not cmd.arg:
+                self.say("chat what? chat TEXT", "class:error")
+            else:
+                self._submit(lambda: session.chat(cmd.arg))
+        elif cmd.name == "next":
+            self._submit(session.ready)
+            self.say("Ready for the next deal.", "class:label")
+        elif cmd.name == "quit":
+            self._quit()
+        return False
+
+    def _hint(self) -> bool:
+        try:
+            action = self.session.hint()
+        except Exception as exc:  # a missing or failing bot is no reason to stop the game
+            self.say(f"no hint available: {exc}", "class:error")
+            return False
+        if action is None:
+            self.say("You have no move now.", "class:label")
+            return False
+        line = commands.format_action(self.session.game.id, action)
+        self.say(f"hint: {line}  (Enter plays it)", "class:hint")
+        self.input.buffer.text = line
+        self.input.buffer.cursor_position = len(line)
+        return True
+
+    def _quit(self) -> None:
+        info = self.session.match_info() if self.session else {}
+        if self.session is None or info.get("phase") in (PHASE_OVER, PHASE_ABORTED):
+            self.app.exit()
+            return
+        self.confirm_quit = True
+        self.invalidate()
+
+    def _send_action(self, action: dict) -> None:
+        session = self.session
+        line = commands.format_action(session.game.id, action) if action.get("type") else str(action)
+        self.say(f"\u2026 {line}", "class:label")
+
+        async def job():
+            try:
+                await session.act(action)
+            except IllegalAction as exc:
+                self.say(f"{line}: {exc}", "class:error")
+            except Exception as exc:  # the network may fail; the player must hear why
+                self.say(f"{line}: could not be played: {exc}", "class:error")
+            else:
+                if self.message and self.message[0][1].startswith("\u2026"):
+                    self.message = []
+            self.invalidate()
+
+        self._submit(job)
+
+    def _submit(self, job: Callable[[], Awaitable[None]]) -> None:
+        """Run ``job`` in trio's worker task, after the jobs submitted before it."""
+        if self._token is None or self._jobs is None:
+            self._pending.append(job)
+            return
+        self._token.run_sync_soon(self._jobs.send_nowait, job)
+
+    # ----- trio side ---------------------------------------------------------------------
+    async def _trio_host(self, trio_main: Callable[["TableApp"], Awaitable[Any]]) -> Any:
+        send, recv = trio.open_memory_channel(math.inf)
+        result = None
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            self._jobs = send
+            self._token = trio.lowlevel.current_trio_token()
+            for job in self._pending:
+                send.send_nowait(job)
+            self._pending.clear()
+            nursery.start_soon(self._worker, recv)
+            nursery.start_soon(self._ticker)
+            result = await trio_main(self)
+            # The match is over (or trio_main is done): the table stays up until the player quits.
+            await trio.sleep_forever()
+        return result
+
+    async def _worker(self, recv) -> None:
+        async for job in recv:
+            await job()
+
+    async def _ticker(self) -> None:
+        """The countdown: the deadline is on trio's clock, so it is read here."""
+        shown = None
+        while True:
+            session = self.session
+            deadline = session.turn_deadline() if session is not None else None
+            self.remaining = None if deadline is None else max(0.0, deadline - trio.current_time())
+            whole = None if self.remaining is None else int(self.remaining)
+            if whole != shown:
+                shown = whole
+                self.invalidate()
+            await trio.sleep(TICK)
+
+    def cancel_trio(self) -> None:
+        if self._token is not None:
+            try:
+                self._token.run_sync_soon(self._nursery.cancel_scope.cancel)
+            except trio.RunFinishedError:
+                pass
+
+
+async def run_app_async(trio_main: Callable[[TableApp], Awaitable[Any]], ui: TableApp) -> Any:
+    """Run the screen and ``trio_main(ui)`` (in trio guest mode) until the
+    player quits or ``trio_main`` fails; returns what it returned."""
+    loop = asyncio.get_running_loop()
+    trio_done: asyncio.Future = loop.create_future()
+
+    def done(outcome) -> None:
+        if not trio_done.done():
+            trio_done.set_result(outcome)
+        if ui.app.is_running:
+            ui.app.exit()
+
+    trio.lowlevel.start_guest_run(
+        ui._trio_host,
+        trio_main,
+        run_sync_soon_threadsafe=loop.call_soon_threadsafe,
+        done_callback=done,
+        host_uses_signal_set_wakeup_fd=True,
+    )
+
+    def exit_if_trio_finished() -> None:
+        if trio_done.done():
+            ui.app.exit()
+
+    try:
+        await ui.app.run_async(pre_run=exit_if_trio_finished)
+    finally:
+        if not trio_done.done():
+            ui.cancel_trio()
+        outcome = await trio_done
+    return outcome.unwrap()
+
+
+def run_app(trio_main: Callable[[TableApp], Awaitable[Any]], *, ascii: bool = False, input=None, output=None) -> Any:
+    """The terminal table: ``trio_main(ui)`` runs in trio (guest mode) next to
+    the screen; it calls ``ui.set_status(...)`` while it sets things up and
+    ``ui.show(session)`` once a seat session exists. Returns when the player
+    quits; an exception from ``trio_main`` ends the screen and is re-raised."""
+    ui = TableApp(ascii=ascii, input=input, output=output)
+    return asyncio.run(run_app_async(trio_main, ui))
+
+
+def play_local(
+    game_id: str,
+    bots: int = 1,
+    *,
+    name: str = "You",
+    strategy: str = "greedy",
+    seed=None,
+    options: dict | None = None,
+    ascii: bool = False,
+    bot_delay: float = 0.8,
+    turn_time: float | None = None,
+    input=None,
+    output=None,
+) -> None:
+    """You against ``bots`` in-process bots, no network: a LocalSession in the app."""
+    from p2pcards.ui.session import LocalSession
+
+    players = bots + 1
+    session = LocalSession(
+        game_id,
+        players,
+        seat=0,
+        names=[name] + LocalSession._default_names(players, None)[:bots],
+        bots=strategy,
+        seed=seed,
+        options=options,
+        bot_delay=bot_delay,
+        turn_time=turn_time,
+    )
+
+    async def main(ui: TableApp) -> None:
+        ui.show(session)
+        await session.run()
+
+    run_app(main, ascii=ascii, input=input, output=output)

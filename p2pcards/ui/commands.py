@@ -1,0 +1,429 @@
+"""The command line of the table: text → action, action → text. Pure: no
+terminal, no session, so every game's commands are unit-testable.
+
+A move is typed as a verb and its arguments: ``m KH KS KD`` (meld), ``d 7C``
+(discard), ``a 2 KH`` (add KH to meld 2), ``pl 9C as 8`` (warkocz), ``b QS``
+(beat). Cards are case-insensitive and may use suit symbols (``k♥``) and
+``T`` for ten. The parser looks the typed move up among the legal actions, so
+what goes to the engine is exactly the engine's own action (with any extra
+fields it needs); a move that is not legal is still built and sent, so the
+player gets the engine's own explanation of why not.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections import Counter
+
+from p2pcards.cards import JOKER, RANKS, SUIT_SYMBOLS, is_code
+
+# ----- cards -------------------------------------------------------------------
+
+_SYMBOL_TO_SUIT = {sym: s for s, sym in SUIT_SYMBOLS.items()} | {"\u2661": "H", "\u2662": "D", "\u2664": "S", "\u2667": "C"}
+_RANK_WORDS = {"T": "10", "1": "A", "JO": JOKER, "JOKER": JOKER, "*": JOKER}
+CARD_HELP = "write a card as rank and suit: KH, 10S, TD, 7\u2666, JK for a joker"
+
+
+class CommandError(ValueError):
+    """Input that is not a command or not a well-formed move; the message says why."""
+
+
+def parse_card(token: str) -> str:
+    """``kh`` / ``K♥`` / ``td`` / ``joker`` → ``KH`` / ``KH`` / ``10D`` / ``JK``."""
+    t = token.strip().upper()
+    for sym, s in _SYMBOL_TO_SUIT.items():
+        t = t.replace(sym, s)
+    if t in _RANK_WORDS and _RANK_WORDS[t] == JOKER:
+        return JOKER
+    if len(t) >= 2:
+        r, s = t[:-1], t[-1]
+        r = _RANK_WORDS.get(r, r)
+        if is_code(r + s):
+            return r + s
+    raise CommandError(f"{token!r} is not a card: {CARD_HELP}")
+
+
+def parse_rank(token: str) -> str:
+    t = token.strip().upper()
+    t = _RANK_WORDS.get(t, t)
+    if t not in RANKS:
+        raise CommandError(f"{token!r} is not a rank: one of {' '.join(RANKS)}")
+    return t
+
+
+# ----- the verbs of each game --------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Verb:
+    """One move command: ``words[0]`` is its short form, shown in completions."""
+
+    words: tuple[str, ...]
+    type: str                 # the action type it makes
+    args: str                 # "", "cards", "card", "meld cards", "meld card", "cards as", "card freeze", "cards?"
+    help: str
+    defaults: tuple = ()      # (field, value) pairs assumed when the player does not say
+
+    @property
+    def short(self) -> str:
+        return self.words[0]
+
+    def usage(self) -> str:
+        shown = {
+            "": "",
+            "cards": " CARD...",
+            "cards?": " [CARD...]",
+            "card": " CARD",
+            "meld cards": " N CARD...",
+            "meld card": " N CARD",
+            "cards as": " CARD... [as RANK]",
+            "card freeze": " CARD [x]",
+        }[self.args]
+        return "/".join(self.words) + shown
+
+
+_CANASTA_COMMON = [
+    Verb(("dr", "draw"), "draw", "", "draw the top card of the stock"),
+    Verb(("m", "meld"), "meld", "cards", "lay a new meld: m KH KS KD (wilds JK and 2 may join)"),
+    Verb(("a", "add"), "add", "meld cards", "add cards to meld number N as shown on the table: a 2 KH"),
+]
+
+VERBS: dict[str, list[Verb]] = {
+    "kanasta": [
+        _CANASTA_COMMON[0],
+        Verb(("t", "take"), "take_pile", "cards?",
+             "take the discard pile; its top card must go into a meld this turn "
+             "(t alone, or t KH KS to meld the top card with these at once)"),
+        *_CANASTA_COMMON[1:],
+        Verb(("sw", "swap"), "swap", "meld card",
+             "take a wild out of meld N by putting a natural card of its rank in: sw 2 KH; "
+             "the freed wild must go into a new meld this turn"),
+        Verb(("r3", "red3"), "red3", "card", "lay a red 3 apart and draw a replacement: r3 3H"),
+        Verb(("d", "discard"), "discard", "card", "discard one card face up; this ends your turn"),
+    ],
+    "kanaszta": [
+        _CANASTA_COMMON[0],
+        Verb(("t", "take"), "take_pile", "cards?",
+             "take the whole discard pile instead of drawing (t, or t KH KS naming the hand cards that meld its top card)"),
+        *_CANASTA_COMMON[1:],
+        Verb(("d", "discard"), "discard", "card freeze",
+             "discard one card face up, ending your turn; d JK x discards a wild crosswise and freezes the pile",
+             defaults=(("freeze", False),)),
+        Verb(("x", "freeze"), "discard", "card", "discard a wild crosswise: the pile is frozen (x JK)",
+             defaults=(("freeze", True),)),
+    ],
+    "warkocz": [
+        Verb(("pl", "play"), "play", "cards as",
+             "lay the next card(s) of the row, 3 or 4 of a rank together: pl 7H, pl 8D 8D 8H; "
+             "the warkocz 9C stands for any rank: pl 9C as 8 (typing the cards alone works too)"),
+        Verb(("p", "pas", "pass"), "pass", "", "pas: you cannot continue the row (\"bez dziewi\u0105tki\")"),
+    ],
+    "bura": [
+        Verb(("l", "lead"), "lead", "cards", "lead 1-3 cards of one suit: l 7C 9C (typing the cards alone works too)"),
+        Verb(("b", "beat"), "beat", "cards", "beat every card of the best play, each by a higher card of its suit or a trump: b QS"),
+        Verb(("th", "throw"), "throw", "cards", "play as many cards face down, unseen: th 7C"),
+        Verb(("decl", "declare"), "declare", "", "declare after taking a trick: 31 or more points wins the bank, less pays the bank"),
+        Verb(("p", "pas", "pass"), "pass", "", "pas: do not declare now"),
+        Verb(("bessa",), "bessa", "cards?", "bessa: show three trumps or three aces and take the bank"),
+    ],
+}
+
+# Commands of the table itself, not moves: (words, usage, help).
+UI_COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
+    (("help", "h", "?"), "help [COMMAND]", "list the commands, or explain one"),
+    (("rules",), "rules", "the rules of this game (Esc returns to the table)"),
+    (("hint",), "hint", "what the greedy bot would play now"),
+    (("moves", "legal"), "moves", "list every legal move now"),
+    (("chat", "say"), "chat TEXT", "say something to the table"),
+    (("next", "ready"), "next", "start the next deal (after a deal ends)"),
+    (("quit", "exit"), "quit", "leave the table (asks first during a game)"),
+]
+
+# Words players of these games use, explained in help.
+GLOSSARY: dict[str, list[tuple[str, str]]] = {
+    "kanasta": [
+        ("kanasta", "a meld of 7 or more cards: clean 500, mixed 300, jokers only 1000"),
+        ("dzika karta", "wild card: JK or 2"),
+    ],
+    "kanaszta": [
+        ("kanaszta", "a meld of 7 or more cards: natural 500, mixed 300"),
+        ("befagyasztás", "freezing the pile by discarding a wild crosswise (d JK x)"),
+        ("dolgozó", "a stop card (black 3, or a wild discarded plainly): the next player may not take the pile"),
+    ],
+    "warkocz": [
+        ("warkocz", "the 9\u2663: it stands for any card; other players pay its player"),
+        ("pas", "pass: you cannot continue the row"),
+        ("gag", "a card that ends the row: a K, or one whose next rank is used up; the same player leads again"),
+        ("aria", "going out in one move: score doubled (x4 if the last card is the warkocz)"),
+    ],
+    "bura": [
+        ("bura", "the game: take tricks, declare 31 points to win the bank"),
+        ("bessa", "three trumps or three aces in hand: show them and take the bank"),
+        ("pas", "do not declare now"),
+    ],
+}
+
+
+def verbs(game_id: str) -> list[Verb]:
+    return VERBS[game_id]
+
+
+def _find_verb(game_id: str, word: str) -> Verb | None:
+    word = word.lower()
+    for verb in VERBS[game_id]:
+        if word in verb.words:
+            return verb
+    return None
+
+
+def _ui_command(word: str) -> str | None:
+    word = word.lower()
+    for words, _, _ in UI_COMMANDS:
+        if word in words:
+            return words[0]
+    return None
+
+
+# ----- parsing -----------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class UiCommand:
+    """A command for the table itself: ``name`` is its canonical word."""
+
+    name: str
+    arg: str = ""
+
+
+_FREEZE_WORDS = ("x", "freeze", "cross", "crosswise")
+
+
+def _parse_args(verb: Verb, tokens: list[str]) -> dict:
+    """The fields the player gave: cards, meld (0-based), as, freeze."""
+    fields: dict = {}
+    cards: list[str] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        low = tok.lower()
+        if "meld" in verb.args and tok.isdigit() and "meld" not in fields and not cards:
+            if int(tok) < 1:
+                raise CommandError("melds are numbered from 1, as shown on the table")
+            fields["meld"] = int(tok) - 1
+        elif "as" in verb.args.split() and low == "as":
+            if i + 1 >= len(tokens):
+                raise CommandError("as which rank? e.g. pl 9C as 8")
+            fields["as"] = parse_rank(tokens[i + 1])
+            i += 1
+        elif "as" in verb.args.split() and "=" in tok:
+            card, _, r = tok.partition("=")
+            cards.append(parse_card(card))
+            fields["as"] = parse_rank(r)
+        elif "freeze" in verb.args and low in _FREEZE_WORDS:
+            fields["freeze"] = True
+        else:
+            cards.append(parse_card(tok))
+        i += 1
+    shape = verb.args.split()[0] if verb.args else ""
+    if "meld" in verb.args and "meld" not in fields:
+        raise CommandError(f"which meld? the number shown on the table: {verb.usage()}")
+    if shape in ("cards", "card", "meld") and not cards:
+        raise CommandError(f"which card{'s' if 'cards' in verb.args else ''}? {verb.usage()}")
+    if verb.args in ("card", "meld card", "card freeze") and len(cards) > 1:
+        raise CommandError(f"one card only: {verb.usage()}")
+    if verb.args == "" and cards:
+        raise CommandError(f"{verb.short} takes no cards: {verb.usage()}")
+    if cards:
+        fields["cards"] = cards
+    return fields
+
+
+def _matches(action: dict, fields: dict) -> bool:
+    for key, value in fields.items():
+        if key == "cards":
+            if Counter(action.get("cards") or []) != Counter(value):
+                return False
+        elif action.get(key) != value:
+            return False
+    return True
+
+
+def _bare_cards_verb(game_id: str, legal: list[dict]) -> Verb | None:
+    """The verb meant by typing cards alone: the game's natural card move."""
+    natural = {"warkocz": ("play",), "bura": ("lead", "beat"), "kanasta": ("discard",), "kanaszta": ("discard",)}
+    types = {a["type"] for a in legal}
+    for t in natural[game_id]:
+        if t in types:
+            return next(v for v in VERBS[game_id] if v.type == t)
+    return next(v for v in VERBS[game_id] if v.type == natural[game_id][0])
+
+
+def parse(game_id: str, text: str, legal: list[dict]) -> UiCommand | dict:
+    """What the player typed: a table command, or the action to send. The
+    action is the matching legal action when there is one, else the action as
+    typed (the engine will explain why it is refused). Raises CommandError for
+    input that is neither."""
+    text = text.strip()
+    if not text:
+        raise CommandError("type a move or a command; help lists them")
+    word, _, rest = text.partition(" ")
+    ui = _ui_command(word)
+    if ui is not None:
+        return UiCommand(ui, rest.strip())
+    tokens = text.split()
+    verb = _find_verb(game_id, tokens[0])
+    if verb is not None:
+        tokens = tokens[1:]
+    else:
+        try:
+            parse_card(tokens[0])
+        except CommandError:
+            raise CommandError(f"unknown command {tokens[0]!r}; help lists the commands") from None
+        verb = _bare_cards_verb(game_id, legal)
+    fields = _parse_args(verb, tokens)
+    fields_typed = {"type": verb.type, **fields}
+    found = [a for a in legal if _matches(a, fields_typed)]
+    if len(found) > 1:
+        # The player left out a field the verb has a default for (freeze: no).
+        narrowed = [a for a in found if _matches(a, {k: v for k, v in verb.defaults if k not in fields})]
+        found = narrowed or found
+    if len(found) == 1:
+        return found[0]
+    if len(found) > 1:
+        options = sorted({format_action(game_id, a) for a in found})
+        raise CommandError("which one? " + " | ".join(options))
+    action = dict(fields_typed)
+    for key, value in verb.defaults:
+        action.setdefault(key, value)
+    return action
+
+
+# ----- actions as text ---------------------------------------------------------
+
+def _verb_for(game_id: str, action: dict) -> Verb:
+    candidates = [v for v in VERBS[game_id] if v.type == action.get("type")]
+    if not candidates:
+        raise CommandError(f"no command makes a {action.get('type')!r} action in {game_id}")
+    for v in candidates:
+        if all(action.get(k, False) == val for k, val in v.defaults):
+            return v
+    return candidates[0]
+
+
+def format_action(game_id: str, action: dict) -> str:
+    """The short command that makes ``action``: parse(format_action(a)) == a."""
+    verb = _verb_for(game_id, action)
+    parts = [verb.short]
+    if "meld" in verb.args and action.get("meld") is not None:
+        parts.append(str(action["meld"] + 1))
+    parts += list(action.get("cards") or [])
+    if "as" in verb.args.split() and action.get("as"):
+        parts += ["as", action["as"]]
+    return " ".join(parts)
+
+
+def completions(game_id: str, text: str, legal: list[dict]) -> list[str]:
+    """Whole command lines that complete ``text``: the legal moves in their
+    short form (a long verb typed is understood), then table commands."""
+    typed = text.lstrip().lower()
+    word, space, rest = typed.partition(" ")
+    verb = _find_verb(game_id, word)
+    if verb is not None and space:
+        typed = verb.short + " " + rest
+    out: list[str] = []
+    seen: set[str] = set()
+    for action in legal:
+        line = format_action(game_id, action)
+        if line.lower().startswith(typed) and line not in seen:
+            seen.add(line)
+            out.append(line)
+    if not space:
+        out += [words[0] for words, _, _ in UI_COMMANDS if words[0].startswith(typed)]
+    return out
+
+
+# ----- help ----------------------------------------------------------------------
+
+def help_text(game_id: str, topic: str = "") -> str:
+    """``help``: every command; ``help WORD``: one command or game word."""
+    topic = topic.strip().lower()
+    if topic:
+        verb = _find_verb(game_id, topic)
+        if verb is not None:
+            return f"{verb.usage()}\n  {verb.help}"
+        for words, usage, text in UI_COMMANDS:
+            if topic in words:
+                return f"{usage}\n  {text}"
+        for word, text in GLOSSARY[game_id]:
+            if topic == word.lower():
+                return f"{word}: {text}"
+        raise CommandError(f"no command or word {topic!r} in {game_id}; help lists them")
+    lines = [f"Moves in {game_id}:"]
+    lines += [f"  {v.usage():<28} {v.help}" for v in VERBS[game_id]]
+    lines.append("Table:")
+    lines += [f"  {usage:<28} {text}" for _, usage, text in UI_COMMANDS]
+    lines.append("Words:")
+    lines += [f"  {word:<28} {text}" for word, text in GLOSSARY[game_id]]
+    lines.append("Tab completes the legal moves. " + CARD_HELP + ".")
+    return "\n".join(lines)
+
+
+# ----- moves for the log ---------------------------------------------------------
+
+_PAST = {
+    "draw": "draws",
+    "take_pile": "takes the pile",
+    "meld": "melds",
+    "add": "adds",
+    "swap": "swaps in",
+    "red3": "lays a red 3",
+    "discard": "discards",
+    "play": "plays",
+    "pass": "passes (pas)",
+    "lead": "leads",
+    "beat": "beats with",
+    "throw": "throws",
+    "declare": "declares",
+    "bessa": "shows a bessa",
+}
+
+
+def describe(game, state, seat: int, action: dict, names: list[str]) -> str:
+    """One log line for a move, showing only what everybody may see: face-down
+    cards as a count, a drawn card not at all."""
+    who = names[seat] if 0 <= seat < len(names) else f"seat {seat}"
+    kind = action.get("type", "?")
+    cards = list(action.get("cards") or [])
+    text = f"{who} {_PAST.get(kind, kind)}"
+    if game.id == "bura" and kind == "pass":
+        text = f"{who} does not declare (pas)"
+    if kind in getattr(game, "face_down_actions", ()):
+        return f"{text} {len(cards)} card{'s' if len(cards) != 1 else ''} face down"
+    if kind == "draw":
+        return text
+    if kind == "add" and action.get("meld") is not None:
+        text = f"{text} to meld {action['meld'] + 1}"
+    if cards:
+        text += " " + " ".join(cards)
+    if action.get("as"):
+        text += f" as {action['as']}"
+    if action.get("freeze"):
+        text += " crosswise (pile frozen)"
+    return text
+
+
+_CARD_RE = re.compile(r"(?<![\w?])(10|[2-9JQKA])([CDHS])(?!\w)|(?<![\w?])(JK)(?!\w)")
+
+
+def split_cards(text: str) -> list[tuple[str, bool]]:
+    """``text`` cut into (piece, is_card) so card codes in free text (the
+    log) can be shown as cards."""
+    out: list[tuple[str, bool]] = []
+    pos = 0
+    for m in _CARD_RE.finditer(text):
+        if m.start() > pos:
+            out.append((text[pos:m.start()], False))
+        out.append((m.group(0), True))
+        pos = m.end()
+    if pos < len(text):
+        out.append((text[pos:], False))
+    return out

@@ -1,0 +1,382 @@
+"""The table screen as prompt-toolkit formatted text, drawn from
+``session.view()`` and ``session.match_info()``. Pure functions of what the
+session says: no terminal needed (the benchmark and the tests render them).
+
+Every game shares the frame (header, players, hand, log); ``_AREAS`` holds
+each game's own middle part (melds and pile, the row, the trick and trump).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from p2pcards.cards import RANKS, display, is_red, is_unknown, rank, suit
+from p2pcards.ui.commands import split_cards
+from p2pcards.ui.session import PHASE_ABORTED, PHASE_BETWEEN, PHASE_DEALING, PHASE_OVER, seat_name
+
+Fragments = list[tuple[str, str]]
+
+BACK_UNICODE = "\u2592\u2592"
+BACK_ASCII = "##"
+
+
+class Painter:
+    """Builds the fragments of one screen; knows ascii mode and the width."""
+
+    def __init__(self, ascii: bool = False, width: int = 100):
+        self.ascii = ascii
+        self.width = width
+        self.out: Fragments = []
+
+    def text(self, s: str, style: str = "") -> "Painter":
+        self.out.append((style, s))
+        return self
+
+    def nl(self) -> "Painter":
+        self.out.append(("", "\n"))
+        return self
+
+    def card(self, code: str, style: str = "") -> "Painter":
+        if is_unknown(code):
+            return self.back()
+        cls = "class:card.red" if is_red(code) else "class:card"
+        self.out.append((f"{cls} {style}".strip(), display(code, self.ascii)))
+        return self
+
+    def back(self, n: int = 1) -> "Painter":
+        sym = BACK_ASCII if self.ascii else BACK_UNICODE
+        self.out.append(("class:back", " ".join([sym] * n)))
+        return self
+
+    def cards(self, codes, sep: str = " ", style: str = "") -> "Painter":
+        for i, code in enumerate(codes):
+            if i:
+                self.text(sep)
+            self.card(code, style)
+        return self
+
+    def rich(self, line: str, style: str = "") -> "Painter":
+        """Free text (a log line) with its card codes shown as cards."""
+        for piece, is_card in split_cards(line):
+            if is_card:
+                self.card(piece)
+            else:
+                self.text(piece, style)
+        return self
+
+    def hand(self, codes: list[str], indent: str = "  ") -> "Painter":
+        """Cards on as many lines as the width needs, never splitting a card."""
+        used = len(indent)
+        self.text(indent)
+        for code in codes:
+            w = len(display(code, self.ascii)) + 2
+            if used + w > self.width and used > len(indent):
+                self.nl().text(indent)
+                used = len(indent)
+            self.card(code).text("  ")
+            used += w
+        return self.nl()
+
+    def label(self, s: str) -> "Painter":
+        return self.text(s, "class:label")
+
+
+def fmt_clock(seconds: float) -> str:
+    seconds = max(0, int(seconds + 0.999))
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def sort_hand(game_id: str, hand: list[str]) -> list[str]:
+    """Canastas group by rank (wilds last), the rest by suit then rank as the engine orders."""
+    if game_id not in ("kanasta", "kanaszta"):
+        return list(hand)
+
+    def key(c: str):
+        r = rank(c)
+        if r is None:
+            return (3, 0, c)
+        if r in ("JK", "2"):
+            return (2, 0 if r == "2" else 1, c)
+        if r == "3":
+            return (1, 0, c)
+        return (0, RANKS.index(r), suit(c) or "")
+
+    return sorted(hand, key=key)
+
+
+# ----- the frame ---------------------------------------------------------------------
+
+def render_header(session, ascii: bool = False, remaining: float | None = None) -> Fragments:
+    """The top line: game, deal, whose turn with the countdown."""
+    p = Painter(ascii)
+    info = session.match_info()
+    p.text(f" {session.game.id} ", "class:title")
+    p.text(f"  deal {info.get('deal_index', 0) + 1}", "class:label")
+    target = info.get("target")
+    if target:
+        p.text(f" \u00b7 to {target}", "class:label")
+    if info.get("chips") is not None:
+        view = session.view() or {}
+        p.text(f" \u00b7 bank {view.get('bank', info.get('bank', 0))}", "class:label")
+    p.text("   ")
+    phase = info.get("phase")
+    who = session.to_act()
+    if phase == PHASE_DEALING:
+        p.text("dealing\u2026", "class:warn")
+    elif phase == PHASE_BETWEEN:
+        p.text("deal over \u2014 type next for the next deal", "class:warn")
+    elif phase == PHASE_OVER:
+        p.text("match over", "class:warn")
+    elif phase == PHASE_ABORTED:
+        p.text("game stopped: " + (info.get("reason") or "?"), "class:error")
+    elif who is not None:
+        if who == session.seat:
+            p.text(" your turn ", "class:turn")
+        else:
+            p.text(f"{seat_name(session.names, who)} to play", "class:other-turn")
+        if remaining is not None:
+            style = "class:error" if remaining <= 10 and who == session.seat else "class:label"
+            p.text(f"  \u23f1 {fmt_clock(remaining)}" if not ascii else f"  {fmt_clock(remaining)} left", style)
+    return p.out
+
+
+def _side_score(session, info: dict, s: int) -> int | None:
+    scores = info.get("scores") or []
+    side = session.game.side_of(s, len(session.names), session.options)
+    return scores[side] if side < len(scores) else None
+
+
+def _players(p: Painter, session, view: dict | None, info: dict, extra: Callable[[int], str] | None) -> None:
+    """One line per seat: turn marker, name, cards in hand, score/chips, connection."""
+    names = session.names
+    counts = (view or {}).get("hand_counts") or []
+    who = session.to_act()
+    status = session.peer_status()
+    width = max(len(n) for n in names) + 2
+    # The deal's own view is more current than the match (fees paid this deal).
+    chips = (view or {}).get("chips") or info.get("chips")
+    pairs = session.game.sides(len(names), session.options) != len(names)
+    for s, name in enumerate(names):
+        turn = s == who
+        p.text(("\u25b6 " if not p.ascii else "> ") if turn else "  ", "class:turn-mark")
+        style = "class:me" if s == session.seat else ""
+        you = " (you)" if s == session.seat and name.lower() != "you" else ""
+        p.text(f"{name + you:<{width + 6}}", style)
+        if s < len(counts):
+            p.text(f"{counts[s]:>3} card{'s' if counts[s] != 1 else ' '}  ")
+        if chips is not None and s < len(chips):
+            p.text(f"{chips[s]:>5} chips  ")
+        else:
+            score = _side_score(session, info, s)
+            if score is not None:
+                p.text(f"{score:>6} pts{' (pair ' + str(s % 2 + 1) + ')' if pairs else ''}  ")
+        if extra:
+            p.text(extra(s))
+        st = status.get(s)
+        if st:
+            cls = "class:ok" if st in ("connected", "bot") else "class:warn"
+            p.text(f"  {st}", cls)
+        p.nl()
+
+
+def render_table(session, ascii: bool = False, width: int = 100) -> Fragments:
+    """The table: players, the game's own area, your hand."""
+    p = Painter(ascii, width)
+    view = session.view()
+    info = session.match_info()
+    area = _AREAS.get(session.game.id)
+    if view is None:
+        _players(p, session, None, info, None)
+        p.nl().text("Waiting for the deal\u2026", "class:warn").nl()
+        return p.out
+    _players(p, session, view, info, area.seat_extra(view) if area else None)
+    p.nl()
+    if area:
+        area.draw(p, session, view)
+    _outcome(p, session, info)
+    p.nl()
+    hand = view.get("hand")
+    if hand is not None and session.seat is not None:
+        p.label(f"Your hand ({len(hand)}):").nl()
+        p.hand(sort_hand(session.game.id, hand))
+    return p.out
+
+
+def _outcome(p: Painter, session, info: dict) -> None:
+    phase = info.get("phase")
+    if phase not in (PHASE_BETWEEN, PHASE_OVER):
+        return
+    last = info.get("last_deal")
+    if last:
+        p.nl().label("Last deal: ")
+        seats = last.get("seats") or []
+        p.text(", ".join(f"{seat_name(session.names, s)} {v:+d}" for s, v in enumerate(seats)))
+        p.nl()
+    result = info.get("result")
+    if phase == PHASE_OVER and result:
+        winner = result.get("winner")
+        n = len(session.names)
+        if winner is None:
+            p.text("The match is over: a draw.", "class:warn")
+        elif session.game.sides(n, session.options) != n:
+            members = [session.names[s] for s in range(n) if session.game.side_of(s, n, session.options) == winner]
+            p.text(f"The match is over: {' and '.join(members)} win!", "class:warn")
+        else:
+            p.text(f"The match is over: {seat_name(session.names, winner)} wins!", "class:warn")
+        p.nl()
+
+
+def render_log(session, ascii: bool = False, lines: int = 30) -> Fragments:
+    """The last moves and chat, newest last."""
+    p = Painter(ascii)
+    p.label("Last moves").nl()
+    for line in session.last_moves()[-lines:]:
+        p.rich(line, "class:chat" if _is_chat(line, session) else "")
+        p.nl()
+    return p.out
+
+
+def _is_chat(line: str, session) -> bool:
+    return any(line.startswith(n + ": ") for n in session.names)
+
+
+# ----- the games' own areas -------------------------------------------------------------
+
+class Area:
+    """The middle of the table for one game."""
+
+    def seat_extra(self, view: dict) -> Callable[[int], str] | None:
+        return None
+
+    def draw(self, p: Painter, session, view: dict) -> None:
+        raise NotImplementedError
+
+
+class BuraArea(Area):
+    SUITS = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+
+    def seat_extra(self, view):
+        taken = view.get("tricks_taken") or []
+        return lambda s: f"{taken[s]} trick{'s' if taken[s] != 1 else ''}" if s < len(taken) else ""
+
+    def draw(self, p, session, view):
+        names = session.names
+        p.label("Trump: ").card(view["trump"]).text(f" ({self.SUITS.get(view.get('trump_suit'), '?')})")
+        p.label("   Stock: ").text(str(view.get("stock", 0)))
+        if view.get("trump_drawn"):
+            p.text(" (trump card drawn)", "class:label")
+        p.label("   Bank: ").text(str(view.get("bank", 0)))
+        p.nl()
+        trick = view.get("trick") or []
+        lead_size = view.get("lead_size") or 0
+        p.label("Trick: ")
+        if not trick:
+            leader = view.get("leader")
+            if view.get("phase") == "play" and leader is not None and leader >= 0:
+                p.text(f"{seat_name(names, leader)} leads (up to {view.get('max_lead', 3)} cards of one suit)")
+        else:
+            p.text(f"{lead_size} card{'s' if lead_size != 1 else ''} each").nl()
+            best = view.get("best")
+            for play in trick:
+                p.text("  " + f"{seat_name(names, play['seat'])}:".ljust(12))
+                if play.get("down"):
+                    if play.get("cards"):
+                        p.cards(play["cards"], style="class:down").text(" (your cards, face down)", "class:label")
+                    else:
+                        p.back(play.get("count", 1)).text(" face down", "class:label")
+                else:
+                    p.cards(play.get("cards") or [])
+                if play["seat"] == best:
+                    p.text("  \u2190 best" if not p.ascii else "  <- best", "class:ok")
+                p.nl()
+        if not trick:
+            p.nl()
+        last = view.get("last_trick")
+        if last and not trick:
+            p.label("Last trick: ").text(f"{seat_name(names, last['taker'])} took ")
+            for i, play in enumerate(last.get("plays") or []):
+                if i:
+                    p.text(" | ")
+                if play.get("down") and not play.get("cards"):
+                    p.back(play.get("count", 1))
+                else:
+                    p.cards(play.get("cards") or [])
+            p.nl()
+        for b in view.get("bessas") or []:
+            p.text(f"Bessa by {seat_name(names, b['seat'])}: ", "class:warn").cards(b["cards"]).nl()
+        phase = view.get("phase")
+        if phase == "declare":
+            p.text(f"{seat_name(names, view.get('to_act'))} took the trick and may declare (decl) or not (pas)", "class:warn").nl()
+        elif phase == "bessa":
+            p.text(f"A bessa was shown: {seat_name(names, view.get('to_act'))} may beat it (bessa CARDS) or pas", "class:warn").nl()
+        decl = view.get("declaration")
+        if decl:
+            verdict = "wins the bank" if decl.get("won") else f"fails and pays {decl.get('paid', 0)}"
+            p.text(f"{seat_name(names, decl['seat'])} declared {decl.get('points')} points and {verdict}: ", "class:warn")
+            p.cards(decl.get("cards") or []).nl()
+        result = view.get("result")
+        if result:
+            p.text(self._result_text(result, names), "class:warn").nl()
+
+    @staticmethod
+    def _result_text(result: dict, names) -> str:
+        end = result.get("end")
+        who = seat_name(names, result.get("winner"))
+        return {
+            "declared": f"{who} declared and wins the bank.",
+            "failed_declaration": "The declaration failed; the bank grows and the cards are dealt again.",
+            "bessa": f"{who} wins the bank with a bessa.",
+            "exhausted": "All cards played without a declaration: everybody doubles the bank.",
+            "unpayable": "Somebody cannot pay: the bank is shared out and the match ends.",
+        }.get(end, f"deal over ({end})")
+
+
+class WarkoczArea(Area):
+    def draw(self, p, session, view):
+        names = session.names
+        row = view.get("row") or []
+        p.label("Row: ")
+        if not row:
+            p.text("(none: the player to act leads with any card)")
+        for i, step in enumerate(row):
+            if i:
+                p.text(" \u2192 " if not p.ascii else " > ", "class:label")
+            p.cards(step["cards"])
+            if "9C" in step["cards"]:
+                p.text(f"(={step['as']})", "class:warn")
+        p.nl()
+        needed = view.get("needed")
+        to_act = view.get("to_act")
+        if needed is not None and to_act is not None and to_act >= 0:
+            article = "an" if needed in ("8", "A") else "a"
+            p.text(f"{seat_name(names, to_act)} must continue with {article} {needed}", "class:warn")
+            if view.get("passes"):
+                p.text(f" ({view['passes']} pas so far)", "class:label")
+            p.nl()
+        elif to_act is not None and to_act >= 0:
+            p.text(f"{seat_name(names, to_act)} leads a new row", "class:warn").nl()
+        played = view.get("played") or {}
+        exhausted = set(view.get("exhausted") or [])
+        p.label("Played: ")
+        for r, n in played.items():
+            p.text(f"{r}:{n} ", "class:dim" if r in exhausted else "")
+        if exhausted:
+            p.label(" gag ranks used up: ").text(" ".join(sorted(exhausted, key=RANKS.index)))
+        p.nl()
+        p.label("Rows done: ").text(str(len(view.get("rows_done") or [])))
+        p.label("   Set aside: ").text(str(view.get("aside_count", 0)))
+        p.label("   Bank: ").text(str(view.get("bank", 0)))
+        wb = view.get("warkocz_by")
+        p.label("   Warkocz: ").text("not played yet" if wb is None else f"played by {seat_name(names, wb)}")
+        p.nl()
+        scores = view.get("scores") or []
+        p.label("Points: ").text(", ".join(f"{seat_name(names, s)} {v}" for s, v in enumerate(scores)))
+        p.text(f"  (to {view.get('target')})", "class:label").nl()
+        if view.get("winner") is not None:
+            how = ""
+            if view.get("aria"):
+                how = " with an aria (x4, ending with the warkocz)" if view.get("aria_warkocz") else " with an aria (x2)"
+            p.text(f"{seat_name(names, view['winner'])} went out{how}.", "class:warn").nl()
+
+
+_AREAS: dict[str, Area] = {"bura": BuraArea(), "warkocz": WarkoczArea()}
