@@ -158,6 +158,10 @@ def _pay(chips: list, payer: int, amount: int, debt: bool) -> int:
     return paid
 
 
+def _a(rank: str) -> str:
+    return ("an " if rank == "8" else "a ") + rank
+
+
 def _describe(card: object) -> str:
     return repr(card) if not isinstance(card, str) else card
 
@@ -369,7 +373,7 @@ class Warkocz(Game):
         if not isinstance(cards, list) or not cards:
             raise IllegalAction("a play names its cards: 'cards' must be a non-empty list of card codes")
         for c in cards:
-            if c not in DECK_CODES:
+            if not isinstance(c, str) or c not in DECK_CODES:
                 if isinstance(c, str) and is_unknown(c):
                     raise IllegalAction(f"{c} is a hidden card: name the card itself")
                 if is_code(c):
@@ -400,7 +404,7 @@ class Warkocz(Game):
             if naturals == 2 and not opts["two_of_a_kind"]:
                 raise IllegalAction("lay one card, or 3 or 4 of a rank together, never exactly 2")
         if need >= 0 and r != need:
-            raise IllegalAction(f"the row needs a {W_RANKS[need]}, not a {W_RANKS[r]}")
+            raise IllegalAction(f"the row needs {_a(W_RANKS[need])}, not {_a(W_RANKS[r])}")
         hand = list(state.hands[seat])
         for c in cards:
             try:
@@ -463,7 +467,7 @@ class Warkocz(Game):
         if state.options["must_play"]:
             for c in state.hands[seat]:
                 if NATURAL_RANK.get(c) == need:  # unknown tokens and the warkocz never match
-                    raise IllegalAction(f"you hold {c} and must play it: the row needs a {W_RANKS[need]}")
+                    raise IllegalAction(f"you hold {c} and must play it: the row needs {_a(W_RANKS[need])}")
         new = state.evolve()
         new.passes = state.passes + 1
         if new.passes >= state.players:
