@@ -1,0 +1,33 @@
+"""Networking: framing, the authenticated handshake, the lobby, the peer mesh,
+spectators and LAN discovery. The wire format is specified in protocol/wire.md.
+
+Typical use by a seat driver::
+
+    async with open_endpoint(private_key, "Ala", bind="0.0.0.0", port=DEFAULT_PORT) as ep:
+        table = await host_table(ep, "kanasta", 4, options={...}, accept=ask_user)
+        # or: table = await join_table(ep, host, port, accept=ask_user)
+        async with open_mesh(ep, table, table.seat_of(ep.identity.public_key)) as mesh:
+            await mesh.broadcast(msg)
+            async for event in mesh:   # Message / PeerUp / PeerDown
+                ...
+"""
+
+from .endpoint import DEFAULT_PORT, Endpoint, open_endpoint
+from .errors import (ConnectionClosed, DiscoveryUnavailable, HandshakeError, LobbyError, MeshError, NetError,
+                     ProtocolError, TableRefused)
+from .framing import DEFAULT_MAX_FRAME, FrameDecoder, FramedStream, Limits, decode_body, encode_message
+from .handshake import Channel, Identity
+from .lobby import HostLobby, host_table, join_table
+from .mesh import Mesh, Message, PeerDown, PeerStatus, PeerUp, open_mesh
+from .messages import fingerprint
+from .spectate import LogEntry, SpectatorHub, Watch, watch_table
+from .table import LobbyView, Proposal, SeatInfo, TableDescription
+
+__all__ = [
+    "DEFAULT_PORT", "DEFAULT_MAX_FRAME", "Endpoint", "open_endpoint", "Identity", "Channel",
+    "NetError", "ProtocolError", "HandshakeError", "ConnectionClosed", "LobbyError", "TableRefused", "MeshError",
+    "DiscoveryUnavailable", "FrameDecoder", "FramedStream", "Limits", "decode_body", "encode_message",
+    "HostLobby", "host_table", "join_table", "Mesh", "open_mesh", "Message", "PeerUp", "PeerDown", "PeerStatus",
+    "SpectatorHub", "Watch", "watch_table", "LogEntry", "LobbyView", "Proposal", "SeatInfo", "TableDescription",
+    "fingerprint",
+]
