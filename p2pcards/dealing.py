@@ -1,0 +1,131 @@
+"""The dealing cryptography as the table uses it.
+
+``p2pcards.mental`` holds the cryptography as pure functions over its own
+messages; this module fits those messages into the table's log entries (see
+``protocol/table.md``) and turns its errors into one ``DealingError``.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from p2pcards import mental
+from p2pcards.mental.group import h, scalar_from_bytes, scalar_to_bytes
+
+
+class DealingError(ValueError):
+    """A dealing message is malformed or its proof fails."""
+
+
+NoCard = mental.NoCard
+
+
+def context(session: bytes, deal_index: int, seat: int, step: str, prev_hash: bytes) -> bytes:
+    """The Fiat-Shamir context of a shuffle proof: session, deal, seat, step
+    and the hash of the log entry before it."""
+    return h("table-context", session, struct.pack(">I", deal_index), struct.pack(">I", seat),
+             step.encode("ascii"), prev_hash)
+
+
+def initial_deck(game_id: str) -> list[bytes]:
+    return list(mental.encode_deck(game_id).values)
+
+
+# ----- what a seat publishes ----------------------------------------------------------
+
+
+def shuffle_payload(secrets: mental.DealSecrets, deck_in: list[bytes], ctx: bytes, rounds: int) -> dict:
+    return {"commit": secrets.commitment, "shuffle": mental.shuffle_step(secrets, deck_in, ctx, rounds)}
+
+
+def rekey_payload(secrets: mental.DealSecrets, deck_in: list[bytes]) -> dict:
+    return {"rekey": mental.rekey_step(secrets, deck_in)}
+
+
+def key_list(secrets: mental.DealSecrets, positions) -> list[list]:
+    """[[position, key bytes], ...] of this seat's per-card keys."""
+    return [[p, scalar_to_bytes(secrets.card_key(p))] for p in sorted(set(positions))]
+
+
+def reveal_payload(secrets: mental.DealSecrets) -> dict:
+    return {"seed": secrets.seed}
+
+
+# ----- checking what others publish -------------------------------------------------
+
+
+def check_shuffle(deck_in: list[bytes], payload: dict, ctx: bytes, rounds: int) -> tuple[list[bytes], bytes]:
+    """The output deck and seed commitment of a shuffle entry whose proof holds."""
+    try:
+        commitment = mental.parse_commit({"commit": payload.get("commit")})
+        deck = mental.verify_shuffle(deck_in, payload.get("shuffle"), ctx, rounds)
+    except mental.MentalError as exc:
+        raise DealingError(str(exc)) from None
+    return deck, commitment
+
+
+def check_rekey(deck_in: list[bytes], payload: dict) -> list[bytes]:
+    try:
+        return mental.parse_rekey(payload.get("rekey"), len(deck_in))
+    except mental.MentalError as exc:
+        raise DealingError(str(exc)) from None
+
+
+def parse_key(raw) -> int:
+    try:
+        return scalar_from_bytes(raw)
+    except mental.MentalError as exc:
+        raise DealingError(str(exc)) from None
+
+
+def parse_seed(raw, commitment: bytes | None) -> bytes:
+    try:
+        seed = mental.parse_reveal({"seed": raw})
+    except mental.MentalError as exc:
+        raise DealingError(str(exc)) from None
+    if commitment is not None and mental.seed_commitment(seed) != commitment:
+        raise DealingError("the revealed seed does not match the seat's commitment")
+    return seed
+
+
+def open_value(game_id: str, value: bytes, keys: list[int]) -> str:
+    """The card under every seat's per-card key; raises NoCard."""
+    return mental.open_card(mental.encode_deck(game_id), value, keys)
+
+
+# ----- the final check ----------------------------------------------------------------
+
+
+def check_deal(machine, deal) -> tuple[list, list[str] | None]:
+    """Every layer of ``deal`` recomputed from the log and the revealed seeds:
+    (violations naming the seat whose step is wrong, every position's code or
+    None if the deal cannot be opened)."""
+    from p2pcards.machine import Violation
+
+    n = machine.players
+    committed = sorted(deal.commitments)
+    record = mental.DealRecord(
+        game_id=machine.game.id,
+        players=n,
+        rounds=machine.proof_rounds,
+        commits=[{"commit": deal.commitments[s]} if s in deal.commitments else None for s in range(n)],
+        shuffles=list(deal.shuffle_messages),
+        rekeys=list(deal.rekey_messages),
+        card_keys=[(seat, {"keys": keys}) for seat, keys in deal.key_messages],
+        reveals=[{"seed": deal.seeds[s]} if s in deal.seeds else None for s in range(n)],
+    )
+    audit = mental.check_deal(record)
+    violations = []
+    for finding in audit.findings:
+        # A seat that never got to commit, or was blamed already and did not
+        # reveal, is not at fault for the missing data.
+        if finding.kind in ("bad-commit", "missing-reveal") and (
+            finding.seat not in committed or finding.seat in machine.excluded
+        ):
+            continue
+        violations.append(Violation(finding.seat, finding.kind, finding.detail))
+    complete = len(deal.seeds) == n and len(deal.rekey_messages) == n
+    codes = list(audit.cards) if complete and all(c is not None for c in audit.cards) else None
+    if complete and codes is None and not violations:
+        violations.append(Violation(None, "no-card", "some positions open to no card"))
+    return violations, codes

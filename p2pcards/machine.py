@@ -1,0 +1,528 @@
+"""The table as a pure state machine over the log.
+
+Every peer, every spectator and the audit feed the same log entries through a
+``TableMachine``. It knows whose entry comes next and of what kind (the game
+and the dealing protocol fix it), checks each entry against the rules engine
+and the dealing cryptography, and keeps the *public* deal state: the engine's
+state with an unknown token for every card not yet shown to everybody (see
+``p2pcards.knowledge``). It holds no secret and does no I/O; the seat driver
+(``p2pcards.table``) adds a seat's secrets, the network and the clock.
+
+A match in the log (``protocol/table.md`` is the normative description):
+
+    table                                  entry 0, signed by everybody
+    per deal d:
+      shuffle  by seat 0, 1, ..., n-1      encrypt + permute + proof, seed commitment
+      rekey    by seat 0, 1, ..., n-1      per-card keys
+      then, until the deal is over:
+        keys     by each seat that must publish per-card keys (seat order)
+        action   by the seat to act        the move, with the actor's keys of
+                                           the cards it shows
+      reveal   by seat 0, 1, ..., n-1      every seat's deal seed (final reveal)
+    end                                    signed by everybody: the result
+
+An ``abort`` (kind "abort") may stand anywhere: it names a culprit (or none,
+when only the final reveal can tell) and stops the game; then the seats not
+blamed make their final reveal and sign the end.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from p2pcards import dealing
+from p2pcards.cards import is_code, is_unknown, unknown, unknown_position
+from p2pcards.games import IllegalAction, NeedReveal, get_game, substitute
+from p2pcards.games.base import Match
+from p2pcards.knowledge import (
+    KeyBook,
+    check_positions,
+    reveal_audiences,
+    shown_by,
+    token_deck,
+)
+from p2pcards.log import END, TABLE, Entry, TableInfo
+
+SHUFFLE, REKEY, KEYS, ACTION, REVEAL, ABORT = "shuffle", "rekey", "keys", "action", "reveal", "abort"
+ENTRY_KINDS = (SHUFFLE, REKEY, KEYS, ACTION, REVEAL, ABORT)
+MAX_CHAT = 4
+MAX_CHAT_LEN = 300
+DEFAULT_PROOF_ROUNDS = 40
+
+
+class Violation(Exception):
+    """An entry breaks the rules or the protocol. ``seat`` is who is to blame
+    (None when nobody can tell yet), ``kind`` a short name, ``detail`` for people."""
+
+    def __init__(self, seat: int | None, kind: str, detail: str):
+        super().__init__(f"{kind}: {detail}" + (f" (seat {seat})" if seat is not None else ""))
+        self.seat = seat
+        self.kind = kind
+        self.detail = detail
+
+    def as_dict(self, entry: int | None = None) -> dict:
+        return {"seat": self.seat, "entry": entry, "kind": self.kind, "detail": self.detail}
+
+
+@dataclasses.dataclass
+class Expect:
+    """What comes next: ``author`` (None: the end entry, signed by all) and ``kind``.
+    For a keys entry, ``positions`` are the positions whose keys it must hold."""
+
+    author: int | None
+    kind: str
+    positions: tuple[int, ...] = ()
+
+
+@dataclasses.dataclass
+class DealRecord:
+    """One deal as the log tells it; the audit replays deals from these."""
+
+    index: int
+    dealer: int
+    first_entry: int
+    commitments: dict[int, bytes] = dataclasses.field(default_factory=dict)
+    decks: list[list[bytes]] = dataclasses.field(default_factory=list)  # after each shuffle, then each rekey
+    keys: dict[int, dict[int, int]] = dataclasses.field(default_factory=dict)  # position -> seat -> key
+    actions: list[tuple[int, int, dict]] = dataclasses.field(default_factory=list)  # (entry, seat, public action)
+    seeds: dict[int, bytes] = dataclasses.field(default_factory=dict)
+    # The dealing messages as logged, for the final check (dealing.check_deal).
+    shuffle_messages: list[tuple[bytes, Any]] = dataclasses.field(default_factory=list)  # (context, message)
+    rekey_messages: list[Any] = dataclasses.field(default_factory=list)
+    key_messages: list[tuple[int, list]] = dataclasses.field(default_factory=list)  # (seat, [[pos, key]...])
+    codes: list[str] | None = None  # every position's card, after the final reveal
+    scores: dict | None = None
+
+
+class TableMachine:
+    """Feeds on log entries; see the module docstring."""
+
+    def __init__(self, table: TableInfo):
+        self.table = table
+        self.game = get_game(table.game)
+        self.players = len(table.players)
+        extra = table.extra if isinstance(table.extra, dict) else {}
+        self.proof_rounds = int(extra.get("rounds", DEFAULT_PROOF_ROUNDS))
+        self.match: Match = self.game.new_match(self.players, table.options)
+        self.deal_size = self.game.deck_size()
+        self.deals: list[DealRecord] = []
+        self.head_hash: bytes = b""
+        self.seq = 1  # the next entry's index (entry 0 is the table)
+        self.aborts: list[tuple[int, Violation]] = []  # (entry index, accusation)
+        self.excluded: set[int] = set()  # seats blamed by an abort: they no longer have turns
+        self.findings: list[tuple[int, Violation]] = []  # the dealing checks' findings
+        self.chat: list[tuple[int, int, str]] = []  # (entry, seat, text)
+        self.pending_problem: Violation | None = None  # found by a public check: abort due
+        self._abort_authors: dict[int, int] = {}
+        self.finished = False
+        self._new_deal()
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def deal(self) -> DealRecord:
+        return self.deals[-1]
+
+    @property
+    def aborted(self) -> bool:
+        return bool(self.aborts)
+
+    def expect(self) -> Expect:
+        """Whose entry comes next, and of what kind."""
+        if self.finished:
+            raise Violation(None, "finished", "the log has ended")
+        if self.pending_problem is not None and not self.aborted:
+            return Expect(self.first_active_seat(), ABORT)
+        phase = self._phase
+        if phase == SHUFFLE:
+            return Expect(len(self.deal.decks), SHUFFLE)
+        if phase == REKEY:
+            return Expect(len(self.deal.decks) - self.players, REKEY)
+        if phase == KEYS:
+            seat, positions = self._queue[0]
+            return Expect(seat, KEYS, tuple(positions))
+        if phase == ACTION:
+            return Expect(self.game.to_act(self.state), ACTION)
+        if phase == REVEAL:
+            return Expect(self._next_revealer(), REVEAL)
+        return Expect(None, END)
+
+    def first_active_seat(self) -> int:
+        return min(s for s in range(self.players) if s not in self.excluded)
+
+    def public_view(self, seat: int | None = None) -> dict | None:
+        """The engine's view of the public deal state (tokens where hidden)."""
+        if self.state is None:
+            return None
+        return self.game.view(self.state, seat)
+
+    def end_payload(self) -> dict:
+        """What the end entry says: the result, and whom the log blames."""
+        result = self.game.match_result(self.match)
+        blame = [v.as_dict(i) for i, v in self.aborts if v.seat is not None]
+        blame += [v.as_dict(i) for i, v in self.findings]
+        return {
+            "deals": len([d for d in self.deals if d.scores is not None]),
+            "scores": result["scores"],
+            "chips": result["chips"],
+            "bank": result["bank"],
+            "winner": result["winner"],
+            "aborted": self.aborted,
+            "blame": blame,
+        }
+
+    # ------------------------------------------------------------------ feeding
+    def accept(self, entry: Entry) -> None:
+        """Check ``entry`` as the next one and take it in. A ``Violation``
+        leaves the machine as it was; the entry must then not be logged.
+        (Signatures and the hash chain are the log's job: ``GameLog.append``.)"""
+        if entry.seq != self.seq:
+            raise Violation(entry.author if entry.author >= 0 else None, "bad-entry",
+                            f"entry {entry.seq} where {self.seq} was expected")
+        if entry.kind == TABLE:
+            raise Violation(None, "bad-entry", "a second table entry")
+        if entry.kind == ABORT:
+            self._accept_abort(entry)
+        elif entry.kind == END:
+            self._accept_end(entry)
+        else:
+            self._accept_move(entry)
+        self.head_hash = entry.hash
+        self.seq += 1
+
+    def _accept_move(self, entry: Entry) -> None:
+        want = self.expect()
+        seat = entry.author
+        if want.kind == END or want.author != seat or want.kind != entry.kind:
+            who = "the end" if want.author is None else f"seat {want.author}'s {want.kind}"
+            raise Violation(seat, "out-of-turn", f"seat {seat} sent a {entry.kind} entry when {who} was due")
+        payload = entry.payload
+        if not isinstance(payload, dict):
+            raise Violation(seat, "bad-entry", f"a {entry.kind} payload must be a map")
+        chat = self._check_chat(seat, payload.get("chat"))
+        if payload.get("deal") != self.deal.index:
+            raise Violation(seat, "bad-entry", f"entry is for deal {payload.get('deal')!r}, this is deal {self.deal.index}")
+        handler = {
+            SHUFFLE: self._accept_shuffle,
+            REKEY: self._accept_rekey,
+            KEYS: self._accept_keys,
+            ACTION: self._accept_action,
+            REVEAL: self._accept_reveal,
+        }[entry.kind]
+        handler(entry, want)
+        self.chat.extend((entry.seq, seat, text) for text in chat)
+
+    @staticmethod
+    def _check_chat(seat: int, chat: Any) -> list[str]:
+        if chat is None:
+            return []
+        if (
+            not isinstance(chat, list)
+            or len(chat) > MAX_CHAT
+            or not all(isinstance(t, str) and 0 < len(t) <= MAX_CHAT_LEN for t in chat)
+        ):
+            raise Violation(seat, "bad-entry", f"chat must be up to {MAX_CHAT} texts of up to {MAX_CHAT_LEN} characters")
+        return list(chat)
+
+    # ----- dealing
+    def proof_context(self, seat: int, step: str, prev_hash: bytes) -> bytes:
+        """What a shuffle proof is bound to: this table, deal, seat, step and
+        the log so far, so a proof from anywhere else fails."""
+        return dealing.context(self.table.session, self.deal.index, seat, step, prev_hash)
+
+    def deck_in(self) -> list[bytes]:
+        """The deck the next shuffle or rekey step starts from."""
+        return self.deal.decks[-1] if self.deal.decks else dealing.initial_deck(self.game.id)
+
+    def _accept_shuffle(self, entry: Entry, want: Expect) -> None:
+        context = self.proof_context(entry.author, SHUFFLE, entry.prev_hash)
+        try:
+            deck, commitment = dealing.check_shuffle(self.deck_in(), entry.payload, context, self.proof_rounds)
+        except dealing.DealingError as exc:
+            raise Violation(entry.author, "bad-shuffle", str(exc)) from None
+        self.deal.decks.append(deck)
+        self.deal.commitments[entry.author] = commitment
+        self.deal.shuffle_messages.append((context, entry.payload.get("shuffle")))
+
+    def _accept_rekey(self, entry: Entry, want: Expect) -> None:
+        try:
+            deck = dealing.check_rekey(self.deck_in(), entry.payload)
+        except dealing.DealingError as exc:
+            raise Violation(entry.author, "bad-entry", str(exc)) from None
+        self.deal.decks.append(deck)
+        self.deal.rekey_messages.append(entry.payload.get("rekey"))
+        if len(self.deal.decks) == 2 * self.players:
+            self._start_play()
+
+    @property
+    def final_deck(self) -> list[bytes]:
+        return self.deal.decks[-1]
+
+    def _accept_keys(self, entry: Entry, want: Expect) -> None:
+        keys = self._parse_keys(entry.author, entry.payload.get("keys"))
+        if sorted(keys) != sorted(want.positions):
+            raise Violation(entry.author, "bad-entry",
+                            f"keys for positions {sorted(keys)} where {list(want.positions)} were due")
+        self._record_keys(entry.author, keys)
+        self.deal.key_messages.append((entry.author, entry.payload["keys"]))
+        self._queue.pop(0)
+        self._open_public()
+        if not self._queue:
+            self._settle()
+
+    def _parse_keys(self, seat: int, raw: Any) -> dict[int, int]:
+        """[[position, key], ...] -> {position: key}; refuses malformed lists."""
+        if not isinstance(raw, list):
+            raise Violation(seat, "bad-entry", "keys must be a list of [position, key]")
+        keys: dict[int, int] = {}
+        for item in raw:
+            if not (isinstance(item, list) and len(item) == 2 and type(item[0]) is int):
+                raise Violation(seat, "bad-entry", "keys must be a list of [position, key]")
+            position, key = item
+            if not 0 <= position < self.deal_size or position in keys:
+                raise Violation(seat, "bad-entry", f"bad or repeated position {position}")
+            if seat in self.deal.keys.get(position, {}):
+                raise Violation(seat, "bad-entry", f"seat {seat} already published its key for position {position}")
+            try:
+                keys[position] = dealing.parse_key(key)
+            except dealing.DealingError as exc:
+                raise Violation(seat, "bad-entry", f"position {position}: {exc}") from None
+        return keys
+
+    def _record_keys(self, seat: int, keys: dict[int, int]) -> None:
+        for position, key in keys.items():
+            self.deal.keys.setdefault(position, {})[seat] = key
+            self.book.publish(seat, position)
+
+    def open_card(self, position: int, extra: dict[int, int] | None = None) -> str:
+        """Decrypt a position with every published key (plus ``extra``: seat ->
+        key); raises dealing.NoCard if it is no card."""
+        keys = dict(self.deal.keys.get(position, {}))
+        keys.update(extra or {})
+        return dealing.open_value(self.game.id, self.final_deck[position], list(keys.values()))
+
+    def _open_public(self) -> None:
+        """Substitute every position whose keys are now all public."""
+        mapping = {}
+        for position in list(self._unopened):
+            if not self.book.is_public(position):
+                continue
+            self._unopened.discard(position)
+            try:
+                code = self.open_card(position)
+            except dealing.NoCard:
+                # Somebody published a wrong key; only the final reveal can say who.
+                self.pending_problem = Violation(None, "no-card", f"position {position} decrypts to no card")
+                continue
+            self.public_codes[position] = code
+            mapping[unknown(position)] = code
+        if mapping:
+            self._substitute(mapping)
+
+    def _substitute(self, mapping: dict[str, str]) -> None:
+        if self.state is not None:
+            self.state = substitute(self.state, mapping)
+        if self._pending_action is not None:
+            seat, action, index = self._pending_action
+            self._pending_action = (seat, substitute(action, mapping), index)
+        self._start_deck = substitute(self._start_deck, mapping)
+
+    # ----- play
+    def _start_play(self) -> None:
+        self._start_deck = token_deck(self.deal_size)
+        self._unopened = set(range(self.deal_size))
+        self._settle()
+
+    def _settle(self) -> None:
+        """Run the engine as far as it goes, then queue the keys the views ask for."""
+        if self.pending_problem is not None:
+            return
+        try:
+            if self.state is None:
+                ctx = self.game.deal_context(self.match)
+                self.state = self.game.start(
+                    self.players, deck=self._start_deck, dealer=self.match.dealer,
+                    options=self.match.options, scores=list(self.match.scores), **ctx,
+                )
+            if self._pending_action is not None:
+                seat, action, index = self._pending_action
+                try:
+                    self.state = self.game.apply(self.state, action)
+                except IllegalAction as exc:
+                    self.pending_problem = Violation(seat, "illegal-move", str(exc))
+                    self._pending_action = None
+                    return
+                self._pending_action = None
+                self.deal.actions.append((index, seat, action))
+        except NeedReveal as need:
+            positions = sorted(unknown_position(t) for t in need.tokens if is_unknown(t))
+            self._queue = self._publish_order({p: None for p in positions})
+            if not self._queue:
+                raise AssertionError(f"engine needs {need.tokens} but every key is public") from None
+            return
+        if self.game.deal_over(self.state):
+            self._queue = []
+            return
+        audiences = reveal_audiences(self.game, self.state, self.players, self.book)
+        self._queue = self._publish_order(audiences)
+
+    def _publish_order(self, audiences: dict[int, set[int] | None]) -> list[tuple[int, list[int]]]:
+        needed = self.book.keys_needed(audiences)
+        return [(seat, needed[seat]) for seat in sorted(needed)]
+
+    def _accept_action(self, entry: Entry, want: Expect) -> None:
+        seat, payload = entry.author, entry.payload
+        action = payload.get("action")
+        positions = payload.get("positions", [])
+        if not isinstance(action, dict):
+            raise Violation(seat, "bad-entry", "an action entry needs an action map")
+        try:
+            check_positions(self.game, self.state, action, positions, seat)
+        except IllegalAction as exc:
+            raise Violation(seat, "phantom-card", str(exc)) from None
+        own_keys = self._parse_keys(seat, payload.get("keys", []))
+        shown = shown_by(action, positions or [])
+        if sorted(own_keys) != sorted(shown):
+            raise Violation(seat, "bad-entry", "the action must carry your key for exactly the cards it shows")
+        for position, code in shown.items():
+            if not self.book.knows(seat, position):
+                raise Violation(seat, "phantom-card", f"position {position} was never shown to seat {seat}")
+            try:
+                actual = self.open_card(position, {seat: own_keys[position]})
+            except dealing.NoCard:
+                raise Violation(seat, "phantom-card",
+                                f"the key for position {position} opens no card, not {code}") from None
+            if actual != code:
+                raise Violation(seat, "phantom-card", f"claimed {code} at position {position}, which holds {actual}")
+        mapping = {unknown(p): c for p, c in shown.items()}
+        state = substitute(self.state, mapping)
+        try:
+            new_state = self.game.apply(state, action)
+        except IllegalAction as exc:
+            raise Violation(seat, "illegal-move", str(exc)) from None
+        except NeedReveal:
+            new_state = None  # shown to all first (a declaration), then applied
+        # Accepted: record the keys and take the new state.
+        self._record_keys(seat, own_keys)
+        if own_keys:
+            self.deal.key_messages.append((seat, payload["keys"]))
+        for position, code in shown.items():
+            self.public_codes[position] = code
+            self._unopened.discard(position)
+        self.state = state
+        if new_state is None:
+            self._pending_action = (seat, action, entry.seq)
+        else:
+            self.state = new_state
+            self.deal.actions.append((entry.seq, seat, action))
+        self._settle()
+
+    # ----- the end of a deal
+    @property
+    def _phase(self) -> str:
+        if self.aborted:
+            return REVEAL if self._next_revealer() is not None else END
+        if len(self.deal.decks) < self.players:
+            return SHUFFLE
+        if len(self.deal.decks) < 2 * self.players:
+            return REKEY
+        if self._queue:
+            return KEYS
+        if self.state is not None and self._pending_action is None and not self.game.deal_over(self.state):
+            return ACTION
+        if self._next_revealer() is not None:
+            return REVEAL
+        return END
+
+    def _next_revealer(self) -> int | None:
+        """The next seat to reveal its deal seed: every seat that committed to
+        one in this deal (by shuffling), in seat order, but blamed seats."""
+        for seat in range(self.players):
+            if seat in self.deal.commitments and seat not in self.deal.seeds and seat not in self.excluded:
+                return seat
+        return None
+
+    def _judge_accusations(self) -> None:
+        """An accusation only the final reveal can settle ("this card opens to
+        no card for me") stands if the reveal found a culprit; otherwise the
+        accuser made it up."""
+        for index, accusation in self.aborts:
+            if accusation.seat is None and not self.findings:
+                accuser = self._abort_authors.get(index)
+                self.findings.append((index, Violation(
+                    accuser, "false-accusation",
+                    f"accused nobody in particular of {accusation.kind}, and the final reveal shows no fault")))
+
+    def _accept_reveal(self, entry: Entry, want: Expect) -> None:
+        try:
+            seed = dealing.parse_seed(entry.payload.get("seed"), self.deal.commitments.get(entry.author))
+        except dealing.DealingError as exc:
+            raise Violation(entry.author, "bad-reveal", str(exc)) from None
+        self.deal.seeds[entry.author] = seed
+        if self._next_revealer() is None:
+            self._deal_closed = True
+            self._close_deal()
+
+    def _close_deal(self) -> None:
+        """Every seat revealed: check every layer, score the deal, start the next."""
+        deal = self.deal
+        findings, codes = dealing.check_deal(self, deal)
+        self.findings.extend((self.seq, violation) for violation in findings)
+        deal.codes = codes
+        if self.aborted:
+            self._judge_accusations()
+        if self.aborted or self.findings:
+            return  # the match stops here; the end entry comes next
+        everything = {unknown(p): c for p, c in enumerate(deal.codes)}
+        final_state = substitute(self.state, everything)
+        deal.scores = self.game.deal_scores(final_state)
+        self.match = self.game.end_deal(self.match, final_state)
+        if not self.game.match_over(self.match):
+            self._new_deal()
+
+    def _new_deal(self) -> None:
+        self.deals.append(DealRecord(self.match.deal_index, self.match.dealer, self.seq))
+        self.state = None
+        self.public_codes: dict[int, str] = {}
+        self.book = KeyBook(self.players)
+        self._queue: list[tuple[int, list[int]]] = []
+        self._pending_action: tuple[int, dict, int] | None = None
+        self._start_deck: list[str] = []
+        self._unopened: set[int] = set()
+        self._deal_closed = False
+
+    # ----- aborts and the end
+    def _accept_abort(self, entry: Entry) -> None:
+        payload = entry.payload
+        accuser = entry.author
+        if accuser in self.excluded:
+            raise Violation(accuser, "bad-entry", "a blamed seat cannot accuse")
+        if not isinstance(payload, dict):
+            raise Violation(accuser, "bad-entry", "an abort payload must be a map")
+        culprit = payload.get("culprit")
+        kind = payload.get("kind")
+        detail = payload.get("detail", "")
+        if culprit is not None and (type(culprit) is not int or not 0 <= culprit < self.players or culprit == accuser):
+            raise Violation(accuser, "bad-entry", f"abort names an impossible culprit {culprit!r}")
+        if not isinstance(kind, str) or not isinstance(detail, str):
+            raise Violation(accuser, "bad-entry", "an abort needs a kind and a detail")
+        self.aborts.append((entry.seq, Violation(culprit, kind, detail)))
+        self._abort_authors[entry.seq] = accuser
+        if self._next_revealer() is None and not self._deal_closed:
+            self._deal_closed = True
+            self._close_deal()
+        if culprit is not None:
+            self.excluded.add(culprit)
+        self.pending_problem = None
+
+    def _accept_end(self, entry: Entry) -> None:
+        want = self.expect()
+        if want.kind != END:
+            raise Violation(None, "bad-entry", f"the end entry came while seat {want.author}'s {want.kind} was due")
+        if entry.payload != self.end_payload():
+            raise Violation(None, "bad-end", "the end entry's result is not what the log shows")
+        self.finished = True
+
+
+def new_machine(genesis: Entry) -> TableMachine:
+    return TableMachine(TableInfo.from_payload(genesis.payload))

@@ -1,0 +1,115 @@
+"""One seat's secrets and knowledge, and the entries it writes.
+
+A ``Seat`` sits beside the shared ``TableMachine``: it keeps this seat's deal
+seeds and the cards only it has been shown, and turns what is due from it
+(``machine.expect()``) into the payload of its next log entry. No I/O: the
+table driver signs, sends and logs what it returns.
+"""
+
+from __future__ import annotations
+
+from p2pcards import dealing, mental
+from p2pcards.games import IllegalAction
+from p2pcards.knowledge import public_form, seat_state, shown_by
+from p2pcards.machine import ACTION, KEYS, REKEY, REVEAL, SHUFFLE, Expect, TableMachine, Violation
+
+
+class Seat:
+    def __init__(self, seat: int, seeds: dict[int, bytes] | None = None):
+        self.seat = seat
+        # deal index -> this seat's secret seed for that deal (kept for resume)
+        self.seeds: dict[int, bytes] = dict(seeds or {})
+        self.known: dict[int, str] = {}  # position -> code this seat has been shown (current deal)
+        self._known_deal = -1
+        self.problem: Violation | None = None  # something only this seat saw: abort at its next entry
+
+    # ----- secrets
+    def secrets(self, deal_index: int) -> mental.DealSecrets:
+        if deal_index not in self.seeds:
+            self.seeds[deal_index] = mental.DealSecrets.fresh().seed
+        return mental.DealSecrets(self.seeds[deal_index])
+
+    # ----- knowledge
+    def refresh(self, machine: TableMachine) -> None:
+        """Open every card newly shown to this seat (call after each entry)."""
+        deal = machine.deal
+        if self._known_deal != deal.index:
+            self.known, self._known_deal = {}, deal.index
+        if len(deal.decks) < 2 * machine.players:
+            return
+        mine = self.secrets(deal.index)
+        for position, published in deal.keys.items():
+            if position in self.known or position in machine.public_codes:
+                continue
+            if not machine.book.knows(self.seat, position):
+                continue
+            keys = dict(published)
+            keys[self.seat] = mine.card_key(position)
+            try:
+                self.known[position] = dealing.open_value(machine.game.id, machine.final_deck[position], list(keys.values()))
+            except dealing.NoCard:
+                if self.problem is None:
+                    self.problem = Violation(None, "no-card", f"position {position}, shown to seat {self.seat}, opens to no card")
+
+    def state(self, machine: TableMachine):
+        """This seat's own deal state: the public one plus what it has seen."""
+        if machine.state is None:
+            return None
+        self.refresh(machine)
+        return seat_state(machine.state, self.known)
+
+    def view(self, machine: TableMachine) -> dict | None:
+        state = self.state(machine)
+        return None if state is None else machine.game.view(state, self.seat)
+
+    def legal_actions(self, machine: TableMachine) -> list[dict]:
+        want = machine.expect() if not machine.finished else None
+        if want is None or want.kind != ACTION or want.author != self.seat:
+            return []
+        return machine.game.legal_actions(self.state(machine))
+
+    # ----- what this seat writes
+    def due(self, machine: TableMachine) -> Expect | None:
+        """What this seat must write now, or None."""
+        if machine.finished:
+            return None
+        want = machine.expect()
+        return want if want.author == self.seat else None
+
+    def payload(self, machine: TableMachine, want: Expect, action: dict | None = None) -> dict:
+        """The payload of this seat's next entry of kind ``want.kind``.
+        For an action, ``action`` is the move as this seat's engine sees it;
+        IllegalAction if the engine refuses it (nothing is written then)."""
+        deal = machine.deal
+        secrets = self.secrets(deal.index)
+        if want.kind == SHUFFLE:
+            ctx = machine.proof_context(self.seat, SHUFFLE, machine.head_hash)
+            body = dealing.shuffle_payload(secrets, machine.deck_in(), ctx, machine.proof_rounds)
+        elif want.kind == REKEY:
+            body = dealing.rekey_payload(secrets, machine.deck_in())
+        elif want.kind == KEYS:
+            body = {"keys": dealing.key_list(secrets, want.positions)}
+        elif want.kind == REVEAL:
+            body = dealing.reveal_payload(secrets)
+        elif want.kind == ACTION:
+            if action is None:
+                raise ValueError("an action entry needs the action")
+            body = self.action_payload(machine, action, check=True)
+        else:
+            raise ValueError(f"a seat does not write {want.kind} entries")
+        body["deal"] = deal.index
+        return body
+
+    def action_payload(self, machine: TableMachine, action: dict, check: bool = True) -> dict:
+        """An action as it goes into the log: public form, positions, and this
+        seat's keys of the cards it shows."""
+        mine = self.state(machine)
+        if check:
+            machine.game.apply(mine, action)  # raises IllegalAction with the engine's reason
+        public, positions = public_form(machine.game, machine.state, action, self.seat, self.known)
+        shown = shown_by(public, positions)
+        secrets = self.secrets(machine.deal.index)
+        return {"action": public, "positions": positions, "keys": dealing.key_list(secrets, shown)}
+
+
+__all__ = ["Seat", "IllegalAction"]

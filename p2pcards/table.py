@@ -1,0 +1,143 @@
+"""One seat's driver: the rules engine, the dealing protocol and the log.
+
+``SeatDriver`` is the part without network or clock: it checks each entry it
+is given (signature and chain by the log, turn and legality by the
+``TableMachine``) before it goes into the log, and writes this seat's entries
+when they are due. The network runtime (``p2pcards.peer``) feeds it from the
+mesh; tests and the audit can feed it directly.
+"""
+
+from __future__ import annotations
+
+import os
+
+from p2pcards.games import IllegalAction
+from p2pcards.log import END, Entry, GameLog, LogError, LogFile, assemble, check_body_signature, sign_body
+from p2pcards.machine import ABORT, ACTION, Expect, TableMachine, Violation, new_machine
+from p2pcards.seat import Seat
+
+
+class SeatDriver:
+    """Log + machine (+ this seat's knowledge, unless a spectator)."""
+
+    def __init__(self, genesis: Entry, seat: int | None, signer=None, log_path: str | os.PathLike | None = None):
+        log = GameLog()
+        log.append(genesis)
+        self.file: LogFile | None = None
+        if log_path is not None:
+            self.file = LogFile.create(log_path, log)
+            log = self.file.log
+        self.log = log
+        self.machine: TableMachine = new_machine(genesis)
+        self.machine.head_hash = genesis.hash
+        self.me = Seat(seat) if seat is not None else None
+        self.signer = signer
+
+    @property
+    def seat(self) -> int | None:
+        return None if self.me is None else self.me.seat
+
+    @property
+    def game(self):
+        return self.machine.game
+
+    # ----- taking entries in
+    def check(self, entry: Entry) -> None:
+        """Raise LogError (not this log's next entry, or a bad signature) or
+        Violation (against the rules or the protocol) without changing anything."""
+        self.log.check(entry)
+        probe = _Probe(self.machine)
+        probe.accept(entry)
+
+    def receive(self, entry: Entry) -> None:
+        """Check and take in the next entry. On LogError or Violation nothing
+        changes: the entry is not logged."""
+        self.log.check(entry)
+        self.machine.accept(entry)  # leaves the machine as it was on Violation
+        if self.file is not None:
+            self.file.append(entry)
+        else:
+            self.log.append(entry)
+        if self.me is not None:
+            self.me.refresh(self.machine)
+
+    # ----- writing this seat's entries
+    def due(self) -> Expect | None:
+        """What this seat must write now (None: somebody else's turn)."""
+        if self.me is None or self.machine.finished:
+            return None
+        if self.me.problem is not None and not self.machine.aborted:
+            return Expect(self.seat, ABORT)
+        return self.me.due(self.machine)
+
+    def write(self, action: dict | None = None, chat: list[str] | None = None) -> Entry:
+        """Sign this seat's due entry (an action needs ``action``), take it in,
+        and return it for sending. IllegalAction if the engine refuses the action."""
+        want = self.due()
+        if want is None:
+            raise IllegalAction("it is not your turn")
+        if want.kind == ABORT:
+            return self.write_abort(self.me.problem or self.machine.pending_problem)
+        payload = self.me.payload(self.machine, want, action)
+        if chat:
+            payload["chat"] = list(chat)
+        return self._sign_and_take(want.kind, payload)
+
+    def write_abort(self, violation: Violation, evidence: list[bytes] | None = None) -> Entry:
+        payload = {"culprit": violation.seat, "kind": violation.kind, "detail": violation.detail}
+        if evidence:
+            payload["evidence"] = list(evidence)
+        return self._sign_and_take(ABORT, payload)
+
+    def _sign_and_take(self, kind: str, payload: dict) -> Entry:
+        entry = self.log.make_next(self.seat, kind, payload, self.signer)
+        self.receive(entry)
+        return entry
+
+    def legal_actions(self) -> list[dict]:
+        return [] if self.me is None else self.me.legal_actions(self.machine)
+
+    def my_state(self):
+        return None if self.me is None else self.me.state(self.machine)
+
+    # ----- the end entry, signed by everybody
+    def end_body(self) -> bytes:
+        return self.log.end_body(self.machine.end_payload())
+
+    def sign_end(self, body: bytes) -> bytes:
+        """Sign a proposed end body after checking it says what this log says."""
+        if bytes(body) != self.end_body():
+            raise Violation(None, "bad-end", "the proposed end entry is not what this log shows")
+        return sign_body(body, self.signer)
+
+    def check_end_signature(self, body: bytes, seat: int, signature: bytes) -> None:
+        check_body_signature(body, self.log.public_keys[seat], signature, seat)
+
+    def end_signers(self) -> list[int]:
+        """Who signs the end: every seat not blamed by an abort."""
+        return [s for s in range(self.machine.players) if s not in self.machine.excluded]
+
+    def finish(self, body: bytes, signatures: dict[int, bytes]) -> Entry:
+        sigs = [signatures.get(s) for s in range(self.machine.players)]
+        entry = assemble(body, sigs)
+        self.receive(entry)
+        return entry
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+
+
+class _Probe:
+    """Checks an entry against a throwaway copy of the machine."""
+
+    def __init__(self, machine: TableMachine):
+        import copy
+
+        self.machine = copy.deepcopy(machine)
+
+    def accept(self, entry: Entry) -> None:
+        self.machine.accept(entry)
+
+
+__all__ = ["SeatDriver", "LogError", "Violation", "END", "ACTION"]
