@@ -75,15 +75,19 @@ def scalar_from(tag: str, *parts: bytes) -> int:
 
 
 def permutation_from(seed: bytes, label: str, size: int) -> list[int]:
-    """A permutation of range(size) by Fisher-Yates; one hash per swap.
+    """A permutation of range(size): Fisher-Yates driven by one SHAKE-256 stream,
+    16 bytes (bias < 2^-120) per swap.
 
     Convention everywhere: a deck shuffled by ``perm`` has at position j the
     card that was at position ``perm[j]``.
     """
     perm = list(range(size))
-    label_b = label.encode("ascii")
-    for i in range(size - 1, 0, -1):
-        j = int.from_bytes(h("perm", seed, label_b, u32(i)), "big") % (i + 1)
+    if size < 2:
+        return perm
+    stream = hashlib.shake_256(_frame("perm", (seed, label.encode("ascii"), u32(size)))).digest(
+        16 * (size - 1))
+    for step, i in enumerate(range(size - 1, 0, -1)):
+        j = int.from_bytes(stream[16 * step:16 * step + 16], "big") % (i + 1)
         perm[i], perm[j] = perm[j], perm[i]
     return perm
 
@@ -159,14 +163,23 @@ def encrypt(k: int, x: bytes) -> bytes:
 
 def encrypt_all(k: int, xs: Sequence[bytes]) -> list[bytes]:
     """E_k of every value, in order (one key object for all)."""
-    key = _private(k)
-    return [key.exchange(_ECDH, load(x)) for x in xs]
+    return shuffle_values(k, range(len(xs)), xs)
 
 
-def shuffle_values(k: int, perm: Sequence[int], xs: Sequence[bytes]) -> list[bytes]:
+def points(xs: Sequence[bytes], what: str = "deck") -> list[ec.EllipticCurvePublicKey]:
+    """Validate and load every value of a deck once, for many multiplications."""
+    return [load(x, f"{what} value {j}") for j, x in enumerate(xs)]
+
+
+def shuffle_points(k: int, perm: Iterable[int], pts: Sequence[ec.EllipticCurvePublicKey]) -> list[bytes]:
+    """out[j] = E_k(pts[perm[j]]) over preloaded points."""
+    exchange = _private(k).exchange
+    return [exchange(_ECDH, pts[p]) for p in perm]
+
+
+def shuffle_values(k: int, perm: Iterable[int], xs: Sequence[bytes]) -> list[bytes]:
     """Encrypt with k and permute: out[j] = E_k(xs[perm[j]])."""
-    key = _private(k)
-    return [key.exchange(_ECDH, load(xs[p])) for p in perm]
+    return shuffle_points(k, perm, points(xs))
 
 
 def strip(x: bytes, keys: Iterable[int]) -> bytes:

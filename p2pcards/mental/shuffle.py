@@ -21,8 +21,8 @@ from typing import Sequence
 
 from p2pcards.mental.group import (
     HASH_LEN, N, SEED_LEN, BadMessage, BadProof, MentalError, deck_bytes,
-    deck_hash, h, inverse, invert_permutation, scalar_from_bytes, scalar_to_bytes,
-    shuffle_values, split_values, u32,
+    deck_hash, h, inverse, invert_permutation, points, scalar_from_bytes, scalar_to_bytes,
+    shuffle_points, shuffle_values, split_values, u32,
 )
 from p2pcards.mental.keys import DealSecrets, round_key, round_permutation
 
@@ -60,8 +60,9 @@ def challenge_bits(context: bytes, input_hash: bytes, output_hash: bytes,
 
 
 def _check_rounds(rounds: object) -> int:
-    if not isinstance(rounds, int) or isinstance(rounds, bool) or not 1 <= rounds <= MAX_ROUNDS:
-        raise MentalError(f"proof rounds must be an int in 1..{MAX_ROUNDS}, got {rounds!r}")
+    # 0 rounds: no proof; a bad shuffle then shows only at the final reveal.
+    if not isinstance(rounds, int) or isinstance(rounds, bool) or not 0 <= rounds <= MAX_ROUNDS:
+        raise MentalError(f"proof rounds must be an int in 0..{MAX_ROUNDS}, got {rounds!r}")
     return rounds
 
 
@@ -81,10 +82,11 @@ def prove_shuffle(secrets: DealSecrets, deck_in: Sequence[bytes], deck_out: Sequ
     size = len(deck_in)
     input_hash = deck_hash(deck_in)
     k, pi = secrets.deck_key, secrets.deck_permutation(size)
+    pts = points(deck_in)
     seeds, commits = [], []
     for i in range(rounds):
         seed = secrets.round_seed(input_hash, context, i)
-        mid = shuffle_values(round_key(seed), round_permutation(seed, size), deck_in)
+        mid = shuffle_points(round_key(seed), round_permutation(seed, size), pts)
         seeds.append(seed)
         commits.append(deck_hash(mid))
     bits = challenge_bits(context, input_hash, deck_hash(deck_out), commits, rounds)
@@ -149,18 +151,20 @@ def verify_shuffle(deck_in: Sequence[bytes], msg: object, context: bytes,
     context = _check_context(context)
     size = len(deck_in)
     parsed = parse_shuffle(msg, size, rounds)
+    pts_in = points(deck_in, "input deck") if rounds else []
+    pts_out = points(parsed.deck) if rounds else []
     bits = challenge_bits(context, deck_hash(deck_in), deck_hash(parsed.deck), parsed.commits, rounds)
     for i, (opening, bit, commit) in enumerate(zip(parsed.openings, bits, parsed.commits)):
         if bit == 0:
             if not isinstance(opening, bytes):
                 raise BadProof(f"round {i} must be opened to the input and is opened to the output")
-            mid = shuffle_values(round_key(opening), round_permutation(opening, size), deck_in)
+            mid = shuffle_points(round_key(opening), round_permutation(opening, size), pts_in)
         else:
             if isinstance(opening, bytes):
                 raise BadProof(f"round {i} must be opened to the output and is opened to the input")
             rho, sigma = opening
             # b[j] = E_rho(D[sigma[j]])  =>  D[sigma[j]] = E_rho^-1(b[j])
-            back = shuffle_values(inverse(rho), range(size), parsed.deck)
+            back = shuffle_points(inverse(rho), range(size), pts_out)
             mid = [b""] * size
             for j, s in enumerate(sigma):
                 mid[s] = back[j]
