@@ -209,6 +209,7 @@ class Bura(Game):
         "target": "points a declaration needs to win the bank",
         "bessa": "three trumps or three aces in hand may be shown to take the bank",
     }
+    face_down_actions = frozenset({"throw"})
 
     # ----- options -------------------------------------------------------
     def default_options(self, players: int) -> dict:
