@@ -502,6 +502,16 @@ def test_bad_start_arguments_are_refused(kwargs, message):
         G.start(2, **kwargs)
 
 
+def test_ending_a_match_needs_a_finished_deal_of_that_match():
+    m = G.new_match(2, seed=1)
+    with pytest.raises(IllegalAction, match="not over"):
+        G.end_deal(m, G.start_deal(m))
+    with pytest.raises(IllegalAction, match="3 players"):
+        G.end_deal(m, G.start(3, seed=1))
+    with pytest.raises(IllegalAction, match="no seat 2"):
+        G.hand(G.start_deal(m), 2)
+
+
 def test_bad_player_counts_are_refused():
     for n in (1, 5, "2"):
         with pytest.raises(IllegalAction, match="2 to 4 players"):

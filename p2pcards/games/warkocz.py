@@ -297,6 +297,8 @@ class Warkocz(Game):
         return state.winner >= 0
 
     def hand(self, state, seat: int) -> list[str]:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.players:
+            raise IllegalAction(f"no seat {seat!r} at a table of {state.players}")
         return list(state.hands[seat])
 
     def legal_actions(self, state) -> list[dict]:
@@ -569,6 +571,8 @@ class Warkocz(Game):
     def end_deal(self, match: Match, state) -> Match:
         if match.over:
             raise IllegalAction("the match is over")
+        if state.players != match.players:
+            raise IllegalAction(f"a deal of {state.players} players cannot end a match of {match.players}")
         result = self.deal_scores(state)
         n = match.players
         scores = [match.scores[i] + result["seats"][i] for i in range(n)]
