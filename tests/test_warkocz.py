@@ -561,3 +561,12 @@ def test_greedy_plays_from_a_state_with_hidden_cards():
     s = deal([["5D", "6H", "9D", "KD"], ["2D", "3D", "4D", "7D"]], hidden=(1,))
     action = greedy.choose(G, s, random.Random(1))
     assert action in G.legal_actions(s)
+
+
+def test_greedy_gets_rid_of_the_warkocz_when_an_opponent_is_about_to_go_out():
+    # seat 1 leads (dealer 0) and comes down to 2 cards; seat 0 may pass or lay the warkocz as 9
+    s = deal([["2D", "3D", "9C", "7D", "JD", "5H"], ["JH", "QD", "KD", "8H", "4H", "10D"]], dealer=0)
+    s = run(s, play("JH"), play("QD"), play("KD"), play("8H"), PASS)
+    assert G.to_act(s) == 0 and G.view(s, 0)["needed"] == "9" and PASS in G.legal_actions(s)
+    s = _greedy_move(s)
+    assert "9C" not in G.hand(s, 0)
