@@ -28,6 +28,7 @@ blamed make their final reveal and sign the end.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from typing import Any
 
@@ -92,6 +93,7 @@ class DealRecord:
     rekey_messages: list[Any] = dataclasses.field(default_factory=list)
     key_messages: list[tuple[int, list]] = dataclasses.field(default_factory=list)  # (seat, [[pos, key]...])
     codes: list[str] | None = None  # every position's card, after the final reveal
+    match_before: Match | None = None  # the match as this deal began (what start() was given)
     scores: dict | None = None
 
 
@@ -481,7 +483,8 @@ class TableMachine:
             self._new_deal()
 
     def _new_deal(self) -> None:
-        self.deals.append(DealRecord(self.match.deal_index, self.match.dealer, self.seq))
+        self.deals.append(DealRecord(self.match.deal_index, self.match.dealer, self.seq,
+                                     match_before=copy.deepcopy(self.match)))
         self.state = None
         self.public_codes: dict[int, str] = {}
         self.book = KeyBook(self.players)

@@ -9,7 +9,7 @@ table driver signs, sends and logs what it returns.
 from __future__ import annotations
 
 from p2pcards import dealing, mental
-from p2pcards.games import IllegalAction
+from p2pcards.games import IllegalAction, NeedReveal
 from p2pcards.knowledge import public_form, seat_state, shown_by
 from p2pcards.machine import ACTION, KEYS, REKEY, REVEAL, SHUFFLE, Expect, TableMachine, Violation
 
@@ -105,7 +105,10 @@ class Seat:
         seat's keys of the cards it shows."""
         mine = self.state(machine)
         if check:
-            machine.game.apply(mine, action)  # raises IllegalAction with the engine's reason
+            try:
+                machine.game.apply(mine, action)  # raises IllegalAction with the engine's reason
+            except NeedReveal:
+                pass  # legal as far as this seat can see; the table shows the cards first
         public, positions = public_form(machine.game, machine.state, action, self.seat, self.known)
         shown = shown_by(public, positions)
         secrets = self.secrets(machine.deal.index)
