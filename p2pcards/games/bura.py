@@ -99,6 +99,7 @@ SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 RANK_STRENGTH = {"6": 0, "7": 1, "8": 2, "9": 3, "J": 4, "Q": 5, "K": 6, "10": 7, "A": 8}
 POINTS = {"A": 11, "10": 10, "K": 4, "Q": 3, "J": 2}
 
+ACE = RANK_STRENGTH["A"]
 DECK = tuple(bura_deck())
 DECK_SET = frozenset(DECK)
 # Per code: (suit, strength, points); looked up in the hot paths.
@@ -133,6 +134,8 @@ def play_beats(new: tuple | list, old: tuple | list, trump_suit: str) -> bool:
     """Every card of ``old`` matched by a distinct card of ``new`` that beats it."""
     if len(new) != len(old):
         return False
+    if len(new) == 1:
+        return beats(new[0], old[0], trump_suit)
     for perm in permutations(new):
         for a, b in zip(perm, old):
             if not beats(a, b, trump_suit):
@@ -142,11 +145,14 @@ def play_beats(new: tuple | list, old: tuple | list, trump_suit: str) -> bool:
     return False
 
 
+_KEYS = {c: (0, SUIT_ORDER[s], r) for c, (s, r, _) in INFO.items()}
+
+
 def card_key(card: str):
     """Sort order for hands: by suit, then rank; unknown tokens last by position."""
-    info = INFO.get(card)
-    if info is not None:
-        return (0, SUIT_ORDER[info[0]], info[1])
+    key = _KEYS.get(card)
+    if key is not None:
+        return key
     try:
         return (1, int(card[1:]), 0)
     except ValueError:
@@ -317,9 +323,13 @@ class Bura(Game):
 
     def _bessa_ok(self, state: BuraState, cards) -> bool:
         """Three known cards, all trumps or all aces."""
-        if len(cards) != 3 or not all(c in INFO for c in cards):
+        if len(cards) != 3:
             return False
-        return all(INFO[c][0] == state.trump_suit for c in cards) or all(c[:-1] == "A" for c in cards)
+        infos = [INFO.get(c) for c in cards]
+        if None in infos:
+            return False
+        trump = state.trump_suit
+        return all(i[0] == trump for i in infos) or all(i[1] == ACE for i in infos)
 
     def _bessa_beats_shown(self, state: BuraState, cards) -> bool:
         if not state.bessas:
@@ -343,7 +353,8 @@ class Bura(Game):
         out = []
         if state.options["bessa"] and len(hand) == 3 and self._bessa_ok(state, hand):
             out.append({"type": "bessa", "cards": sort_cards(hand)})
-        known = sort_cards(c for c in hand if c in INFO)
+        ordered = sort_cards(hand)
+        known = [c for c in ordered if c in INFO]
         if not state.trick:
             limit = self._lead_limit(state)
             by_suit: dict[str, list[str]] = {}
@@ -360,7 +371,7 @@ class Bura(Game):
         for combo in combinations(known, k):
             if play_beats(combo, best, trump):
                 out.append({"type": "beat", "cards": list(combo)})
-        for combo in combinations(sort_cards(hand), k):
+        for combo in combinations(ordered, k):
             out.append({"type": "throw", "cards": list(combo)})
         return out
 
