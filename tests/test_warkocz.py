@@ -258,6 +258,11 @@ def test_nines_laid_with_the_warkocz_do_not_move_the_row_but_count_as_played():
     assert view["needed"] == "5" and view["played"]["9"] == 2 and view["hand"] == ["2D"]
 
 
+def test_a_step_is_recorded_in_one_card_order():
+    s = G.apply(deal([["9H", "9C", "9D", "2D"], ["3D", "4D", "5D", "6D"]]), play("9H", "9D", "9C", as_="Q"))
+    assert G.view(s, 1)["row"] == [{"seat": 0, "cards": ["9C", "9D", "9H"], "as": "Q"}]
+
+
 def test_only_nines_may_go_with_the_warkocz():
     refused(deal([["9C", "5D", "5H", "5D"], ["3D", "4D", "6D", "6H"]]), play("5D", "5H", "9C", as_="5"), "only 9s")
 
@@ -478,9 +483,10 @@ def test_bad_actions_are_refused_and_change_nothing(action, message):
 @pytest.mark.parametrize(
     "kwargs,message",
     [
-        ({"deck": ["5D"] * 49}, "twice too many"),
+        ({"deck": ["5D"] * 49}, "5D appears more often"),
+        ({"deck": [["5D"]] * 49}, "not a card of the warkocz deck"),
         ({"deck": warkocz_deck()[:-1]}, "49 cards"),
-        ({"deck": warkocz_deck()[:-1] + ["AH"]}, "not in the warkocz deck"),
+        ({"deck": warkocz_deck()[:-1] + ["AH"]}, "AH is not a card of the warkocz deck"),
         ({"deck": "5D"}, "49 cards"),
         ({"dealer": 2}, "dealer must be a seat"),
         ({"scores": [1]}, "scores must be a list of 2"),

@@ -282,11 +282,12 @@ class Warkocz(Game):
         for c in DECK:
             remaining[c] = remaining.get(c, 0) + 1
         for c in deck:
-            if is_unknown(c):
-                continue
-            if not remaining.get(c):
-                what = "twice too many" if c in DECK_CODES else "not in the warkocz deck"
-                raise IllegalAction(f"bad deck: card {_describe(c)} is {what}")
+            if not isinstance(c, str) or c not in DECK_CODES:
+                if isinstance(c, str) and is_unknown(c):
+                    continue
+                raise IllegalAction(f"bad deck: {_describe(c)} is not a card of the warkocz deck")
+            if not remaining[c]:
+                raise IllegalAction(f"bad deck: {c} appears more often than the deck holds it")
             remaining[c] -= 1
         return list(deck)
 
@@ -427,7 +428,8 @@ class Warkocz(Game):
         else:
             played[r] += naturals
         new.played = played
-        new.row = state.row + [{"seat": seat, "cards": list(cards), "as": W_RANKS[r]}]
+        # one order for one step, whatever order the player named the cards in
+        new.row = state.row + [{"seat": seat, "cards": sorted(cards, key=card_sort_key), "as": W_RANKS[r]}]
         new.last_layer = seat
         new.passes = 0
         if state.streak != seat:
