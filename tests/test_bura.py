@@ -179,8 +179,6 @@ def test_other_suit_non_trump_does_not_beat():
 
 
 def test_any_trump_beats_a_non_trump_even_holding_the_suit():
-    s = start(2, [["AH", "9C", "7C"], ["6S", "KH", "8C"]], "7D")
-    # seat 1 holds hearts (KH cannot beat AH anyway) and trumps with the 6 of... no: trump is D
     s = start(2, [["KH", "9C", "7C"], ["6D", "AH", "8C"]], "7D")
     s = G.apply(s, lead("KH"))
     acts = G.legal_actions(s)
@@ -672,3 +670,42 @@ def test_view_shows_own_hand_only_and_public_information():
     assert not any(c in text for c in ("JH", "6C", "6D", "10H", "QH", "7D"))
     spectator = G.view(s, None)
     assert spectator["hand"] == [] and "9H" not in repr(spectator) and spectator["trump"] == "8S"
+
+
+# ----- the greedy player --------------------------------------------------------------
+def _greedy(state):
+    import random
+
+    from p2pcards.greedy import bura as greedy
+
+    return greedy.choose(G, state, random.Random(0))
+
+
+def test_greedy_shows_a_bessa():
+    s = start(2, [["6S", "9S", "JS"], ["9H", "7C", "8C"]], "8S")
+    assert _greedy(s) == {"type": "bessa", "cards": ["6S", "9S", "JS"]}
+
+
+def test_greedy_declares_only_when_sure():
+    s = play(_declare_ready(), lead(*WEAK), beat(*STRONG))
+    assert _greedy(s) == DECLARE  # 41 face up
+    # 10 face up + an unseen face-down card: could be 21, but not sure of 21
+    hands = [["9H", "7C", "8C"], ["10H", "6C", "6D"], ["AC", "AD", "7D"]]
+    s = start(3, hands, "8S", options={"target": 21})
+    s = play(s, lead("9H"), beat("10H"), throw("AD"))
+    assert G.view(s, None)["phase"] == "declare" and _greedy(s) == PASS
+
+
+def test_greedy_beats_cheaply_and_throws_low_when_it_cannot_beat():
+    s = start(2, [["9H", "KC", "7C"], ["10H", "JH", "6S"]], "8S")
+    s = G.apply(s, lead("9H"))
+    assert _greedy(s) == beat("JH")  # the cheapest beater, no trump spent
+    s = start(2, [["AH", "KC", "7C"], ["KD", "7D", "QD"]], "8S")
+    s = G.apply(s, lead("AH"))
+    assert _greedy(s) == throw("7D")  # cannot beat: the lowest card goes face down
+
+
+def test_greedy_leads_an_unbeatable_scoring_card():
+    # the only higher spade (the trump suit) is the turned AS, under the stock: nobody holds it
+    s = start(2, [["10S", "7C", "8C"], ["9H", "6C", "6D"]], "AS")
+    assert _greedy(s) == lead("10S")

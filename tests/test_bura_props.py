@@ -164,6 +164,21 @@ class Seat:
                     s.learn(shown)
 
 
+def step(full, seats, action):
+    """Apply ``action`` to the full state and to every seat's own state, with
+    the reveals the table would make; returns the new full state."""
+    if action["type"] in ("lead", "beat", "bessa"):
+        for s in seats:  # cards shown face up: everybody sees them
+            s.learn(action["cards"])
+    hands_before = [set(G.hand(full, q)) for q in range(full.players)]
+    full = G.apply(full, action)
+    for s in seats:
+        s.apply(action, seats)
+    for q in range(full.players):  # drawn cards are shown to their drawer
+        seats[q].learn(set(G.hand(full, q)) - hands_before[q])
+    return full
+
+
 @settings(max_examples=120, deadline=None)
 @given(players=st.integers(2, 6), seed=st.integers(0, 10**6), dealer=st.integers(0, 5),
        rng=st.randoms(use_true_random=False), declare_rate=DECLARE_RATES)
@@ -180,16 +195,7 @@ def test_partial_knowledge_stays_in_step(players, seed, dealer, rng, declare_rat
             break
         actor = G.to_act(full)
         assert G.legal_actions(seats[actor].state) == G.legal_actions(full)
-        action = pick(G.legal_actions(full), rng, declare_rate)
-        if action["type"] in ("lead", "beat", "bessa"):
-            for s in seats:  # cards shown face up: everybody sees them
-                s.learn(action["cards"])
-        hands_before = [set(G.hand(full, q)) for q in range(players)]
-        full = G.apply(full, action)
-        for s in seats:
-            s.apply(action, seats)
-        for q in range(players):  # drawn cards are shown to their drawer
-            seats[q].learn(set(G.hand(full, q)) - hands_before[q])
+        full = step(full, seats, pick(G.legal_actions(full), rng, declare_rate))
     assert [G.deal_scores(s.state) for s in seats] == [G.deal_scores(full)] * players
 
 
@@ -204,3 +210,23 @@ def test_many_seeded_deals_every_player_count():
             state = G.apply(state, pick(G.legal_actions(state), rng, (0.0, 0.05, 0.5)[seed % 3]))
         ends[G.deal_scores(state)["end"]] += 1
     assert ends["declared"] and ends["failed_declaration"] and ends["exhausted"] and ends["bessa"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(players=st.integers(2, 6), seed=st.integers(0, 10**6), rng=st.randoms(use_true_random=False))
+def test_greedy_on_its_own_partial_state_plays_legally(players, seed, rng):
+    """The greedy player decides from its seat's own state (tokens for what it
+    cannot see); its action is legal in the full state."""
+    from p2pcards.greedy import bura as greedy
+
+    deck = shuffled_deck("bura", seed)
+    full = G.start(players, deck=deck, dealer=0)
+    seats = [Seat(s, deck, players, 0) for s in range(players)]
+    while not G.deal_over(full):
+        actor = G.to_act(full)
+        if actor % 2 == 0:
+            action = greedy.choose(G, seats[actor].state, rng)
+        else:
+            action = pick(G.legal_actions(full), rng, 0.1)
+        assert action in G.legal_actions(full)
+        full = step(full, seats, action)
