@@ -106,6 +106,15 @@ def sra_deal(players: int, size: int, plan: dict, sample: int | None) -> float:
     return statistics.mean(cpu)
 
 
+def scalar_mult_ms(count: int = 400) -> float:
+    """The cost of one x-only multiplication (an ECDH exchange) right now."""
+    from p2pcards.mental import encode_deck, encrypt_all
+    xs = list(encode_deck("kanasta").values) * (count // 108 + 1)
+    t = time.process_time()
+    encrypt_all(12345678901234567890, xs[:count])
+    return (time.process_time() - t) / count * 1000
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--players", type=int, default=4)
@@ -144,6 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         "bytes_per_player": round(statistics.mean(proof.sent)),
         "bytes_per_player_max": max(proof.sent),
         "bytes_per_player_all_cards_shown": max(full.sent),
+        "scalar_mult_ms": round(scalar_mult_ms(), 4),
         "sra_cpu_s_per_player_noproof": round(sra, 3),
         "sra_method": f"extrapolated from {args.sra_sample} pows" if args.sra_sample else "full run",
         "speedup_vs_sra": round(sra / cpu_bare, 1),

@@ -15,10 +15,11 @@ from p2pcards.mental.group import (
     inverse, shuffle_values, split_values, strip,
 )
 from p2pcards.mental.keys import DealSecrets, seed_commitment
+from p2pcards.mental.seat import SeatDeal
 from p2pcards.mental.shuffle import (
     DEFAULT_ROUNDS, ShuffleMessage, challenge_bits, parse_shuffle, prove_shuffle,
     shuffle_step, verify_shuffle,
 )
-from p2pcards.mental.sim import CHEATS, SimResult, simulate_deal, wire_size
+from p2pcards.mental.sim import CHEATS, SimResult, shuffle_context, simulate_deal, wire_size
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -56,8 +56,8 @@ def rekey_values(secrets: DealSecrets, deck_in: Sequence[bytes]) -> list[bytes]:
     return [encrypt(secrets.rekey_scalar(j), x) for j, x in enumerate(deck_in)]
 
 
-def parse_rekey(msg: object, size: int) -> list[bytes]:
-    return split_values(_exact_map(msg, {"deck"}, "re-key")["deck"], size, "re-keyed deck")
+def parse_rekey(msg: object, size: int, on_curve: bool = True) -> list[bytes]:
+    return split_values(_exact_map(msg, {"deck"}, "re-key")["deck"], size, "re-keyed deck", on_curve)
 
 
 # -- 4. per-card keys and showing -----------------------------------------

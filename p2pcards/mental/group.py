@@ -201,10 +201,11 @@ def deck_hash(xs: Sequence[bytes]) -> bytes:
     return h("deck", b"".join(xs))
 
 
-def split_values(blob: object, count: int, what: str = "deck") -> list[bytes]:
-    """Untrusted concatenated values -> list, checking length, curve membership
-    and that no value appears twice (two equal values in a deck can only come
-    from a duplicated card)."""
+def split_values(blob: object, count: int, what: str = "deck", on_curve: bool = True) -> list[bytes]:
+    """Untrusted concatenated values -> list, checking length, range, that no
+    value appears twice (two equal values in a deck can only come from a
+    duplicated card) and, unless ``on_curve`` is False, curve membership
+    (a square root each: skipped for decks the caller never multiplies)."""
     if not isinstance(blob, bytes):
         raise BadMessage(f"{what} must be bytes, got {_describe(blob)}")
     if len(blob) != count * VALUE_LEN:
@@ -213,7 +214,10 @@ def split_values(blob: object, count: int, what: str = "deck") -> list[bytes]:
     xs = [blob[i:i + VALUE_LEN] for i in range(0, len(blob), VALUE_LEN)]
     seen: dict[bytes, int] = {}
     for j, x in enumerate(xs):
-        load(x, f"{what} value {j}")
+        if on_curve:
+            load(x, f"{what} value {j}")
+        elif int.from_bytes(x, "big") >= P:
+            raise BadMessage(f"{what} value {j} is not below the field prime of P-256")
         if x in seen:
             raise BadMessage(f"{what} holds the same value at positions {seen[x]} and {j}")
         seen[x] = j

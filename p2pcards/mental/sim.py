@@ -1,7 +1,8 @@
-"""An in-memory deal: every seat's steps in one process, for tests and the
-benchmark. It follows the order the network table follows, counts the bytes
-each seat sends (msgpack of its messages) and the CPU time each seat spends,
-and can make one seat cheat, to test that the cheat is caught and blamed.
+"""An in-memory deal: every seat's ``SeatDeal`` in one process, for tests and
+the benchmark. Every message goes to every seat in the order the network
+table uses; it counts the bytes each seat sends (msgpack of its messages)
+and the CPU time each seat spends, and can make one seat cheat, to test that
+the cheat is caught and blamed.
 """
 
 from __future__ import annotations
@@ -12,16 +13,14 @@ from typing import Mapping
 
 import msgpack
 
-from p2pcards.mental.deal import (
-    DealAudit, DealRecord, card_keys_step, check_deal, commit_step, open_physical,
-    parse_card_keys, parse_rekey, rekey_step, reveal_step,
-)
+from p2pcards.mental.deal import DealAudit, DealRecord, check_deal
 from p2pcards.mental.encoding import encode_deck
 from p2pcards.mental.group import (
-    MentalError, NoCard, clear_caches, deck_bytes, encrypt, shuffle_values, split_values,
+    N, MentalError, clear_caches, deck_bytes, encrypt, shuffle_values, split_values,
 )
 from p2pcards.mental.keys import DealSecrets
-from p2pcards.mental.shuffle import DEFAULT_ROUNDS, prove_shuffle, shuffle_step, verify_shuffle
+from p2pcards.mental.seat import SeatDeal
+from p2pcards.mental.shuffle import DEFAULT_ROUNDS, prove_shuffle
 
 CHEATS = ("bad-shuffle", "substitute", "wrong-key", "bad-rekey", "bad-reveal")
 
@@ -39,7 +38,7 @@ def shuffle_context(seat: int, tag: bytes = b"sim") -> bytes:
 
 @dataclass
 class SimResult:
-    record: DealRecord
+    record: DealRecord                  # the deal as an honest seat's log holds it
     sent: list[int]                     # bytes each seat sent
     cpu: list[float]                    # CPU seconds each seat spent
     seen: list[dict[int, str]]          # per seat: position -> code it was shown
@@ -58,28 +57,22 @@ def simulate_deal(game_id: str, players: int, rounds: int = DEFAULT_ROUNDS,
     shown to (None: to all); positions not in it stay hidden (the stock).
     Default: every position to seat ``position % players``. ``verify``:
     "all" (every other seat checks each proof, as on the network), "once"
-    (checked once, charged to nobody) or "none". ``cheat``: (kind, seat)
-    with kind in CHEATS."""
-    enc = encode_deck(game_id)
-    size = len(enc)
+    (only the next seat checks it) or "none". ``cheat``: (kind, seat) with
+    kind in CHEATS. ``seeds``: fixed deal seeds (else fresh ones)."""
+    size = len(encode_deck(game_id))
     if plan is None:
         plan = {p: p % players for p in range(size)}
     if cheat is not None and cheat[0] not in CHEATS:
         raise ValueError(f"unknown cheat {cheat[0]!r}; known: {', '.join(CHEATS)}")
-    kind, cheater = cheat if cheat else (None, None)
     if verify not in ("all", "once", "none"):
         raise ValueError('verify must be "all", "once" or "none"')
-
+    kind, cheater = cheat if cheat else (None, None)
     sec = [DealSecrets(s) for s in seeds] if seeds else [DealSecrets.fresh() for _ in range(players)]
-    record = DealRecord(game_id, players, rounds)
-    res = SimResult(record, [0] * players, [0.0] * players, [{} for _ in range(players)],
-                    [{} for _ in range(players)])
+    seats = [SeatDeal(game_id, players, s, rounds, sec[s]) for s in range(players)]
+    res = SimResult(seats[0].record, [0] * players, [0.0] * players,
+                    [{} for _ in range(players)], [{} for _ in range(players)])
 
-    def send(seat: int, what: str, msg: object) -> None:
-        res.sent[seat] += wire_size(msg)
-        res.messages.append((seat, what, msg))
-
-    class _Clock:
+    class clock:
         def __init__(self, seat: int):
             self.seat = seat
 
@@ -90,87 +83,87 @@ def simulate_deal(game_id: str, players: int, rounds: int = DEFAULT_ROUNDS,
         def __exit__(self, *exc):
             res.cpu[self.seat] += time.process_time() - self.t
 
-    for s in range(players):
-        with _Clock(s):
-            msg = commit_step(sec[s])
-        record.commits.append(msg)
-        send(s, "commit", msg)
+    def publish(seat: int, what: str, msg: object, deliver) -> None:
+        """Send to all; ``deliver(t)`` hands it to seat t. Raises the first
+        rejection as an abort reason."""
+        res.sent[seat] += wire_size(msg)
+        res.messages.append((seat, what, msg))
+        failure = None
+        for t in range(players):
+            try:
+                with clock(t):
+                    deliver(t)
+            except MentalError as e:
+                failure = failure or f"seat {t} rejected the {what} of seat {seat}: {e}"
+        if failure:
+            raise _Abort(failure)
 
-    def run_steps() -> str | None:
-        deck = list(enc.values)
+    def run() -> None:
+        for s in range(players):
+            with clock(s):
+                msg = seats[s].commit()
+            publish(s, "commit", msg, lambda t: seats[t].receive_commit(s, msg))
         for s in range(players):
             context = shuffle_context(s, context_tag)
-            with _Clock(s):
+            with clock(s):
                 if s == cheater and kind in ("bad-shuffle", "substitute"):
-                    msg = _cheating_shuffle(sec[s], deck, context, rounds, kind)
+                    msg = _cheating_shuffle(sec[s], seats[s].deck, context, rounds, kind)
                 else:
-                    msg = shuffle_step(sec[s], deck, context, rounds)
-            record.shuffles.append((context, msg))
-            send(s, "shuffle", msg)
-            checkers = [t for t in range(players) if t != s] if verify == "all" else \
-                [None] if verify == "once" else []
-            out = None
-            for t in checkers:
-                try:
-                    if t is None:
-                        out = verify_shuffle(deck, msg, context, rounds)
-                    else:
-                        with _Clock(t):
-                            out = verify_shuffle(deck, msg, context, rounds)
-                except MentalError as e:
-                    return f"seat {t if t is not None else '?'} rejected the shuffle of seat {s}: {e}"
-            if out is None:
-                try:
-                    out = split_values(msg["deck"], size)
-                except MentalError as e:
-                    return f"the shuffled deck of seat {s} is malformed: {e}"
-            deck = out
+                    msg = seats[s].shuffle(context)
+            checks = {"all": set(range(players)), "once": {(s + 1) % players}, "none": set()}[verify]
+            publish(s, "shuffle", msg,
+                    lambda t: seats[t].receive_shuffle(s, context, msg, verify=t in checks))
         for s in range(players):
-            with _Clock(s):
-                msg = rekey_step(sec[s], deck)
+            with clock(s):
+                msg = seats[s].rekey()
                 if s == cheater and kind == "bad-rekey":
                     vals = split_values(msg["deck"], size)
                     vals[0] = encrypt(2, vals[0])
                     msg = {"deck": deck_bytes(vals)}
-            record.rekeys.append(msg)
-            send(s, "rekey", msg)
-            deck = parse_rekey(msg, size)
-        # Show: each seat publishes its key of every position shown to someone else or to all.
-        published: list[dict[int, int]] = []
-        for t in range(players):
-            positions = [p for p, who in plan.items() if who is None or who != t]
-            with _Clock(t):
-                msg = card_keys_step(sec[t], positions) if positions else None
-                if msg is not None and t == cheater and kind == "wrong-key":
-                    victim = next(i for i, (p, _) in enumerate(msg["keys"]) if plan[p] not in (None, t))
-                    msg["keys"][victim][1] = (sec[t].card_key(msg["keys"][victim][0]) + 1).to_bytes(32, "big")
-            if msg is not None:
-                record.card_keys.append((t, msg))
-                send(t, "keys", msg)
-            published.append(parse_card_keys(msg, size) if msg is not None else {})
+            publish(s, "rekey", msg, lambda t: seats[t].receive_rekey(s, msg))
+        # Each seat publishes its key of every position shown to someone else or to all.
+        for s in range(players):
+            positions = [p for p, who in plan.items() if who is None or who != s]
+            if not positions:
+                continue
+            with clock(s):
+                msg = seats[s].keys(positions)
+                if s == cheater and kind == "wrong-key":
+                    item = next(it for it in msg["keys"] if plan[it[0]] not in (None, s))
+                    item[1] = (sec[s].card_key(item[0]) % (N - 1) + 1).to_bytes(32, "big")
+            publish(s, "keys", msg, lambda t: seats[t].receive_keys(s, msg))
         for r in range(players):
-            with _Clock(r):
+            with clock(r):
                 for p, who in sorted(plan.items()):
-                    if who is not None and who != r:
-                        continue
-                    keys = [sec[r].card_key(p)] + [published[t][p] for t in range(players) if t != r]
-                    try:
-                        i = open_physical(enc, deck[p], keys)
-                    except NoCard:
-                        return f"seat {r}: position {p} decrypts to no card"
-                    res.seen[r][p], res.physical[r][p] = enc.codes[i], i
-        return None
+                    if who is None or who == r:
+                        try:
+                            i = seats[r].open_index(p)
+                        except MentalError as e:
+                            raise _Abort(f"seat {r}: {e}")
+                        res.seen[r][p], res.physical[r][p] = seats[r].encoding.codes[i], i
 
-    res.aborted = run_steps()
+    try:
+        run()
+    except _Abort as e:
+        res.aborted = str(e)
     for s in range(players):
-        with _Clock(s):
-            msg = reveal_step(sec[s] if not (s == cheater and kind == "bad-reveal")
-                              else DealSecrets.fresh())
-        record.reveals.append(msg)
-        send(s, "reveal", msg)
+        with clock(s):
+            msg = seats[s].reveal() if not (s == cheater and kind == "bad-reveal") \
+                else {"seed": DealSecrets.fresh().seed}
+        res.sent[s] += wire_size(msg)
+        res.messages.append((s, "reveal", msg))
+        for t in range(players):
+            with clock(t):
+                seats[t].receive_reveal(s, msg)  # a mismatch is the audit's finding
+    honest = next(t for t in range(players) if t != cheater)
+    res.record = seats[honest].record
     if audit:
-        res.audit = check_deal(record)
+        res.audit = check_deal(res.record)
     return res
+
+
+class _Abort(Exception):
+    pass
 
 
 def _cheating_shuffle(secrets: DealSecrets, deck: list[bytes], context: bytes, rounds: int,
