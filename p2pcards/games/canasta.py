@@ -1,0 +1,950 @@
+"""The one rules core of the two canastas, ``kanasta`` and ``kanaszta``.
+
+The games' differences live in ``kanasta.py`` and ``kanaszta.py`` as class
+data and a few hooks (meld shapes, taking the pile, scoring); everything they
+share is here: the state, dealing, drawing, melding, adding, discarding,
+going out, the enumeration of every legal action, the view and the match.
+
+Terms used below: the *owner* of melds is the player in kanasta (melds belong
+to whoever laid them) and the side in kanaszta (a pair shares its melds). A
+meld's ``rank`` is ``"4"``..``"A"``, ``"W"`` for an all-wild meld (kanasta)
+or ``"3"`` for a black-3 meld (kanaszta, going out only). Melds are never
+removed, so a meld's index in the table's list of melds (``view["melds"]``,
+in the order they were laid) is a stable reference: actions name melds by it.
+
+Hidden cards: the engine never looks at an unknown token. Rules that need the
+identity of a card in the actor's hand (kanaszta's "lay a red 3 at once", "lay
+all your red 3s", the dead-end check of a first meld) are enforced when that
+card is known; the actor's own peer and the audit always know it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import lru_cache
+
+from p2pcards import cards as C
+from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, shuffled_deck
+
+RANK_INDEX = {r: i for i, r in enumerate(C.RANKS)}
+SUIT_INDEX = {s: i for i, s in enumerate(C.SUITS)}
+MELD_RANKS = C.RANKS[2:]  # 4..A: the ranks a natural meld can have
+
+# Card kinds: natural (4..A), wild (JK, 2), red 3, black 3.
+NAT, WILD, RED3, BLACK3 = "N", "W", "R", "B"
+KIND: dict[str, str] = {C.JOKER: WILD}
+for _r in C.RANKS:
+    for _s in C.SUITS:
+        _code = _r + _s
+        if _r == "2":
+            KIND[_code] = WILD
+        elif _r == "3":
+            KIND[_code] = RED3 if _s in C.RED_SUITS else BLACK3
+        else:
+            KIND[_code] = NAT
+RED_THREES = ("3D", "3H")
+
+
+def card_key(card: str):
+    key = _CARD_KEYS.get(card)
+    return key if key is not None else _card_key(card)
+
+
+def _card_key(card: str):
+    """Sort order for hands and action lists: by rank, wilds after aces,
+    then suit; unknown tokens last by position."""
+    kind = KIND.get(card)
+    if kind is None:
+        return (99, C.unknown_position(card) if C.is_unknown(card) else 0, 0)
+    if card == C.JOKER:
+        return (15, 0, 0)
+    r = card[:-1]
+    order = 14 if r == "2" else RANK_INDEX[r]
+    return (order, SUIT_INDEX[card[-1]], 0)
+
+
+_CARD_KEYS = {code: _card_key(code) for code in KIND}
+
+
+def describe(card: object) -> str:
+    return card if isinstance(card, str) else repr(card)
+
+
+@dataclasses.dataclass(slots=True)
+class Meld:
+    owner: int  # seat (kanasta) or side (kanaszta)
+    by: int  # the seat that laid it
+    rank: str  # "4".."A", "W" (all wild) or "3" (black threes)
+    cards: list
+    naturals: int
+    wilds: int
+
+
+@dataclasses.dataclass(slots=True)
+class CanastaState:
+    game: str
+    players: int
+    dealer: int
+    options: dict
+    scores: list  # each side's match total before this deal
+    minimum: list  # kanaszta: each side's minimum first meld; kanasta: [first_meld] * owners
+    hands: list  # per seat, cards in arrival order (tokens included)
+    stock: list  # top is the LAST element
+    pile: list  # top is the last element
+    melds: list  # of Meld, in the order laid
+    red3s: list  # per seat, red 3s laid apart
+    opened: list  # per owner: has laid its first meld this deal
+    turn: int  # the seat to act
+    phase: str  # "setup" (kanaszta red 3s), "draw", "meld", "over"
+    can_take: bool  # kanasta: just drew, may still take the pile
+    frozen: bool  # kanaszta: a wild lies crosswise in the pile
+    stopped: bool  # kanaszta: the last discard was a stop card
+    turn_value: int  # card value melded this turn (kanaszta's first meld)
+    turn_opening: bool  # the owner had no meld when this turn began
+    turn_melded: bool  # the seat melded something this turn
+    melded_before: list  # per seat: melded in an earlier turn (concealed going out)
+    turns_done: list  # per seat: finished turns this deal
+    went_out: int  # seat that went out, -1 if none
+    concealed: bool
+    meld_value_by: list  # per seat: card value that seat melded (score attribution)
+    canastas: list = dataclasses.field(default_factory=list)  # per owner: holds a canasta
+    pending: str | None = None  # kanasta: a swapped-out wild that must go into a new meld now
+
+    def evolve(self) -> "CanastaState":
+        """A copy whose lists may be changed (melds themselves are replaced, never changed)."""
+        return CanastaState(
+            self.game, self.players, self.dealer, self.options, self.scores, self.minimum,
+            [h[:] for h in self.hands], self.stock[:], self.pile[:], self.melds[:],
+            [r[:] for r in self.red3s], self.opened[:], self.turn, self.phase, self.can_take,
+            self.frozen, self.stopped, self.turn_value, self.turn_opening, self.turn_melded,
+            self.melded_before[:], self.turns_done[:], self.went_out, self.concealed,
+            self.meld_value_by[:], self.canastas[:], self.pending,
+        )
+
+
+# ----- multiset helpers ---------------------------------------------------------
+def _groups(cards) -> list[tuple[str, int]]:
+    """[(code, count)] in card order."""
+    counts: dict[str, int] = {}
+    for c in cards:
+        counts[c] = counts.get(c, 0) + 1
+    return sorted(counts.items(), key=lambda kv: card_key(kv[0]))
+
+
+@lru_cache(maxsize=4096)
+def _hand_parts(hand: tuple) -> tuple[dict, list, list]:
+    nat: dict[str, list] = {}
+    wild = []
+    black = []
+    for code, count in _groups(hand):
+        k = KIND.get(code)
+        if k == NAT:
+            nat.setdefault(code[:-1], []).append((code, count))
+        elif k == WILD:
+            wild.append((code, count))
+        elif k == BLACK3:
+            black.append((code, count))
+    return nat, wild, black
+
+
+@lru_cache(maxsize=8192)
+def _subsets_by_size(groups: tuple) -> tuple:
+    """All multisubsets of ``groups`` ((code, count), ...), indexed by size:
+    result[k] is a tuple of code tuples of size k."""
+    by_size: list[list[tuple]] = [[()]]
+    for code, count in groups:
+        new = [list(x) for x in by_size] + [[] for _ in range(count)]
+        for size, subs in enumerate(by_size):
+            for sub in subs:
+                for k in range(1, count + 1):
+                    new[size + k].append(sub + (code,) * k)
+        by_size = new
+    return tuple(tuple(x) for x in by_size)
+
+
+def _remove(hand: list, cards: list) -> list:
+    """``hand`` without ``cards`` (a multiset); IllegalAction naming a card not held."""
+    rest = hand[:]
+    for c in cards:
+        try:
+            rest.remove(c)
+        except ValueError:
+            raise IllegalAction(f"you don't hold {c}") from None
+    return rest
+
+
+class CanastaGame(Game):
+    """The shared engine; the two games set the class data and hooks below."""
+
+    min_players = 2
+    max_players = 4
+    hand_size = 12
+    values: dict = {}  # rank (or "JK", "3R"/"3B") -> points
+    side_melds = False  # melds belong to sides (kanaszta) rather than seats
+    action_types: tuple = ()
+    allows_wild_melds = False  # all-wild melds (kanasta)
+    canasta_bonuses: dict = {}
+    face_down_actions = frozenset()
+
+    # ----- options -------------------------------------------------------------
+    def check_options(self, players: int, opts: dict) -> None:
+        if opts["pairs"] and players != 4:
+            raise IllegalAction("pairs need exactly 4 players")
+        if opts["target"] <= 0:
+            raise IllegalAction("target must be positive")
+
+    def _opts(self, players, options) -> dict:
+        if options is not None and not isinstance(options, dict):
+            raise IllegalAction("options must be a dict of option names to values")
+        return self.options(players, options)
+
+    # ----- cards ----------------------------------------------------------------
+    def __init__(self):
+        def worth(code):
+            kind = KIND[code]
+            if kind == RED3:
+                return self.values["3R"]
+            if kind == BLACK3:
+                return self.values["3B"]
+            return self.values[C.rank(code)]
+        self.card_values = {code: worth(code) for code in KIND}
+
+    def value(self, card: str) -> int:
+        """Points of a card; 0 for an unknown token (never inspected)."""
+        return self.card_values.get(card, 0)
+
+    def owners(self, state) -> int:
+        return self.sides(state.players, state.options) if self.side_melds else state.players
+
+    def owner_of(self, state, seat: int) -> int:
+        if self.side_melds and state.players == 4 and state.options["pairs"]:
+            return seat % 2
+        return seat
+
+    def meld_status(self, meld: Meld) -> str | None:
+        """The canasta kind of a meld, None if it is no canasta."""
+        raise NotImplementedError
+
+    def canasta_bonus(self, meld: Meld) -> int:
+        return self.canasta_bonuses.get(self.meld_status(meld), 0)
+
+    def has_canasta(self, state, owner: int) -> bool:
+        # Melds only grow, so a canasta once made stays (kept up by _place).
+        return state.canastas[owner]
+
+    # ----- hooks the games fill in -----------------------------------------------
+    def shape_error(self, rank: str, naturals: int, wilds: int, size: int) -> str | None:
+        """Why a meld of this make-up is not allowed, or None."""
+        raise NotImplementedError
+
+    def deal_setup(self, state: CanastaState, deck: list, pos: int) -> int:
+        """Turn up the upcard(s) after the deal; returns the first stock position."""
+        raise NotImplementedError
+
+    def take_pile(self, state: CanastaState, seat: int, action: dict, check_only: bool = False):
+        raise NotImplementedError
+
+    def pile_actions(self, state: CanastaState, seat: int) -> list[dict]:
+        raise NotImplementedError
+
+    def score(self, state: CanastaState) -> dict:
+        raise NotImplementedError
+
+    # ----- one deal ----------------------------------------------------------------
+    def start(self, players, seed=None, deck=None, dealer=0, options=None, scores=None, **context):
+        self.check_players(players)
+        opts = self._opts(players, options)
+        if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < players:
+            raise IllegalAction(f"dealer must be a seat 0..{players - 1}, not {dealer!r}")
+        n_sides = self.sides(players, opts)
+        if scores is None:
+            scores = [0] * n_sides
+        if (not isinstance(scores, (list, tuple)) or len(scores) != n_sides
+                or any(not isinstance(x, int) or isinstance(x, bool) for x in scores)):
+            raise IllegalAction(f"scores must be {n_sides} whole numbers, one per side")
+        if deck is None:
+            deck = shuffled_deck(self.id, 0 if seed is None else seed, 0)
+        deck = self._check_deck(deck)
+        hands = [[] for _ in range(players)]
+        pos = 0
+        for _ in range(self.hand_size):
+            for k in range(players):
+                hands[(dealer + 1 + k) % players].append(deck[pos])
+                pos += 1
+        owners = self.sides(players, opts) if self.side_melds else players
+        state = CanastaState(
+            game=self.id, players=players, dealer=dealer, options=opts, scores=list(scores),
+            minimum=self.minimums(opts, list(scores), owners), hands=hands, stock=[], pile=[],
+            melds=[], red3s=[[] for _ in range(players)], opened=[False] * owners,
+            turn=(dealer + 1) % players, phase="draw", can_take=False, frozen=False, stopped=False,
+            turn_value=0, turn_opening=True, turn_melded=False, melded_before=[False] * players,
+            turns_done=[0] * players, went_out=-1, concealed=False, meld_value_by=[0] * players,
+            canastas=[False] * owners,
+        )
+        pos = self.deal_setup(state, deck, pos)
+        state.stock = deck[pos:][::-1]
+        return state
+
+    def minimums(self, opts: dict, scores: list, owners: int) -> list:
+        raise NotImplementedError
+
+    def _check_deck(self, deck) -> list:
+        if not isinstance(deck, (list, tuple)):
+            raise IllegalAction("deck must be a list of card codes")
+        deck = list(deck)
+        if len(deck) != self.deck_size():
+            raise IllegalAction(f"a {self.id} deck has {self.deck_size()} cards, not {len(deck)}")
+        known = [c for c in deck if not C.is_unknown(c)]
+        for c in known:
+            if not C.is_code(c):
+                raise IllegalAction(f"{describe(c)} is not a card")
+        full = _groups(C.deck_for(self.id))
+        have = dict(_groups(known))
+        for code, count in full:
+            if have.get(code, 0) > count:
+                raise IllegalAction(f"the deck holds {code} {have[code]} times, at most {count}")
+        return deck
+
+    def to_act(self, state) -> int:
+        return -1 if state.phase == "over" else state.turn
+
+    def deal_over(self, state) -> bool:
+        return state.phase == "over"
+
+    def hand(self, state, seat: int) -> list[str]:
+        return list(state.hands[seat])
+
+    # ----- parsing actions -----------------------------------------------------------
+    _FIELDS = {
+        "draw": frozenset(),
+        "take_pile": frozenset({"cards", "meld"}),
+        "meld": frozenset({"cards"}),
+        "add": frozenset({"cards", "meld"}),
+        "swap": frozenset({"cards", "meld", "wild"}),
+        "red3": frozenset({"cards"}),
+        "discard": frozenset({"cards", "freeze"}),
+    }
+
+    def _parse(self, state, action) -> tuple[str, int]:
+        if not isinstance(action, dict):
+            raise IllegalAction(f"an action must be a dict, not {type(action).__name__}")
+        kind = action.get("type")
+        if kind not in self.action_types:
+            raise IllegalAction(f"unknown action type {describe(kind)} (allowed: {', '.join(self.action_types)})")
+        allowed = self._FIELDS[kind] | {"type", "seat"}
+        for key in action:
+            if key not in allowed:
+                raise IllegalAction(f"unexpected field {describe(key)} in a {kind} action")
+        if state.phase == "over":
+            raise IllegalAction("the deal is over")
+        seat = state.turn
+        if "seat" in action:
+            given = action["seat"]
+            if not isinstance(given, int) or isinstance(given, bool):
+                raise IllegalAction(f"seat must be a number, not {describe(given)}")
+            if given != seat:
+                raise IllegalAction(f"it is seat {seat}'s turn, not seat {given}'s")
+        return kind, seat
+
+    @staticmethod
+    def _cards(action, empty_ok: bool = False) -> list:
+        cards = action.get("cards")
+        if not isinstance(cards, list):
+            raise IllegalAction(f"a {action['type']} action needs \"cards\": a list of card codes")
+        for c in cards:
+            if not C.is_code(c):
+                raise IllegalAction(f"{describe(c)} is not a card code")
+        if not cards and not empty_ok:
+            raise IllegalAction(f"a {action['type']} action needs at least one card")
+        return cards
+
+    @staticmethod
+    def _meld_index(state, action, required: bool = True):
+        if "meld" not in action and not required:
+            return None
+        i = action.get("meld")
+        if not isinstance(i, int) or isinstance(i, bool):
+            raise IllegalAction(f"\"meld\" must be the number of a meld on the table, not {describe(i)}")
+        if not 0 <= i < len(state.melds):
+            raise IllegalAction(f"there is no meld {i} (the table has {len(state.melds)})")
+        return i
+
+    # ----- meld make-up ------------------------------------------------------------------
+    @staticmethod
+    def _make_up(cards) -> tuple[str | None, int, int, str | None]:
+        """(rank, naturals, wilds, error) of a set of known cards; rank "W" if all wild."""
+        rank = None
+        nat = wild = 0
+        for c in cards:
+            k = KIND[c]
+            if k == WILD:
+                wild += 1
+                continue
+            if k == RED3:
+                return None, 0, 0, "a red 3 is never melded"
+            r = C.rank(c)
+            if rank is None:
+                rank = r
+            elif r != rank:
+                return None, 0, 0, f"a meld holds one rank, not both {rank} and {r}"
+            nat += 1
+        if rank is None:
+            rank = "W"
+        return rank, nat, wild, None
+
+    def _new_meld_error(self, state, owner: int, rank: str, nat: int, wild: int, size: int) -> str | None:
+        err = self.shape_error(rank, nat, wild, size)
+        if err:
+            return err
+        if self._rank_taken(state, owner, rank):
+            return f"you already have a meld of {rank}s: add to it"
+        return None
+
+    @staticmethod
+    def _rank_taken(state, owner: int, rank: str) -> bool:
+        """With ``one_meld_per_rank`` an owner holds at most one meld of a rank."""
+        if not state.options.get("one_meld_per_rank") or rank not in MELD_RANKS:
+            return False
+        return any(m.owner == owner and m.rank == rank for m in state.melds)
+
+    def _add_error(self, meld: Meld, rank: str, nat: int, wild: int) -> str | None:
+        if rank != "W" and rank != meld.rank:
+            return f"{rank}s don't go into a meld of {self.rank_name(meld.rank)}"
+        return self.shape_error(meld.rank, meld.naturals + nat, meld.wilds + wild, len(meld.cards) + nat + wild)
+
+    @staticmethod
+    def rank_name(rank: str) -> str:
+        return {"W": "wild cards", "3": "black 3s"}.get(rank, rank + "s")
+
+    # ----- after-action checks shared by apply and legal_actions -------------------------
+    def _canasta_after(self, state, owner: int, changed: Meld | None) -> bool:
+        if changed is not None and self.meld_status(changed) and len(changed.cards) >= 7:
+            return True
+        return self.has_canasta(state, owner)
+
+    def _finish_error(self, state, seat: int, hand_left: int, canasta: bool, turn_value: int) -> str | None:
+        """Why a seat may not be left with ``hand_left`` cards after melding
+        (0: going out now; 1: the discard will go out), or None."""
+        if hand_left > 1:
+            return None
+        if self.id == "kanasta" and state.turns_done[seat] == 0:
+            return "you may not go out in your first turn (keep a card to discard)"
+        if state.options["go_out_canasta"] and not canasta:
+            return "you need a canasta to go out (keep a card to discard)"
+        owner = self.owner_of(state, seat)
+        if self.side_melds and state.turn_opening and turn_value < state.minimum[owner]:
+            return f"your side's first melds must be worth {state.minimum[owner]} before going out"
+        return None
+
+    def _opening_error(self, state, seat: int, value: int, rest, meld: Meld, replace: int | None,
+                       keep: int) -> str | None:
+        """Kanaszta: after melding ``value`` more this turn, can the side still
+        reach its minimum with the cards left (``rest``, a list or a function
+        giving it)? Only checked with a known hand."""
+        if not self.side_melds or not state.turn_opening:
+            return None
+        owner = self.owner_of(state, seat)
+        need = state.minimum[owner]
+        total = state.turn_value + value
+        if total >= need:
+            return None
+        if callable(rest):
+            rest = rest()
+        if any(KIND.get(c) is None for c in rest):
+            return None
+        reach = total + max_meldable(self, rest, self._owner_ranks(state, owner, meld, replace), keep)
+        if reach < need:
+            return (f"your side's first melds must be worth {need}; with this one the most you "
+                    f"can meld this turn is {reach}")
+        return None
+
+    def _owner_ranks(self, state, owner: int, changed: Meld, replace: int | None) -> dict:
+        """rank -> (naturals, wilds) of the owner's melds once ``changed`` is
+        laid (new) or put in place of meld ``replace`` (for the dead-end check)."""
+        out = {}
+        for i, m in enumerate(state.melds):
+            if i == replace:
+                m = changed
+            if m.owner == owner and m.rank in MELD_RANKS:
+                out[m.rank] = (m.naturals, m.wilds)
+        if replace is None and changed.rank in MELD_RANKS:
+            out[changed.rank] = (changed.naturals, changed.wilds)
+        return out
+
+    # ----- apply ---------------------------------------------------------------------------
+    def apply(self, state, action):
+        kind, seat = self._parse(state, action)
+        return getattr(self, "_do_" + kind)(state, seat, action)
+
+    def _need_red3_first(self, state, seat) -> bool:
+        """Kanaszta: a known red 3 in hand must be laid before anything else."""
+        return False
+
+    def _in_meld_phase(self, state, seat, what: str) -> None:
+        if state.phase == "setup":
+            raise IllegalAction("first every player lays their red 3s (red3 action)")
+        if state.phase == "draw":
+            raise IllegalAction(f"draw first (or take the pile) before you {what}")
+        if self._need_red3_first(state, seat):
+            raise IllegalAction("lay your red 3 first")
+        if state.pending and what != "meld":
+            raise IllegalAction(f"first lay the freed {state.pending} in a new meld")
+
+    def _do_draw(self, state, seat, action):
+        if state.phase != "draw":
+            raise IllegalAction("you have already drawn this turn" if state.phase == "meld"
+                                else "first every player lays their red 3s (red3 action)")
+        s = state.evolve()
+        if not s.stock:
+            # Decision: the stock is empty when a player must draw: the deal ends.
+            s.phase = "over"
+            return s
+        s.hands[seat].append(s.stock.pop())
+        s.phase = "meld"
+        s.can_take = self.id == "kanasta"
+        return s
+
+    def _do_take_pile(self, state, seat, action):
+        return self.take_pile(state, seat, action)
+
+    def _place(self, s: CanastaState, seat: int, meld: Meld, index: int | None, value: int) -> None:
+        """Lay ``meld`` (new, or the changed meld ``index``) and book its value to the seat."""
+        if index is None:
+            s.melds.append(meld)
+        else:
+            s.melds[index] = meld
+        s.opened[meld.owner] = True
+        if len(meld.cards) >= 7 and self.meld_status(meld):
+            s.canastas[meld.owner] = True
+        s.turn_value += value
+        s.turn_melded = True
+        s.meld_value_by[seat] += value
+        s.can_take = False
+
+    def _check_new_meld(self, state, seat, cards, hand_rest) -> tuple[str, int, int, int]:
+        rank, nat, wild, err = self._make_up(cards)
+        if err:
+            raise IllegalAction(err)
+        owner = self.owner_of(state, seat)
+        err = self._new_meld_error(state, owner, rank, nat, wild, len(cards))
+        if err:
+            raise IllegalAction(err)
+        value = sum(self.value(c) for c in cards)
+        return rank, nat, wild, value
+
+    def _do_meld(self, state, seat, action):
+        self._in_meld_phase(state, seat, "meld")
+        cards = self._cards(action)
+        if state.pending and state.pending not in cards:
+            raise IllegalAction(f"the freed {state.pending} must go into this new meld")
+        rest = _remove(state.hands[seat], cards)
+        rank, nat, wild, value = self._check_new_meld(state, seat, cards, rest)
+        owner = self.owner_of(state, seat)
+        err = self._meld_context_error(state, seat, value, first=not state.opened[owner])
+        if err:
+            raise IllegalAction(err)
+        new = Meld(owner, seat, rank, list(cards), nat, wild)
+        err = self._after_error(state, seat, rest, value, new, None)
+        if err:
+            raise IllegalAction(err)
+        s = state.evolve()
+        s.hands[seat] = rest
+        s.pending = None
+        self._place(s, seat, new, None, value)
+        return self._after_melding(s, seat)
+
+    def _meld_context_error(self, state, seat, value, first: bool) -> str | None:
+        """Kanasta: the first meld of a player must be worth ``first_meld``."""
+        return None
+
+    def _after_error(self, state, seat, rest, value: int, meld: Meld, replace: int | None,
+                     left: int | None = None) -> str | None:
+        """Why the seat may not meld ``value`` into ``meld`` (new, or in place
+        of meld ``replace``) keeping ``rest`` (a list, or a function giving it
+        with ``left`` its length), or None."""
+        if left is None:
+            left = len(rest)
+        owner = self.owner_of(state, seat)
+        if meld.rank == "3" and left > 1:
+            return "black 3s may be melded only as you go out (meld them last, keeping at most one card)"
+        canasta = self._canasta_after(state, owner, meld)
+        err = self._finish_error(state, seat, left, canasta, state.turn_value + value)
+        if err:
+            return err
+        return self._opening_error(state, seat, value, rest, meld, replace, keep=1 if canasta else 2)
+
+    def _after_melding(self, s: CanastaState, seat: int) -> CanastaState:
+        if not s.hands[seat]:
+            self._go_out(s, seat)
+        return s
+
+    def _go_out(self, s: CanastaState, seat: int) -> None:
+        s.went_out = seat
+        s.concealed = not s.melded_before[seat]
+        s.phase = "over"
+
+    def _do_add(self, state, seat, action):
+        self._in_meld_phase(state, seat, "add to a meld")
+        i = self._meld_index(state, action)
+        cards = self._cards(action)
+        rest = _remove(state.hands[seat], cards)
+        err = self._add_context_error(state, seat, i)
+        if err:
+            raise IllegalAction(err)
+        rank, nat, wild, err = self._make_up(cards)
+        if err:
+            raise IllegalAction(err)
+        meld = state.melds[i]
+        err = self._add_error(meld, rank, nat, wild)
+        if err:
+            raise IllegalAction(err)
+        value = sum(self.value(c) for c in cards)
+        new = Meld(meld.owner, meld.by, meld.rank, meld.cards + list(cards), meld.naturals + nat, meld.wilds + wild)
+        err = self._after_error(state, seat, rest, value, new, i)
+        if err:
+            raise IllegalAction(err)
+        s = state.evolve()
+        s.hands[seat] = rest
+        self._place(s, seat, new, i, value)
+        return self._after_melding(s, seat)
+
+    def _add_context_error(self, state, seat, i) -> str | None:
+        meld = state.melds[i]
+        owner = self.owner_of(state, seat)
+        if meld.rank == "3":
+            return "nothing can be added to black 3s"
+        if self.side_melds:
+            if meld.owner != owner:
+                return "you may add only to your own side's melds"
+            return None
+        if meld.owner != owner and not state.opened[owner] and not state.options["play_before_first_meld"]:
+            return "lay your own first meld before adding to other players' melds"
+        return None
+
+    def _do_swap(self, state, seat, action):
+        raise IllegalAction(f"{self.id} has no swaps")
+
+    def _do_red3(self, state, seat, action):
+        raise NotImplementedError
+
+    def _do_discard(self, state, seat, action):
+        self._in_meld_phase(state, seat, "discard")
+        cards = self._cards(action)
+        if len(cards) != 1:
+            raise IllegalAction("discard exactly one card")
+        freeze = action.get("freeze", False)
+        if not isinstance(freeze, bool):
+            raise IllegalAction("\"freeze\" must be true or false")
+        card = cards[0]
+        rest = _remove(state.hands[seat], cards)
+        err = self._discard_error(state, seat, card, freeze, len(rest))
+        if err:
+            raise IllegalAction(err)
+        s = state.evolve()
+        s.hands[seat] = rest
+        s.pile.append(card)
+        s.can_take = False
+        self._after_discard(s, seat, card, freeze)
+        s.turns_done[seat] += 1
+        if s.turn_melded:
+            s.melded_before[seat] = True
+        if s.phase == "over":
+            return s
+        if not rest and self._goes_out_by_discard(state, seat):
+            self._go_out(s, seat)
+            return s
+        s.turn = (seat + 1) % s.players
+        s.phase = "draw"
+        s.turn_value = 0
+        s.turn_melded = False
+        s.turn_opening = not s.opened[self.owner_of(s, s.turn)]
+        self._next_turn(s)
+        return s
+
+    def _goes_out_by_discard(self, state, seat) -> bool:
+        return True
+
+    def _after_discard(self, s: CanastaState, seat: int, card: str, freeze: bool) -> None:
+        """Kanaszta: stop cards and freezing."""
+
+    def _next_turn(self, s: CanastaState) -> None:
+        """Kanasta: the deal ends when the next player would draw from an empty stock."""
+
+    def _discard_error(self, state, seat, card, freeze, left: int) -> str | None:
+        """Why ``card`` may not be discarded leaving ``left`` cards, or None."""
+        if freeze:
+            return f"{self.id} has no freezing discards"
+        if not left:
+            return self._finish_error(state, seat, 0, self.has_canasta(state, self.owner_of(state, seat)),
+                                      state.turn_value)
+        return None
+
+    # ----- legal actions ------------------------------------------------------------------
+    def legal_actions(self, state) -> list[dict]:
+        if state.phase == "over":
+            return []
+        seat = state.turn
+        if state.phase == "setup":
+            return self._red3_actions(state, seat)
+        if state.phase == "draw":
+            return self._draw_actions(state, seat)
+        if self._need_red3_first(state, seat):
+            return self._red3_actions(state, seat)
+        if state.pending:
+            return self._meld_actions(state, seat)
+        out: list[dict] = []
+        if state.can_take:
+            out += self.pile_actions(state, seat)
+        out += self._meld_actions(state, seat)
+        out += self._add_actions(state, seat)
+        out += self._swap_actions(state, seat)
+        out += self._red3_actions(state, seat)
+        out += self._discard_actions(state, seat)
+        return out
+
+    def _draw_actions(self, state, seat) -> list[dict]:
+        return [{"type": "draw"}]
+
+    def _swap_actions(self, state, seat) -> list[dict]:
+        return []
+
+    def _red3_actions(self, state, seat) -> list[dict]:
+        return []
+
+    @staticmethod
+    def _hand_parts(hand) -> tuple[dict, list, list]:
+        """(rank -> natural groups, wild groups, black-3 groups) of a known
+        hand; shared results, not to be changed."""
+        return _hand_parts(tuple(hand))
+
+    def _combos(self, nat_groups, wild_groups, shape, forced_nat: int = 0, forced_wild: int = 0,
+                need_nat: int = 0):
+        """Every (naturals, wilds) pick from hand groups, as code tuples, whose
+        totals with the forced cards satisfy ``shape(n, w)``; at least
+        ``need_nat`` naturals from hand."""
+        nsubs = _subsets_by_size(tuple(nat_groups))
+        wsubs = _subsets_by_size(tuple(wild_groups))
+        for a in range(need_nat, len(nsubs)):
+            for b in range(len(wsubs)):
+                if a + b == 0 or not shape(forced_nat + a, forced_wild + b):
+                    continue
+                for ns in nsubs[a]:
+                    for ws in wsubs[b]:
+                        yield ns + ws
+
+    def _meld_actions(self, state, seat, first_only: bool = False) -> list[dict]:
+        """Every legal new meld (the checks of ``_do_meld``, done per rank);
+        with ``first_only`` at most one (is there any?)."""
+        hand = state.hands[seat]
+        must = state.pending
+        owner = self.owner_of(state, seat)
+        first = not state.opened[owner]
+        nat, wild, black = self._hand_parts(hand)
+        values = self.card_values
+        out = []
+        targets = [(r, nat[r]) for r in MELD_RANKS if r in nat]
+        if self.allows_wild_melds and wild:
+            targets.append(("W", []))
+        if black and self.side_melds:
+            targets.append(("3", black))
+        for rank, groups in targets:
+            if self._rank_taken(state, owner, rank):
+                continue
+            use_wild = wild if rank != "3" else []
+
+            def shape(n, w, rank=rank):
+                return self.shape_error(rank, n, w, n + w) is None
+            for combo in self._combos(groups, use_wild, shape):
+                if must and must not in combo:
+                    continue
+                cards = list(combo)
+                value = 0
+                n = 0
+                for c in cards:
+                    value += values[c]
+                    n += KIND[c] != WILD
+                err = self._meld_context_error(state, seat, value, first)
+                if not err:
+                    meld = Meld(owner, seat, rank, cards, n, len(cards) - n)
+                    err = self._after_error(state, seat, lambda cards=cards: _remove(hand, cards), value, meld,
+                                            None, left=len(hand) - len(cards))
+                if err:
+                    continue
+                out.append({"type": "meld", "cards": cards})
+                if first_only:
+                    return out
+        return out
+
+    def _add_actions(self, state, seat) -> list[dict]:
+        hand = state.hands[seat]
+        nat, wild, _ = self._hand_parts(hand)
+        values = self.card_values
+        out = []
+        for i, meld in enumerate(state.melds):
+            if self._add_context_error(state, seat, i):
+                continue
+            groups = nat.get(meld.rank, []) if meld.rank in MELD_RANKS else []
+            if not groups and not wild:
+                continue
+
+            def shape(n, w, meld=meld):
+                return self.shape_error(meld.rank, meld.naturals + n, meld.wilds + w, len(meld.cards) + n + w) is None
+            for combo in self._combos(groups, wild, shape):
+                cards = list(combo)
+                value = 0
+                n = 0
+                for c in cards:
+                    value += values[c]
+                    n += KIND[c] != WILD
+                new = Meld(meld.owner, meld.by, meld.rank, meld.cards + cards, meld.naturals + n,
+                           meld.wilds + len(cards) - n)
+                if self._after_error(state, seat, lambda cards=cards: _remove(hand, cards), value, new, i,
+                                     left=len(hand) - len(cards)) is None:
+                    out.append({"type": "add", "meld": i, "cards": cards})
+        return out
+
+    def _discard_actions(self, state, seat) -> list[dict]:
+        out = []
+        for code, _ in _groups(state.hands[seat]):
+            for freeze in self._freeze_choices(code):
+                action = {"type": "discard", "cards": [code]}
+                if freeze:
+                    action["freeze"] = True
+                if self._discard_error(state, seat, code, freeze, len(state.hands[seat]) - 1) is None:
+                    out.append(action)
+        return out
+
+    def _freeze_choices(self, code) -> tuple:
+        return (False,)
+
+    # ----- scoring ---------------------------------------------------------------------------
+    def deal_scores(self, state) -> dict:
+        if state.phase != "over":
+            raise IllegalAction("the deal is not over yet")
+        for h in state.hands:
+            for c in h:
+                if C.is_unknown(c):
+                    raise NeedReveal([c for hh in state.hands for c in hh if C.is_unknown(c)],
+                                     "the cards left in hand count against their holders")
+        return self.score(state)
+
+    # ----- view ----------------------------------------------------------------------------------
+    def view(self, state, seat) -> dict:
+        if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.players):
+            raise IllegalAction(f"no seat {seat!r} at this table")
+        top = state.pile[-1] if state.pile else None
+        v = {
+            "game": self.id,
+            "seat": seat,
+            "players": state.players,
+            "dealer": state.dealer,
+            "to_act": self.to_act(state),
+            "hand": sorted(state.hands[seat], key=card_key) if seat is not None else None,
+            "hand_counts": [len(h) for h in state.hands],
+            "deal_over": state.phase == "over",
+            "phase": state.phase,
+            "pairs": bool(state.options["pairs"]) and state.players == 4,
+            "stock_count": len(state.stock),
+            "pile": list(state.pile),
+            "pile_top": top,
+            "frozen": state.frozen,
+            "stopped": state.stopped,
+            "melds": [
+                {"owner": m.owner, "by": m.by, "rank": m.rank, "cards": sorted(m.cards, key=card_key),
+                 "canasta": self.meld_status(m) if len(m.cards) >= 7 else None}
+                for m in state.melds
+            ],
+            "red3s": [list(r) for r in state.red3s],
+            "opened": list(state.opened),
+            "minimum": list(state.minimum),
+            "turn_value": state.turn_value,
+            "can_take_pile": state.can_take,
+            "turns_done": list(state.turns_done),
+            "went_out": state.went_out if state.went_out >= 0 else None,
+            "concealed": state.concealed,
+            "pending": state.pending,
+            "scores": list(state.scores),
+            "options": dict(state.options),
+        }
+        return v
+
+    # ----- match -------------------------------------------------------------------------------------
+    def end_deal(self, match: Match, state) -> Match:
+        if state.phase != "over":
+            raise IllegalAction("the deal is not over yet")
+        result = self.deal_scores(state)
+        scores = [a + b for a, b in zip(match.scores, result["sides"])]
+        target = match.options["target"]
+        best = max(scores)
+        # The match ends once a side reaches the target with the highest total
+        # alone; a tie at the top plays another deal.
+        over = best >= target and scores.count(best) == 1
+        return dataclasses.replace(
+            match,
+            scores=scores,
+            history=match.history + [result],
+            dealer=(match.dealer + 1) % match.players,
+            deal_index=match.deal_index + 1,
+            over=over,
+        )
+
+
+# ----- the dead-end bound of kanaszta's first meld ------------------------------------------------
+def max_meldable(game: CanastaGame, hand: list, owner_melds: dict, keep: int) -> int:
+    """The most card value the known ``hand`` can still meld this turn into
+    new melds or the owner's melds ``owner_melds`` (rank -> (naturals, wilds)),
+    keeping at least ``keep`` cards in hand (one to discard, and one more when
+    going out is not allowed). Kanaszta shapes: more naturals than wilds, at
+    most 3 wilds. Exact: the best plan keeps some card; keeping it and
+    melding the best of the rest is one of the tries below."""
+    value, left = _meldable(game, hand, owner_melds)
+    if left >= keep or not hand:
+        return value if left >= keep else 0
+    best = 0
+    for c in sorted(set(hand), key=card_key):
+        rest = hand[:]
+        rest.remove(c)
+        best = max(best, max_meldable(game, rest, owner_melds, keep - 1))
+    return best
+
+
+def _meldable(game: CanastaGame, hand: list, owner_melds: dict) -> tuple[int, int]:
+    """(value, cards left over) of the best melding of ``hand``, greedy and
+    exact for kanaszta's shapes: every natural of a rank with 3+ naturals (or
+    a meld already) goes in, wilds go first to pairs (each pair needs one),
+    then to free wild places of melds."""
+    counts: dict[str, int] = {}
+    wilds = []
+    left = 0
+    for c in hand:
+        k = KIND[c]
+        if k == NAT:
+            r = c[:-1]
+            counts[r] = counts.get(r, 0) + 1
+        elif k == WILD:
+            wilds.append(game.value(c))
+        else:
+            left += 1
+    base = 0
+    free = 0
+    pairs = []
+    singles = 0
+    for r, (n0, w0) in owner_melds.items():
+        n = counts.pop(r, 0)
+        base += n * game.values[r]
+        free += max(0, min(3, n0 + n - 1) - w0)
+    for r, n in counts.items():
+        if n >= 3:
+            base += n * game.values[r]
+            free += min(3, n - 1)
+        elif n == 2:
+            pairs.append(2 * game.values[r])
+        else:
+            singles += 1
+    wilds.sort(reverse=True)
+    pairs.sort(reverse=True)
+    used = min(len(wilds), len(pairs) + free)
+    on_pairs = min(used, len(pairs))
+    value = base + sum(wilds[:used]) + sum(pairs[:on_pairs])
+    left += singles + (len(wilds) - used) + 2 * (len(pairs) - on_pairs)
+    return value, left

@@ -1,0 +1,322 @@
+"""Kanasta, Polish canasta (RULES.md section 1, seed ``kanasta.pl.txt``).
+
+108 cards, 12 each, 2-4 players (4: pairs 0+2 vs 1+3 unless ``pairs`` is
+false). Melds belong to the player who laid them; anyone who has laid their
+first meld may add to any meld. The shared engine is ``canasta.py``.
+
+Actions (every one may carry ``"seat"``, which must be the seat to act)
+--------------------------------------------------------------------------
+``{"type": "draw"}``
+    Draw the top stock card; mandatory, first in every turn.
+``{"type": "take_pile", "cards": [codes]}``
+    Right after the draw only: take the whole discard pile, its top card
+    going at once into a new meld with ``cards`` from hand (a first meld must
+    be worth ``first_meld`` with the top card).
+``{"type": "take_pile", "cards": [], "meld": i}``
+    The same, the top card going alone into meld ``i`` (add more with ``add``).
+``{"type": "meld", "cards": [codes]}``
+    A new meld: 3+ cards of one rank 4..A with any number of wilds (JK, 2),
+    or 3+ wilds alone. The player's first meld must be worth ``first_meld``.
+``{"type": "add", "meld": i, "cards": [codes]}``
+    Add cards to meld ``i`` (the index in ``view["melds"]``), anyone's.
+``{"type": "swap", "meld": i, "wild": W, "cards": [natural]}``
+    Take the wild ``W`` out of meld ``i`` putting ``natural`` (a card of that
+    meld's rank from hand) in its place. The freed wild goes to the hand and
+    is ``view["pending"]``: the next action must be a ``meld`` containing it
+    (the only legal actions then). A swap is refused when no such meld can
+    follow.
+``{"type": "red3", "cards": [3H or 3D]}``
+    Lay a red 3 apart and draw a replacement from the stock (only while the
+    stock has a card: otherwise it stays in hand, or is discarded).
+``{"type": "discard", "cards": [code]}``
+    Ends the turn. Discarding one's last card goes out.
+
+A turn is: draw; optionally take the pile (only as the next action);
+any number of meld/add/swap/red3; discard. Going out (no cards left, by
+melding or by the discard) is refused in a player's first turn, so there
+melds must keep two cards. When a player would draw from an empty stock the
+deal ends with nobody out (checked as the previous turn ends).
+
+Decisions (options): ``pairs`` (true with 4 players), ``target`` 10000,
+``first_meld`` 30, ``play_before_first_meld`` (false: no adds to others'
+melds and no swaps before one's first meld), ``swap_twos`` (true: a 2 may be
+swapped out like a joker), ``go_out_canasta`` (false: no canasta needed to
+go out), ``one_meld_per_rank`` (false: a player may hold two melds of a
+rank). No swaps out of all-wild melds. Red 3s laid apart are no meld.
+
+Scores (``deal_scores``): per seat ``going_out`` (100), ``canastas`` (clean
+500, mixed 300, joker 1000), ``melds`` (card values of own melds plus 100 per
+red 3 laid, plus with a canasta, minus without), ``hand`` (minus the cards
+left; every 3 is worth 100); ``seats`` their sums, ``sides`` per pair.
+
+View keys (``view(state, seat)``, spectators: ``seat`` None, ``hand`` None):
+``game seat players dealer to_act hand hand_counts deal_over phase``
+(``draw``/``meld``/``over``) ``pairs stock_count pile`` (bottom first)
+``pile_top frozen stopped`` (always false here) ``melds`` (list of
+``{"owner": seat, "by": seat, "rank": "4".."A" or "W", "cards", "canasta":
+None/"clean"/"mixed"/"joker"}``) ``red3s`` (per seat) ``opened`` (per seat:
+first meld laid) ``minimum`` (the first-meld minimum, per seat)
+``turn_value can_take_pile turns_done went_out concealed scores options``.
+"""
+
+from __future__ import annotations
+
+from p2pcards.games.base import IllegalAction, NeedReveal
+from p2pcards.games.canasta import (
+    KIND, MELD_RANKS, RED3, WILD, CanastaGame, Meld, _groups, _remove, card_key, describe,
+)
+from p2pcards import cards as C
+
+
+class Kanasta(CanastaGame):
+    id = "kanasta"
+    hand_size = 12
+    side_melds = False
+    allows_wild_melds = True
+    action_types = ("draw", "take_pile", "meld", "add", "swap", "red3", "discard")
+    values = {"JK": 50, "2": 20, "3R": 100, "3B": 100, "A": 20,
+              **{r: 10 for r in ("8", "9", "10", "J", "Q", "K")},
+              **{r: 5 for r in ("4", "5", "6", "7")}}
+    canasta_bonuses = {"clean": 500, "mixed": 300, "joker": 1000}
+    option_help = {
+        "pairs": "4 players play in pairs 0+2 vs 1+3",
+        "target": "a player (or pair) reaching this many points ends the match",
+        "first_meld": "the least value of a player's first meld in a deal",
+        "play_before_first_meld": "may add to others' melds and swap before one's own first meld",
+        "swap_twos": "a 2 in a meld may be swapped out like a joker",
+        "go_out_canasta": "a player needs a canasta of their own to go out",
+        "one_meld_per_rank": "a player may not lay a second meld of a rank they already have",
+    }
+
+    def default_options(self, players: int) -> dict:
+        return {"pairs": players == 4, "target": 10000, "first_meld": 30, "play_before_first_meld": False,
+                "swap_twos": True, "go_out_canasta": False, "one_meld_per_rank": False}
+
+    def check_options(self, players: int, opts: dict) -> None:
+        super().check_options(players, opts)
+        if opts["first_meld"] < 0:
+            raise IllegalAction("first_meld can't be negative")
+
+    def minimums(self, opts, scores, owners):
+        return [opts["first_meld"]] * owners
+
+    # ----- melds ---------------------------------------------------------------------
+    def shape_error(self, rank, naturals, wilds, size):
+        if rank == "3":
+            return "3s are never melded"
+        if size < 3:
+            return "a meld needs at least 3 cards"
+        return None
+
+    def meld_status(self, meld: Meld):
+        if len(meld.cards) < 7:
+            return None
+        if meld.naturals == 0:
+            return "joker"
+        return "clean" if meld.naturals >= 7 else "mixed"
+
+    def _meld_context_error(self, state, seat, value, first):
+        need = state.options["first_meld"]
+        if first and value < need:
+            return f"your first meld must be worth {need}, this one is worth {value}"
+        return None
+
+    # ----- deal ------------------------------------------------------------------------
+    def deal_setup(self, state, deck, pos):
+        state.pile.append(deck[pos])  # the upcard starts the pile
+        return pos + 1
+
+    def _next_turn(self, s):
+        if not s.stock:
+            s.phase = "over"
+
+    # ----- the pile --------------------------------------------------------------------
+    def _top(self, state) -> str:
+        top = state.pile[-1]
+        if C.is_unknown(top):
+            raise NeedReveal([top], "the pile's top card is face up")
+        return top
+
+    def take_pile(self, state, seat, action, check_only=False):
+        if state.phase == "draw":
+            raise IllegalAction("draw first: in kanasta the pile is taken after the draw")
+        if not state.can_take:
+            raise IllegalAction("the pile may be taken only right after the draw")
+        if not state.pile:
+            raise IllegalAction("the discard pile is empty")
+        top = self._top(state)
+        cards = self._cards(action, empty_ok=True)
+        i = self._meld_index(state, action, required=False)
+        rest = _remove(state.hands[seat], cards)
+        owner = seat
+        if KIND[top] == RED3 or C.rank(top) == "3":
+            raise IllegalAction(f"the top card {top} can't be melded, so the pile can't be taken")
+        if i is not None:
+            if cards:
+                raise IllegalAction("to put the top card into a meld take it alone; add more cards afterwards")
+            err = self._add_context_error(state, seat, i)
+            rank, nat, wild, _ = self._make_up([top])
+            old = state.melds[i]
+            err = err or self._add_error(old, rank, nat, wild)
+            if err:
+                raise IllegalAction(err)
+            meld = Meld(old.owner, old.by, old.rank, old.cards + [top], old.naturals + nat, old.wilds + wild)
+            value = self.value(top)
+        else:
+            both = [top] + cards
+            rank, nat, wild, err = self._make_up(both)
+            if err:
+                raise IllegalAction(err)
+            value = sum(self.value(c) for c in both)
+            err = (self._new_meld_error(state, owner, rank, nat, wild, len(both))
+                   or self._meld_context_error(state, seat, value, first=not state.opened[owner]))
+            if err:
+                raise IllegalAction(err)
+            meld = Meld(owner, seat, rank, both, nat, wild)
+        hand = rest + state.pile[:-1]
+        err = self._after_error(state, seat, hand, value, meld, i)
+        if err:
+            raise IllegalAction(err)
+        if check_only:
+            return None
+        s = state.evolve()
+        s.hands[seat] = hand
+        s.pile = []
+        self._place(s, seat, meld, i, value)
+        return self._after_melding(s, seat)
+
+    def pile_actions(self, state, seat):
+        if not state.pile:
+            return []
+        top = self._top(state)
+        kind = KIND[top]
+        if kind not in (WILD, "N"):
+            return []
+        nat, wild, _ = self._hand_parts(state.hands[seat])
+        candidates = []
+        if kind == WILD:
+            targets = [(r, nat[r]) for r in MELD_RANKS if r in nat] + [("W", [])]
+            forced = (0, 1)
+        else:
+            targets = [(C.rank(top), nat.get(C.rank(top), []))]
+            forced = (1, 0)
+        for rank, groups in targets:
+            def shape(n, w, rank=rank):
+                return self.shape_error(rank, n, w, n + w) is None
+            for combo in self._combos(groups, wild, shape, *forced):
+                candidates.append({"type": "take_pile", "cards": list(combo)})
+        for i in range(len(state.melds)):
+            candidates.append({"type": "take_pile", "cards": [], "meld": i})
+        out = []
+        for action in candidates:
+            try:
+                self.take_pile(state, seat, action, check_only=True)
+            except IllegalAction:
+                continue
+            out.append(action)
+        return out
+
+    # ----- swaps ---------------------------------------------------------------------------
+    def _do_swap(self, state, seat, action):
+        self._in_meld_phase(state, seat, "swap")
+        if not state.opened[seat] and not state.options["play_before_first_meld"]:
+            raise IllegalAction("lay your own first meld before swapping wilds out of melds")
+        i = self._meld_index(state, action)
+        cards = self._cards(action)
+        w = action.get("wild")
+        meld = state.melds[i]
+        if meld.rank not in MELD_RANKS:
+            raise IllegalAction("no wild can be swapped out of an all-wild meld")
+        if not isinstance(w, str) or KIND.get(w) != WILD:
+            raise IllegalAction(f"\"wild\" must name a joker or a 2 in the meld, not {describe(w)}")
+        if w not in meld.cards:
+            raise IllegalAction(f"meld {i} has no {w}")
+        if w != C.JOKER and not state.options["swap_twos"]:
+            raise IllegalAction("only a joker may be swapped out of a meld")
+        if len(cards) != 1:
+            raise IllegalAction("a swap puts exactly one natural card in place of the wild")
+        natural = cards[0]
+        if KIND[natural] != "N" or C.rank(natural) != meld.rank:
+            raise IllegalAction(f"the card put in place of {w} must be a {meld.rank}, not {natural}")
+        rest = _remove(state.hands[seat], cards)
+        changed_cards = meld.cards[:]
+        changed_cards.remove(w)
+        s = state.evolve()
+        s.hands[seat] = rest + [w]
+        s.melds[i] = Meld(meld.owner, meld.by, meld.rank, changed_cards + [natural], meld.naturals + 1, meld.wilds - 1)
+        s.pending = w
+        s.can_take = False
+        s.turn_melded = True
+        s.meld_value_by[seat] += self.value(natural)
+        # The freed wild must go into a new meld this turn: refuse the swap
+        # when no such meld can follow (known only with the hand known).
+        known = not any(C.is_unknown(c) for c in rest)
+        if known and not self._meld_actions(s, seat, first_only=True):
+            raise IllegalAction(f"the freed {w} could not go into a new meld with your cards")
+        return s
+
+    def _swap_actions(self, state, seat):
+        if not state.opened[seat] and not state.options["play_before_first_meld"]:
+            return []
+        hand = state.hands[seat]
+        out = []
+        for i, meld in enumerate(state.melds):
+            if meld.rank not in MELD_RANKS or meld.wilds == 0:
+                continue
+            naturals = sorted({c for c in hand if KIND.get(c) == "N" and c[:-1] == meld.rank}, key=card_key)
+            wilds = sorted({c for c in meld.cards if KIND[c] == WILD}, key=card_key)
+            for natural in naturals:
+                for w in wilds:
+                    action = {"type": "swap", "meld": i, "wild": w, "cards": [natural]}
+                    try:
+                        self._do_swap(state, seat, action)
+                    except IllegalAction:
+                        continue
+                    out.append(action)
+        return out
+
+    # ----- red 3s ------------------------------------------------------------------------------
+    def _do_red3(self, state, seat, action):
+        self._in_meld_phase(state, seat, "lay a red 3")
+        cards = self._cards(action)
+        if len(cards) != 1 or KIND[cards[0]] != RED3:
+            raise IllegalAction("lay one red 3 at a time")
+        if not state.stock:
+            raise IllegalAction("the stock is empty: there is no replacement to draw for a red 3")
+        rest = _remove(state.hands[seat], cards)
+        s = state.evolve()
+        s.hands[seat] = rest
+        s.red3s[seat].append(cards[0])
+        s.hands[seat].append(s.stock.pop())
+        s.can_take = False
+        return s
+
+    def _red3_actions(self, state, seat):
+        if not state.stock:
+            return []
+        return [{"type": "red3", "cards": [c]} for c, _ in _groups(state.hands[seat]) if KIND.get(c) == RED3]
+
+    # ----- scores ----------------------------------------------------------------------------------
+    def score(self, state):
+        n = state.players
+        out = [100 if state.went_out == s else 0 for s in range(n)]
+        bonus = [0] * n
+        melded = [0] * n
+        has = [False] * n
+        for m in state.melds:
+            bonus[m.owner] += self.canasta_bonus(m)
+            melded[m.owner] += sum(self.value(c) for c in m.cards)
+            has[m.owner] = has[m.owner] or self.meld_status(m) is not None
+        red3 = [100 * len(r) for r in state.red3s]
+        melds = [(melded[s] + red3[s]) * (1 if has[s] else -1) for s in range(n)]
+        hand = [-sum(self.value(c) for c in h) for h in state.hands]
+        seats = [out[s] + bonus[s] + melds[s] + hand[s] for s in range(n)]
+        if self.sides(n, state.options) == 2 and n == 4:
+            sides = [seats[0] + seats[2], seats[1] + seats[3]]
+        else:
+            sides = list(seats)
+        return {"seats": seats, "sides": sides, "going_out": out, "canastas": bonus, "melds": melds,
+                "red3s": red3, "hand": hand, "went_out": state.went_out if state.went_out >= 0 else None}
+
+
+GAME = Kanasta()

@@ -1,0 +1,366 @@
+"""Kanaszta, Hungarian canasta (RULES.md section 2, seed ``kanaszta.hu.txt``).
+
+108 cards, 15 each, 2-4 players (4: pairs 0+2 vs 1+3 sharing their melds,
+unless ``pairs`` is false). The shared engine is ``canasta.py``.
+
+Dealing: after the 15 cards each the top stock card is turned up; while it
+is a 2, a 3 or a joker it is covered by the next one. ``start`` raises
+``NeedReveal`` for each card it must turn up while that card is a token: the
+table shows it to everybody, substitutes it in the deck and calls ``start``
+again. Then a setup phase: from the left of the dealer each seat lays its red
+3s (``red3``, possibly with no cards) and draws a replacement for each; a seat
+that laid any acts again (a replacement may be a red 3) until it lays none.
+
+Actions (every one may carry ``"seat"``, which must be the seat to act)
+--------------------------------------------------------------------------
+``{"type": "red3", "cards": [red 3s]}``
+    Setup: all the seat's red 3s (``[]`` when it has none). In play: a red 3
+    drawn must be laid at once; while the hand holds one this is the only
+    legal action. A replacement is drawn for each (``red3_replacement``) while
+    the stock lasts. Red 3s coming with the pile are laid by the engine,
+    without replacement (they are public cards already).
+``{"type": "draw"}``
+    Draw the top stock card. With an empty stock it ends the deal (nobody
+    out), unless the player takes the pile instead.
+``{"type": "take_pile", "cards": [codes]}`` / ``..., "meld": i}``
+    Instead of drawing (not while holding one card, not after a stop card):
+    the top card goes at once, with ``cards`` from hand, into a new meld or
+    (``meld``) into the side's meld ``i``; the rest of the pile into the hand.
+    Before the side's first meld: ``cards`` are 2+ naturals of the top's rank
+    (new meld) and that turn's melds must reach the minimum. After it: the
+    top alone (``cards`` empty) into a side meld it fits. Frozen pile: ``cards``
+    are 2+ naturals of the top's rank, into a new meld or the side's meld of
+    that rank.
+``{"type": "meld", "cards": [codes]}``
+    A new side meld: 3+ cards of one rank 4..A, more naturals than wilds, at
+    most 3 wilds. Black 3s (3 or 4, no wilds) only as the last meld of the
+    turn the player goes out in (keeping at most one card to discard).
+``{"type": "add", "meld": i, "cards": [codes]}``
+    Add to the side's meld ``i`` (the index in ``view["melds"]``).
+``{"type": "discard", "cards": [code], "freeze": bool}``
+    Ends the turn; ``freeze`` (default false) only for a wild: discarded
+    crosswise it freezes the pile until taken. A wild discarded plainly, or a
+    black 3, is a stop card: the next player may not take the pile.
+
+First meld: the melds a side lays in its first melding turn must together be
+worth ``view["minimum"][side]``; melds that could no longer reach it with the
+cards in hand (keeping cards to discard) are refused, and the discard is
+refused while the turn's melds fall short. Going out (hand empty by melding,
+or by the last discard) needs a side canasta (``go_out_canasta``); melds
+that would leave one card without one are refused. If a player is left with
+a single card they cannot go out with while the stock is empty, they may
+discard it without going out.
+
+Decisions (options): ``pairs`` (true with 4 players), ``target`` 15000,
+``red3_replacement`` (true), ``go_out_canasta`` (true),
+``one_meld_per_rank`` (true: a side has at most one meld of a rank; more
+cards of it are added). A side that goes out does not count its cards left in
+hand (the partner's, in pairs), as RULES.md reads.
+
+Scores (``deal_scores``): per side ``red3s`` (100 each, 800 for all four),
+``canastas`` (natural 500, mixed 300), ``going_out`` (100, concealed 200),
+``melds`` (card values of its melds), ``hand`` (minus cards in hand, not for
+the side that went out); a side with no meld counts red 3s and hand as minus.
+``seats`` splits it: each seat gets what it laid and holds (canasta bonus to
+the seat that began the meld), so each side's seats sum to ``sides``.
+
+View keys: as in ``kanasta`` (``canasta`` kind ``natural``/``mixed``;
+``owner`` of a meld is the side; ``opened`` and ``minimum`` per side) plus
+``frozen`` and ``stopped`` (the next player may not take the pile).
+"""
+
+from __future__ import annotations
+
+from p2pcards import cards as C
+from p2pcards.games.base import IllegalAction, NeedReveal
+from p2pcards.games.canasta import (
+    BLACK3, KIND, NAT, RED3, WILD, CanastaGame, Meld, _remove, card_key,
+)
+
+
+class Kanaszta(CanastaGame):
+    id = "kanaszta"
+    hand_size = 15
+    side_melds = True
+    allows_wild_melds = False
+    action_types = ("draw", "take_pile", "meld", "add", "red3", "discard")
+    values = {"JK": 50, "2": 20, "3R": 100, "3B": 5, "A": 20,
+              **{r: 10 for r in ("8", "9", "10", "J", "Q", "K")},
+              **{r: 5 for r in ("4", "5", "6", "7")}}
+    canasta_bonuses = {"natural": 500, "mixed": 300}
+    option_help = {
+        "pairs": "4 players play in pairs 0+2 vs 1+3 sharing melds",
+        "target": "a side reaching this many points ends the match",
+        "red3_replacement": "a red 3 laid apart is replaced from the stock",
+        "go_out_canasta": "a side needs a canasta to go out",
+        "one_meld_per_rank": "a side holds at most one meld of each rank",
+    }
+
+    def default_options(self, players: int) -> dict:
+        return {"pairs": players == 4, "target": 15000, "red3_replacement": True,
+                "go_out_canasta": True, "one_meld_per_rank": True}
+
+    def minimums(self, opts, scores, owners):
+        # The seed's table by the side's match total (the first deal: 0 -> 50).
+        def need(total):
+            if total < 0:
+                return 15
+            if total < 1500:
+                return 50
+            if total < 3000:
+                return 90
+            return 120
+        return [need(x) for x in scores]
+
+    # ----- melds -----------------------------------------------------------------------
+    def shape_error(self, rank, naturals, wilds, size):
+        if rank == "W":
+            return "a meld needs more natural cards than wild cards"
+        if rank == "3":
+            if wilds:
+                return "black 3s are melded without wild cards"
+            if naturals < 3:
+                return "black 3s are melded 3 or 4 together"
+            return None
+        if size < 3:
+            return "a meld needs at least 3 cards"
+        if wilds > 3:
+            return "a meld holds at most 3 wild cards"
+        if naturals <= wilds:
+            return "a meld needs more natural cards than wild cards"
+        return None
+
+    def meld_status(self, meld: Meld):
+        if len(meld.cards) < 7:
+            return None
+        return "natural" if meld.wilds == 0 else "mixed"
+
+    # ----- deal ---------------------------------------------------------------------------
+    def deal_setup(self, state, deck, pos):
+        while True:
+            card = deck[pos]
+            if C.is_unknown(card):
+                raise NeedReveal([card], "the upcard is turned face up, and covered while it is a 2, a 3 or a joker")
+            state.pile.append(card)
+            pos += 1
+            if KIND[card] == NAT:
+                break
+        state.phase = "setup"
+        return pos
+
+    def _need_red3_first(self, state, seat):
+        return state.phase == "meld" and any(KIND.get(c) == RED3 for c in state.hands[seat])
+
+    def _do_red3(self, state, seat, action):
+        if state.phase == "draw":
+            raise IllegalAction("draw first (or take the pile)")
+        setup = state.phase == "setup"
+        cards = self._cards(action, empty_ok=setup)
+        for c in cards:
+            if KIND[c] != RED3:
+                raise IllegalAction(f"only red 3s are laid apart, not {c}")
+        rest = _remove(state.hands[seat], cards)
+        left = [c for c in rest if KIND.get(c) == RED3]
+        if left:
+            raise IllegalAction(f"lay all your red 3s: you still hold {left[0]}")
+        s = state.evolve()
+        s.hands[seat] = rest
+        s.red3s[seat] += cards
+        drawn = 0
+        if s.options["red3_replacement"]:
+            for _ in cards:
+                if s.stock:
+                    s.hands[seat].append(s.stock.pop())
+                    drawn += 1
+        if setup and not drawn:
+            if seat == s.dealer:
+                s.phase = "draw"
+                s.turn = (s.dealer + 1) % s.players
+                s.turn_opening = not s.opened[self.owner_of(s, s.turn)]
+            else:
+                s.turn = (seat + 1) % s.players
+        return s
+
+    def _red3_actions(self, state, seat):
+        reds = sorted((c for c in state.hands[seat] if KIND.get(c) == RED3), key=card_key)
+        if state.phase == "setup" or reds:
+            return [{"type": "red3", "cards": reds}]
+        return []
+
+    # ----- the pile ---------------------------------------------------------------------------
+    def _draw_actions(self, state, seat):
+        return [{"type": "draw"}] + self.pile_actions(state, seat)
+
+    def _pile_closed(self, state, seat) -> str | None:
+        if state.phase != "draw":
+            return ("you take the pile instead of drawing, not after it" if state.phase == "meld"
+                    else "first every player lays their red 3s (red3 action)")
+        if not state.pile:
+            return "the discard pile is empty"
+        if state.stopped:
+            return "the last discard was a stop card: the pile can't be taken this turn"
+        if len(state.hands[seat]) <= 1:
+            return "nobody may take the pile while holding only one card"
+        return None
+
+    def take_pile(self, state, seat, action, check_only=False):
+        err = self._pile_closed(state, seat)
+        if err:
+            raise IllegalAction(err)
+        top = state.pile[-1]
+        if C.is_unknown(top):
+            raise NeedReveal([top], "the pile's top card is face up")
+        cards = self._cards(action, empty_ok=True)
+        i = self._meld_index(state, action, required=False)
+        rest = _remove(state.hands[seat], cards)
+        owner = self.owner_of(state, seat)
+        kind = KIND[top]
+        if kind in (RED3, BLACK3):
+            raise IllegalAction(f"the top card {top} can't be melded, so the pile can't be taken")
+        opened = state.opened[owner]
+        if not opened or state.frozen:
+            if any(KIND[c] != NAT for c in cards) or len(cards) < 2:
+                why = "the pile is frozen" if opened else "before your side's first meld"
+                raise IllegalAction(f"{why} the top card must be melded with at least two natural cards from hand")
+            if kind == NAT and any(C.rank(c) != C.rank(top) for c in cards):
+                raise IllegalAction(f"the top card {top} needs natural {C.rank(top)}s from hand")
+            if state.frozen and kind != NAT:
+                raise IllegalAction("the pile is frozen under a wild card: it can't be taken until covered")
+            if not opened and i is not None:
+                raise IllegalAction("your side has no meld yet: the top card goes into a new meld")
+        elif cards or i is None:
+            raise IllegalAction("after your side's first meld the top card is taken alone into one of "
+                                "its melds: give \"meld\" and no cards")
+        both = [top] + cards
+        rank, nat, wild, err = self._make_up(both)
+        if err:
+            raise IllegalAction(err)
+        value = sum(self.value(c) for c in both)
+        if i is None:
+            err = self._new_meld_error(state, owner, rank, nat, wild, len(both))
+            meld = Meld(owner, seat, rank, both, nat, wild)
+        else:
+            err = self._add_context_error(state, seat, i)
+            old = state.melds[i]
+            err = err or self._add_error(old, rank, nat, wild)
+            meld = Meld(old.owner, old.by, old.rank, old.cards + both, old.naturals + nat, old.wilds + wild)
+        if err:
+            raise IllegalAction(err)
+        below = state.pile[:-1]
+        hand = rest + [c for c in below if KIND.get(c) != RED3]
+        err = self._after_error(state, seat, hand, value, meld, i)
+        if err:
+            raise IllegalAction(err)
+        if check_only:
+            return None
+        s = state.evolve()
+        s.hands[seat] = hand
+        # Red 3s in the pile are public: laid at once, with no replacement.
+        s.red3s[seat] += [c for c in below if KIND.get(c) == RED3]
+        s.pile = []
+        s.frozen = False
+        s.stopped = False
+        s.phase = "meld"
+        self._place(s, seat, meld, i, value)
+        return self._after_melding(s, seat)
+
+    def pile_actions(self, state, seat):
+        if self._pile_closed(state, seat):
+            return []
+        top = state.pile[-1]
+        if C.is_unknown(top):
+            raise NeedReveal([top], "the pile's top card is face up")
+        kind = KIND[top]
+        owner = self.owner_of(state, seat)
+        nat, _, _ = self._hand_parts(state.hands[seat])
+        candidates = []
+        if not state.opened[owner] or state.frozen:
+            ranks = [C.rank(top)] if kind == NAT else [r for r in nat] if kind == WILD else []
+            for rank in ranks:
+                groups = nat.get(rank, [])
+                mine = [j for j, m in enumerate(state.melds) if m.owner == owner and m.rank == rank]
+                for combo in self._combos(groups, [], lambda n, w: n >= 2):
+                    candidates.append({"type": "take_pile", "cards": list(combo)})
+                    for j in mine:
+                        candidates.append({"type": "take_pile", "cards": list(combo), "meld": j})
+        else:
+            for j, m in enumerate(state.melds):
+                if m.owner == owner:
+                    candidates.append({"type": "take_pile", "cards": [], "meld": j})
+        out = []
+        for action in candidates:
+            try:
+                self.take_pile(state, seat, action, check_only=True)
+            except IllegalAction:
+                continue
+            out.append(action)
+        return out
+
+    # ----- discards ----------------------------------------------------------------------------
+    def _freeze_choices(self, code):
+        return (False, True) if KIND.get(code) == WILD else (False,)
+
+    def _discard_error(self, state, seat, card, freeze, left):
+        if freeze and KIND.get(card) != WILD:
+            return "only a wild card can be discarded crosswise to freeze the pile"
+        owner = self.owner_of(state, seat)
+        need = state.minimum[owner]
+        if state.turn_opening and 0 < state.turn_value < need:
+            return f"your side's first melds this turn are worth {state.turn_value}; they must reach {need}"
+        if not left:
+            err = self._finish_error(state, seat, 0, self.has_canasta(state, owner), state.turn_value)
+            if err and state.stock:
+                return err
+        return None
+
+    def _goes_out_by_discard(self, state, seat):
+        owner = self.owner_of(state, seat)
+        return self._finish_error(state, seat, 0, self.has_canasta(state, owner), state.turn_value) is None
+
+    def _after_discard(self, s, seat, card, freeze):
+        if freeze:
+            s.frozen = True
+            s.stopped = False
+        else:
+            s.stopped = KIND.get(card) in (WILD, BLACK3)
+
+    # ----- scores ----------------------------------------------------------------------------
+    def score(self, state):
+        n = state.players
+        n_sides = self.sides(n, state.options)
+        side = [self.side_of(s, n, state.options) for s in range(n)]
+        has = [False] * n_sides
+        bonus_by = [0] * n
+        melded = [0] * n_sides
+        for m in state.melds:
+            has[m.owner] = True
+            bonus_by[m.by] += self.canasta_bonus(m)
+            melded[m.owner] += sum(self.value(c) for c in m.cards)
+        reds = [0] * n_sides
+        for s in range(n):
+            reds[side[s]] += len(state.red3s[s])
+        out_side = side[state.went_out] if state.went_out >= 0 else None
+        out_pts = 200 if state.concealed else 100
+        seats = [0] * n
+        parts = {"red3s": [0] * n_sides, "canastas": [0] * n_sides, "going_out": [0] * n_sides,
+                 "melds": list(melded), "hand": [0] * n_sides}
+        for s in range(n):
+            d = side[s]
+            each = 200 if reds[d] == 4 else 100
+            red = each * len(state.red3s[s]) * (1 if has[d] else -1)
+            hand = sum(self.value(c) for c in state.hands[s])
+            hand_pts = 0 if d == out_side else -hand
+            out = out_pts if s == state.went_out else 0
+            seats[s] = red + bonus_by[s] + out + state.meld_value_by[s] + hand_pts
+            parts["red3s"][d] += red
+            parts["canastas"][d] += bonus_by[s]
+            parts["going_out"][d] += out
+            parts["hand"][d] += hand_pts
+        sides = [0] * n_sides
+        for s in range(n):
+            sides[side[s]] += seats[s]
+        return {"seats": seats, "sides": sides, **parts,
+                "went_out": state.went_out if state.went_out >= 0 else None, "concealed": state.concealed}
+
+
+GAME = Kanaszta()
