@@ -606,7 +606,7 @@ class Bura(Game):
                 chips[(state.dealer + 1 + i) % n] += each + (1 if i < odd else 0)
             state.chips = tuple(chips)
             state.bank = 0
-            return self._finish(state, "unpayable", None, next_dealer, round_over=True, match_over=True)
+            return self._finish(state, "unpayable", None, next_dealer, round_over=False, match_over=True)
         state.chips = tuple(c - share for c in state.chips)
         state.bank = state.bank + share * n
         return self._finish(state, "exhausted", None, next_dealer, round_over=False)
