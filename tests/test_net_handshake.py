@@ -1,0 +1,169 @@
+"""The authenticated handshake over in-memory streams: success, every refusal,
+replays, and timeouts under a mock clock."""
+
+from __future__ import annotations
+
+import functools
+
+import msgpack
+import pytest
+import trio
+import trio.testing
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from p2pcards import PROTOCOL_VERSION
+from p2pcards.net.errors import HandshakeError, NetError, ProtocolError
+from p2pcards.net.framing import FramedStream
+from p2pcards.net.handshake import (TAG_INITIATOR, Identity, ReplayGuard, initiate, make_hello, respond,
+                                    transcript)
+
+from .test_net_support import Recorder, frame, new_key
+
+ALICE = Identity(new_key(), "Alice")
+BOB = Identity(new_key(), "Bob")
+SESSION = b"S" * 32
+
+
+def admit_all(hello):
+    return hello.session
+
+
+async def run_pair(init_kwargs, resp_kwargs, initiator=ALICE, responder=BOB):
+    a, b = trio.testing.memory_stream_pair()
+    fa, fb = FramedStream(a), FramedStream(b)
+    results = {}
+
+    async def side(name, framed, coro):
+        try:
+            results[name] = await coro
+        except NetError as exc:
+            results[name] = exc
+            await framed.aclose()  # as the endpoint does: the other side sees the close
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(side, "i", fa, initiate(fa, initiator, **init_kwargs))
+        nursery.start_soon(side, "r", fb, respond(fb, responder, **resp_kwargs))
+    return results["i"], results["r"]
+
+
+async def test_handshake_succeeds_and_names_both_sides():
+    ci, cr = await run_pair(dict(role="mesh", session=SESSION, expect_key=BOB.public_key),
+                            dict(admit=admit_all))
+    assert ci.peer_key == BOB.public_key and ci.peer_name == "Bob" and ci.session == SESSION
+    assert cr.peer_key == ALICE.public_key and cr.peer_name == "Alice" and cr.role == "mesh"
+    await ci.send({"t": "app", "m": 1})
+    assert await cr.receive() == {"t": "app", "m": 1}
+
+
+async def test_unexpected_key_is_refused_by_the_initiator():
+    ci, cr = await run_pair(dict(role="mesh", session=SESSION, expect_key=new_key().public_key().public_bytes_raw()),
+                            dict(admit=admit_all))
+    assert isinstance(ci, HandshakeError) and "unexpected key" in str(ci)
+    assert isinstance(cr, NetError)
+
+
+async def test_admission_refusal_reaches_the_initiator():
+    def refuse(hello):
+        raise HandshakeError("key is not a player of this table")
+    ci, cr = await run_pair(dict(role="mesh", session=SESSION), dict(admit=refuse))
+    assert isinstance(cr, HandshakeError)
+    # The responder's caller sends the error frame; here we only check the initiator fails too.
+    assert isinstance(ci, NetError)
+
+
+async def test_different_session_is_refused():
+    ci, cr = await run_pair(dict(role="mesh", session=SESSION), dict(admit=lambda h: b"T" * 32))
+    assert isinstance(ci, HandshakeError) and "different session" in str(ci)
+
+
+async def test_own_key_is_refused():
+    ci, cr = await run_pair(dict(role="lobby", session=None), dict(admit=admit_all), initiator=BOB)
+    assert isinstance(cr, HandshakeError) and "our own key" in str(cr)
+
+
+async def test_wrong_version_is_refused_with_reason():
+    a, b = trio.testing.memory_stream_pair()
+    hello = msgpack.unpackb(make_hello(ALICE, "lobby", None, b"n" * 32))
+    hello["v"] = PROTOCOL_VERSION + 1
+    await a.send_all(frame(hello))
+    with pytest.raises(HandshakeError, match=f"version {PROTOCOL_VERSION + 1}"):
+        await respond(FramedStream(b), BOB, admit=admit_all)
+
+
+async def test_forged_signature_is_refused():
+    """A stranger presenting Alice's key without her private key cannot sign the transcript."""
+    mallory = Identity(new_key(), "Alice")
+    a, b = trio.testing.memory_stream_pair()
+    fa = FramedStream(a)
+    hello_i = make_hello(ALICE, "lobby", None, b"m" * 32)  # Alice's public key, Mallory's connection
+    await fa.send_frame(frame(msgpack.unpackb(hello_i))[:4] + hello_i)
+
+    async def mallory_side():
+        body, _ = await fa.receive_raw()  # responder hello
+        await fa.receive_raw()  # responder auth
+        await fa.send({"t": "auth", "sig": mallory.private_key.sign(transcript(TAG_INITIATOR, hello_i, body))})
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(mallory_side)
+        with pytest.raises(HandshakeError, match="bad handshake signature"):
+            await respond(FramedStream(b), BOB, admit=admit_all)
+
+
+async def test_replayed_transcript_is_refused():
+    """Record Alice's side of a real handshake and play it back to Bob: Bob's fresh nonce
+    makes the old signature worthless, and the replay guard names the replay."""
+    guard = ReplayGuard()
+    a, b = trio.testing.memory_stream_pair()
+    rec = Recorder(a)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(functools.partial(initiate, FramedStream(rec), ALICE, role="lobby", session=None))
+        await respond(FramedStream(b), BOB, admit=admit_all, replay=guard)
+    recorded = bytes(rec.sent)
+
+    for g, reason in ((guard, "replayed handshake"), (ReplayGuard(), "bad handshake signature")):
+        c, d = trio.testing.memory_stream_pair()
+        await c.send_all(recorded)
+        with pytest.raises(HandshakeError, match=reason):
+            await respond(FramedStream(d), BOB, admit=admit_all, replay=g)
+
+
+async def test_half_open_connection_times_out(autojump_clock):
+    a, b = trio.testing.memory_stream_pair()
+    with pytest.raises(HandshakeError, match="timed out after 10"):
+        await respond(FramedStream(b), BOB, admit=admit_all, timeout=10)
+    # ... and a responder that never answers times the initiator out too.
+    c, d = trio.testing.memory_stream_pair()
+    with pytest.raises(HandshakeError, match="timed out after 3"):
+        await initiate(FramedStream(c), ALICE, role="lobby", session=None, timeout=3)
+
+
+async def test_slowloris_trickle_times_out(autojump_clock):
+    a, b = trio.testing.memory_stream_pair()
+    data = frame(msgpack.unpackb(make_hello(ALICE, "lobby", None, b"n" * 32)))
+
+    async def trickle():
+        for byte in data[:-1]:
+            await a.send_all(bytes([byte]))
+            await trio.sleep(1)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(trickle)
+        with pytest.raises(HandshakeError, match="timed out"):
+            await respond(FramedStream(b), BOB, admit=admit_all, timeout=10)
+        nursery.cancel_scope.cancel()
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.binary(min_size=1, max_size=200), max_size=6))
+def test_fuzz_responder_never_crashes_or_hangs(chunks):
+    """Arbitrary bytes from an unauthenticated peer end in a NetError, bounded by the timeout."""
+    async def main():
+        a, b = trio.testing.memory_stream_pair()
+        for c in chunks:
+            await a.send_all(c)
+        await a.aclose()
+        with pytest.raises(NetError):
+            await respond(FramedStream(b), BOB, admit=admit_all, timeout=5)
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
