@@ -202,3 +202,13 @@ def test_any_input_is_either_legal_or_refused_cleanly(seed, steps, action):
 def test_many_matches_run_to_the_end():
     for seed in range(200):
         run_match(2 + seed % 3, seed, {}, ["greedy", "random", "random", "greedy"])
+
+
+@pytest.mark.slow
+def test_greedy_beats_random_in_most_two_player_matches():
+    wins = 0
+    for seed in range(100):
+        strategies = ["greedy", "random"] if seed % 2 == 0 else ["random", "greedy"]
+        match = run_match(2, seed, {}, strategies)
+        wins += strategies[G.match_result(match)["winner"]] == "greedy"
+    assert wins >= 70

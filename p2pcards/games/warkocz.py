@@ -39,7 +39,9 @@ Decisions (each an option)
   player pays only what they have (never below 0) and the rest is forgiven.
   Either way chips are conserved: sum(stacks) + bank never changes.
 - The warkocz stands for one card: it does not join a group of 3 or 4.
-- An aria "ends with the warkocz" when the warkocz is in the winner's last step.
+- An aria: the winner laid every card of the hand without another player
+  laying a card in between (passes round the table do not break it). It
+  "ends with the warkocz" when the warkocz is in the winner's last step.
 - ``hand_size``: 18 / 16 / 12 for 2 / 3 / 4 players; the rest of the deck is
   set aside unseen (13 / 1 / 1 cards).
 Other options: ``target`` (24), ``ante`` (10, paid by every player into the
