@@ -315,7 +315,13 @@ class Bura(Game):
         return state.phase == "over"
 
     def hand(self, state: BuraState, seat: int) -> list[str]:
+        self._check_seat(state, seat)
         return list(state.hands[seat])
+
+    @staticmethod
+    def _check_seat(state: BuraState, seat) -> None:
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.players:
+            raise IllegalAction(f"no seat {seat!r} at this table")
 
     # ----- what may be done ----------------------------------------------
     def _lead_limit(self, state: BuraState) -> int:
@@ -416,7 +422,7 @@ class Bura(Game):
             if kind == "declare":
                 return self._declare(state)
             if kind == "pass":
-                return self._after_trick(state)
+                return self._refill(state._copy())
             raise IllegalAction(f"seat {seat} took the trick and must declare or pass, not {kind}")
         if phase == "bessa":
             if kind == "bessa":
@@ -525,10 +531,6 @@ class Bura(Game):
                     for c in cards:
                         bound += INFO[c][2]
         return bound >= state.options["target"]
-
-    def _after_trick(self, state: BuraState) -> BuraState:
-        new = state._copy()
-        return self._refill(new)
 
     def _refill(self, state: BuraState) -> BuraState:
         """In place on a fresh copy: each draws up to 3 from the taker on, then the next lead."""
@@ -676,9 +678,8 @@ class Bura(Game):
         return {"seat": s, "down": down, "count": len(cards), "cards": list(cards) if shown else []}
 
     def view(self, state: BuraState, seat) -> dict:
-        if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)
-                                 or not 0 <= seat < state.players):
-            raise IllegalAction(f"no seat {seat!r} at this table")
+        if seat is not None:
+            self._check_seat(state, seat)
         pv = self._play_view
         over = state.phase == "over"
         return {
