@@ -414,3 +414,105 @@ def test_equivocation_proof():
         L.EquivocationProof.from_wire(b"\xc1", key)
     with pytest.raises(LogError, match=r"\[entry, entry\]"):
         L.EquivocationProof.from_wire(msgpack.packb([1, 2]), key)
+
+
+# ------------------------------------------------------------ the test vector
+
+VECTOR = os.path.join(os.path.dirname(__file__), "..", "protocol", "vectors", "log_small.json")
+
+
+def build_vector_log():
+    """The 3-entry log of protocol/vectors/log_small.json, from its inputs."""
+    ids = [Identity.from_seed(bytes([1]) * 32), Identity.from_seed(bytes([2]) * 32)]
+    players = [L.Player("Ala", ids[0].public_bytes, bytes([0xA0]) * 32),
+               L.Player("Bolek", ids[1].public_bytes, bytes([0xB0]) * 32)]
+    body = L.table_body("bura", {"target": 7}, players, bytes.fromhex("00112233445566778899aabbccddeeff"))
+    log = L.GameLog()
+    log.append(L.assemble(body, [x.sign(body) for x in ids]))
+    log.append(log.make_next(0, "move", {"type": "lead", "cards": ["AS"]}, ids[0]))
+    end = log.end_body({"result": "finished"})
+    log.append(L.assemble(end, [x.sign(end) for x in ids]))
+    return log, ids
+
+
+def vector_json(log, ids):
+    def sig_hex(e):
+        return [s.hex() for s in e.signature] if e.multisig else e.signature.hex()
+
+    return {
+        "about": "p2pcards log format 1, protocol 1: a 3-entry finished log (see protocol/log.md)",
+        "private_seeds": [bytes([i + 1]).hex() * 32 for i in range(len(ids))],
+        "public_keys": [x.public_bytes.hex() for x in ids],
+        "fingerprints": [x.fingerprint for x in ids],
+        "entries": [{"seq": e.seq, "author": e.author, "kind": e.kind, "prev_hash": e.prev_hash.hex(),
+                     "body": e.body.hex(), "signature": sig_hex(e), "raw": e.raw.hex(), "hash": e.hash.hex()}
+                    for e in log],
+        "head_hash": log.head_hash.hex(),
+        "file": log.to_bytes().hex(),
+    }
+
+
+def test_small_vector_byte_for_byte():
+    import json
+    with open(VECTOR) as f:
+        vec = json.load(f)
+    log, ids = build_vector_log()
+    assert vector_json(log, ids) == vec
+    # And independently of the code that made it: hashes, signatures, framing.
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    prev = bytes(32)
+    keys = [Ed25519PublicKey.from_public_bytes(bytes.fromhex(k)) for k in vec["public_keys"]]
+    frames = b""
+    for ent in vec["entries"]:
+        body, raw = bytes.fromhex(ent["body"]), bytes.fromhex(ent["raw"])
+        assert msgpack.unpackb(body)[1] == prev
+        assert bytes.fromhex(ent["hash"]) == hashlib.sha256(b"p2pcards/log/v1/entry\x00" + body).digest()
+        sigs = ent["signature"] if isinstance(ent["signature"], list) else None
+        if sigs:
+            for k, s in zip(keys, sigs):
+                k.verify(bytes.fromhex(s), body)
+        else:
+            keys[ent["author"]].verify(bytes.fromhex(ent["signature"]), body)
+        assert msgpack.unpackb(raw)[0] == body
+        prev = bytes.fromhex(ent["hash"])
+        frames += len(raw).to_bytes(4, "big") + raw
+    assert bytes.fromhex(vec["file"]) == b"P2PCLOG\n\x01" + frames
+    read = L.parse_log(bytes.fromhex(vec["file"]), finished=True)
+    assert read.agreed and read.to_bytes().hex() == vec["file"]
+
+
+if __name__ == "__main__":  # regenerate the vector: PYTHONPATH=. python -m tests.test_log
+    import json
+    with open(VECTOR, "w") as f:
+        json.dump(vector_json(*build_vector_log()), f, indent=1)
+        f.write("\n")
+
+
+def test_trust_end_checks_only_the_attestation_of_an_agreed_log():
+    log, ids = build_log(moves=20)
+    entries = list(log.entries)
+    e = entries[5]
+    swapped = L.Entry.from_wire(msgpack.packb([e.body, ids[(e.author + 1) % 3].sign(e.body)]))
+    entries[5] = swapped
+    # Same bodies, so the same chain and a valid attestation by every seat:
+    assert L.verify_log(entries, trust_end=True).agreed
+    with pytest.raises(LogError, match="entry 5: signature"):
+        L.verify_log(entries)
+    # A body change breaks the chain whatever the mode.
+    forged = L.make_entry(5, e.prev_hash, e.author, e.kind, {"type": "forged"}, ids[e.author])
+    entries[5] = forged
+    with pytest.raises(LogError, match="entry 6: prev_hash"):
+        L.verify_log(entries, trust_end=True)
+    # Without everyone's end signature, everything is checked.
+    partial, _ = build_log(moves=20, end=False)
+    body = partial.end_body({})
+    ents = list(partial.entries)
+    ents[5] = swapped
+    ents.append(L.assemble(body, [ids[0].sign(body), ids[1].sign(body), None]))
+    with pytest.raises(LogError, match="entry 5: signature"):
+        L.verify_log(ents, trust_end=True)
+    # A bad end signature: reported as such, with everything before it checked.
+    ents[5] = log[5]
+    ents[-1] = L.assemble(body, [ids[0].sign(body), ids[1].sign(body), ids[0].sign(body)])
+    with pytest.raises(LogError, match="entry 22: signature does not verify for seat 2"):
+        L.verify_log(ents, trust_end=True)
