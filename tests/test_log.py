@@ -514,5 +514,5 @@ def test_trust_end_checks_only_the_attestation_of_an_agreed_log():
     # A bad end signature: reported as such, with everything before it checked.
     ents[5] = log[5]
     ents[-1] = L.assemble(body, [ids[0].sign(body), ids[1].sign(body), ids[0].sign(body)])
-    with pytest.raises(LogError, match="entry 22: signature does not verify for seat 2"):
+    with pytest.raises(LogError, match="entry 21: signature does not verify for seat 2"):
         L.verify_log(ents, trust_end=True)
