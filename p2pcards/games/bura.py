@@ -19,6 +19,9 @@ Decisions (where the rules are silent)
   Players with no cards sit the trick out; when the taker has no cards the
   lead passes to the next player (clockwise) who has some. The deal is
   exhausted when every hand is empty.
+- **Refill**: each player in turn from the taker fills their hand up to three
+  cards before the next draws; the trump card, last in the stock, goes to
+  whoever draws it. Drawn cards stay unknown tokens to the others.
 - **Declaring** is offered only right after taking a trick, and only when it
   could succeed and be paid for: the taker's face-up trick points plus 11 per
   face-down card in their tricks reach ``target`` (public information), and
@@ -43,7 +46,8 @@ Decisions (where the rules are silent)
   else the match is over before the round (``end_deal`` sets ``over``). At
   exhaustion, if some stack is smaller than the share (bank/n rounded up), the
   match ends before anybody pays it: the bank is shared out equally, the odd
-  chips one each to the players from the left of the dealer. Chips are always
+  chips one each to the players from the left of the dealer (the round is
+  not counted as played: nobody won the bank). Chips are always
   conserved: ``sum(chips) + bank`` never changes.
 - The bank goes to the winner of a declaration or a bessa; the round is over
   and the winner deals the next. A failed declarer pays the bank's amount into
