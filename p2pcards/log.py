@@ -169,6 +169,9 @@ class Entry:
     def __hash__(self) -> int:
         return hash(self.raw)
 
+    def __repr__(self) -> str:
+        return f"Entry(seq={self.seq}, author={self.author}, kind={self.kind!r}, hash={self.hash.hex()[:12]}…)"
+
     @property
     def multisig(self) -> bool:
         return self.kind in (TABLE, END)
@@ -535,6 +538,22 @@ class GameLog:
         """Finished, and every seat signed the end entry: all agree on the log."""
         e = self.end
         return e is not None and all(sig is not None for sig in e.signature)
+
+    def conflict(self, entry: Entry) -> "EquivocationProof | None":
+        """If ``entry`` is validly signed by the author of the entry this log
+        already holds at its seq but says something else, the proof of that
+        seat's equivocation; otherwise None (e.g. the same entry relayed again)."""
+        if not (0 <= entry.seq < len(self._entries)) or entry.multisig:
+            return None
+        mine = self._entries[entry.seq]
+        if mine.multisig or mine.author != entry.author:
+            return None
+        return equivocation(mine, entry, self._table.keys[entry.author])
+
+    def __repr__(self) -> str:
+        state = "agreed" if self.agreed else "finished" if self.is_finished else "unfinished"
+        game = self._table.game if self._table else "?"
+        return f"<GameLog {game} {len(self)} entries, {state}, head {self.head_hash.hex()[:12]}…>"
 
     # -- building
     def make_next(self, author: int, kind: str, payload: Any, signer: Signer) -> Entry:

@@ -516,3 +516,16 @@ def test_trust_end_checks_only_the_attestation_of_an_agreed_log():
     ents[-1] = L.assemble(body, [ids[0].sign(body), ids[1].sign(body), ids[0].sign(body)])
     with pytest.raises(LogError, match="entry 21: signature does not verify for seat 2"):
         L.verify_log(ents, trust_end=True)
+
+
+def test_conflict_with_a_stored_entry():
+    log, ids = build_log(end=False)
+    mine = log[4]
+    other = L.make_entry(4, mine.prev_hash, mine.author, "move", {"type": "other"}, ids[mine.author])
+    proof = log.conflict(other)
+    assert proof is not None and proof.seat == mine.author and proof.first == mine and proof.second == other
+    assert log.conflict(mine) is None  # the same entry relayed again
+    assert log.conflict(log.make_next(0, "move", {}, ids[0])) is None  # not held yet
+    by_other_seat = L.make_entry(4, mine.prev_hash, (mine.author + 1) % 3, "move", {}, ids[(mine.author + 1) % 3])
+    assert log.conflict(by_other_seat) is None
+    assert "unfinished" in repr(log) and "seq=4" in repr(mine)
