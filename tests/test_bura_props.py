@@ -228,3 +228,36 @@ def test_greedy_on_its_own_partial_state_plays_legally(players, seed, rng):
             action = pick(G.legal_actions(full), rng, 0.1)
         assert action in G.legal_actions(full)
         full = step(full, seats, action)
+
+
+JUNK = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 40) | st.text(max_size=4) | st.sampled_from(["?3", "?99", "AS", "6C"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6,
+)
+CARDISH = st.sampled_from(list(shuffled_deck("bura", 0)) + ["?1", "?40", "2C", "JK", "", "10"]) | JUNK
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 10**6), moves=st.integers(0, 12), rng=st.randoms(use_true_random=False),
+       kind=st.sampled_from(["lead", "beat", "throw", "declare", "pass", "bessa", "", None, 3]),
+       cards=st.lists(CARDISH, max_size=4) | JUNK,
+       seat=st.none() | JUNK, extra=st.dictionaries(st.sampled_from(["x", "cards", "seat", "as"]), JUNK, max_size=2))
+def test_fuzzed_actions_are_refused_cleanly(seed, moves, rng, kind, cards, seat, extra):
+    """Any input is either a legal action or an IllegalAction: never another
+    exception, and the given state is unchanged."""
+    players = 2 + seed % 5
+    state = G.start(players, seed=seed)
+    for _ in range(moves):
+        if G.deal_over(state):
+            break
+        state = G.apply(state, pick(G.legal_actions(state), rng, 0.0))
+    action = {**extra, "type": kind, "cards": cards}
+    if seat is not None:
+        action["seat"] = seat
+    before = snapshot(state)
+    try:
+        G.apply(state, action)
+    except IllegalAction:
+        pass
+    assert snapshot(state) == before
