@@ -73,3 +73,36 @@ def reasons(caplog) -> str:
 
 def net_logging(caplog) -> None:
     caplog.set_level(logging.INFO, logger="p2pcards.net")
+
+
+def make_table(endpoints, game: str = "bura", options=None):
+    """A final table for endpoints already listening, without running a lobby."""
+    import secrets
+
+    from p2pcards import PROTOCOL_VERSION
+    from p2pcards.net.table import SeatInfo, TableDescription, compute_session_id
+
+    seats = tuple(SeatInfo(i, ep.identity.name, ep.identity.public_key, LOCAL, ep.port)
+                  for i, ep in enumerate(endpoints))
+    contribs = tuple(secrets.token_bytes(32) for _ in seats)
+    tid = secrets.token_bytes(16)
+    options = options or {}
+    return TableDescription(tid, game, options, PROTOCOL_VERSION, seats, contribs,
+                            compute_session_id(tid, PROTOCOL_VERSION, game, options, seats, contribs))
+
+
+class Seats:
+    """Lets a test wait until the host's lobby shows a given number of seats."""
+
+    def __init__(self) -> None:
+        self.views = []
+        self._changed = trio.Event()
+
+    def __call__(self, view) -> None:
+        self.views.append(view)
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def wait(self, n: int) -> None:
+        while not self.views or len(self.views[-1].seats) != n:
+            await self._changed.wait()

@@ -143,7 +143,7 @@ class ReplayGuard:
             self._seen.popitem(last=False)
 
 
-@dataclass
+@dataclass(eq=False)
 class Channel:
     """An authenticated connection: framed stream + who is on the other end."""
 

@@ -1,0 +1,236 @@
+"""Lobby over real loopback sockets: a 4-player table, refusals and leavers,
+spectators, and hostile connections that must not disturb it."""
+
+from __future__ import annotations
+
+import functools
+import logging
+
+import msgpack
+import pytest
+import trio
+
+from p2pcards import PROTOCOL_VERSION
+from p2pcards.net import (LobbyError, LobbyView, LogEntry, NetError, TableDescription, TableRefused,
+                          open_endpoint, watch_table)
+from p2pcards.net.framing import HEADER, FramedStream
+from p2pcards.net.handshake import Identity, initiate, make_hello
+from p2pcards.net.lobby import HostLobby, join_table
+from p2pcards.net.mesh import Message, open_mesh
+
+from .test_net_support import LOCAL, Recorder, Seats, frame, net_logging, new_key, poke, reasons
+
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
+
+
+async def test_four_players_agree_then_talk_over_the_mesh_while_a_spectator_watches():
+    results: dict[int, TableDescription] = {}
+    proposals = {}
+    watched = []
+    seats = Seats()
+    delivered = {i: set() for i in range(4)}
+
+    def accept(i):
+        def hook(p):
+            proposals[i] = p
+            return True
+        return hook
+
+    async def player(i, host_ep, lobby, ready):
+        async with open_endpoint(new_key(), f"player{i}", bind=LOCAL) as ep:
+            await seats.wait(i)  # join in a known order: seat = join order
+            results[i] = await join_table(ep, LOCAL, host_ep.port, accept=accept(i))
+            await ready.wait()
+            await talk(ep, results[i], i)
+
+    async def talk(ep, table, seat):
+        async with open_mesh(ep, table, seat, ready_timeout=10) as mesh:
+            await mesh.broadcast({"from": seat, "kind": "all"})
+            for other in range(4):
+                if other != seat:
+                    assert await mesh.send(other, {"from": seat, "kind": "direct", "to": other})
+            while len(delivered[seat]) < 6:
+                ev = await mesh.receive()
+                if isinstance(ev, Message):
+                    assert ev.msg["from"] == ev.seat
+                    delivered[seat].add((ev.seat, ev.msg["kind"]))
+
+    async def spectator(host_ep):
+        async with open_endpoint(new_key(), "watcher", bind=LOCAL) as ep:
+            async with watch_table(ep, LOCAL, host_ep.port) as watch:
+                async for item in watch:
+                    watched.append(item)
+                    if isinstance(item, LogEntry) and item.index == 2:
+                        break
+
+    with trio.fail_after(30):
+        async with open_endpoint(new_key(), "host", bind=LOCAL) as host_ep:
+            lobby = HostLobby(host_ep, "kanasta", 4, options={"target": 5000, "pairs": True},
+                              accept=accept(0), on_update=seats)
+            ready = trio.Event()
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(spectator, host_ep)
+                for i in range(1, 4):
+                    nursery.start_soon(player, i, host_ep, lobby, ready)
+                results[0] = await lobby.run()
+                ready.set()
+                for n in range(3):
+                    lobby.spectators.publish(b"entry %d" % n)
+                await talk(host_ep, results[0], 0)
+            lobby.spectators.end("game over")
+
+    tables = [results[i] for i in range(4)]
+    assert len({t.session_id for t in tables}) == 1
+    assert [s.name for s in tables[0].seats] == ["host", "player1", "player2", "player3"]
+    assert all([(s.name, s.key) for s in t.seats] == [(s.name, s.key) for s in tables[0].seats] for t in tables)
+    assert tables[1].options == {"target": 5000, "pairs": True} and tables[1].game == "kanasta"
+    assert {p.my_seat for i, p in proposals.items() if i} == {1, 2, 3}
+    for i in range(4):
+        assert delivered[i] == {(o, k) for o in range(4) if o != i for k in ("all", "direct")}
+    # The spectator saw the lobby fill up, the final table, and the entries in order.
+    views = [w for w in watched if isinstance(w, LobbyView)]
+    assert len(views[-1].seats) == 4
+    finals = [w for w in watched if isinstance(w, TableDescription)]
+    assert finals and finals[0].session_id == tables[0].session_id
+    assert [w.data for w in watched if isinstance(w, LogEntry)] == [b"entry 0", b"entry 1", b"entry 2"]
+
+
+async def test_refusal_and_leaver_send_the_table_back_to_waiting(caplog):
+    net_logging(caplog)
+    seats = Seats()
+    outcome = {}
+
+    async def joiner(name, host_port, accept, key=None):
+        async with open_endpoint(key or new_key(), name, bind=LOCAL) as ep:
+            try:
+                outcome[name] = await join_table(ep, LOCAL, host_port, accept=accept)
+            except NetError as exc:
+                outcome[name] = exc
+
+    blocked = trio.Event()
+
+    async def never(p):
+        blocked.set()
+        await trio.sleep_forever()
+
+    with trio.fail_after(30):
+        async with open_endpoint(new_key(), "host", bind=LOCAL) as host_ep:
+            lobby = HostLobby(host_ep, "bura", 3, on_update=seats)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(lambda: _run(lobby, outcome))
+                nursery.start_soon(joiner, "stays", host_ep.port, lambda p: True)
+                await seats.wait(2)
+                nursery.start_soon(joiner, "refuser", host_ep.port, lambda p: False)
+                await seats.wait(3)
+                await seats.wait(2)  # the refusal emptied seat 2 again
+                async with trio.open_nursery() as leaver:
+                    leaver.start_soon(joiner, "leaver", host_ep.port, never)
+                    await blocked.wait()
+                    leaver.cancel_scope.cancel()  # walks away while asked to accept
+                await seats.wait(2)
+                nursery.start_soon(joiner, "late", host_ep.port, lambda p: True)
+    assert isinstance(outcome["refuser"], TableRefused)
+    table = outcome["host"]
+    assert [s.name for s in table.seats] == ["host", "stays", "late"]
+    assert outcome["stays"].session_id == outcome["late"].session_id == table.session_id
+    notices = [v.notice for v in seats.views]
+    assert "refuser refused the table" in notices and "leaver left" in notices
+
+
+async def _run(lobby, outcome):
+    try:
+        outcome["host"] = await lobby.run()
+    except NetError as exc:
+        outcome["host"] = exc
+
+
+async def test_host_refusal_cancels_the_table_for_everyone():
+    outcome = {}
+    seats = Seats()
+    with trio.fail_after(20):
+        async with open_endpoint(new_key(), "host", bind=LOCAL) as host_ep:
+            lobby = HostLobby(host_ep, "bura", 2, accept=lambda p: False, on_update=seats)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(_run, lobby, outcome)
+                async with open_endpoint(new_key(), "j", bind=LOCAL) as ep:
+                    with pytest.raises(LobbyError, match="host cancelled the table"):
+                        await join_table(ep, LOCAL, host_ep.port)
+    assert isinstance(outcome["host"], TableRefused)
+
+
+async def test_slow_acceptor_is_removed_and_extra_joiner_is_turned_away(caplog):
+    net_logging(caplog)
+    outcome = {}
+    seats = Seats()
+
+    async def joiner(name, port, accept):
+        async with open_endpoint(new_key(), name, bind=LOCAL) as ep:
+            try:
+                outcome[name] = await join_table(ep, LOCAL, port, accept=accept)
+            except NetError as exc:
+                outcome[name] = exc
+
+    async def slow(p):
+        await trio.sleep(60)
+
+    with trio.fail_after(30):
+        async with open_endpoint(new_key(), "host", bind=LOCAL) as host_ep:
+            lobby = HostLobby(host_ep, "bura", 2, on_update=seats, accept_timeout=0.5)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(_run, lobby, outcome)
+                nursery.start_soon(joiner, "slow", host_ep.port, slow)
+                await seats.wait(2)
+                await joiner("extra", host_ep.port, lambda p: True)  # table full right now
+                await seats.wait(1)
+                nursery.start_soon(joiner, "quick", host_ep.port, lambda p: True)
+    assert "full" in str(outcome["extra"])
+    assert "did not accept in time" in str(outcome["slow"])
+    assert [s.name for s in outcome["host"].seats] == ["host", "quick"]
+
+
+async def test_hostile_connections_are_refused_while_the_lobby_completes(caplog):
+    net_logging(caplog)
+    outcome = {}
+    replies = {}
+    seats = Seats()
+
+    async def hostile(name, port, data):
+        replies[name] = await poke(port, data, wait=10)
+
+    async def replayer(port):
+        # Record a real player's handshake, then play the same bytes again.
+        ident = Identity(new_key(), "victim")
+        stream = Recorder(await trio.open_tcp_stream(LOCAL, port))
+        ch = await initiate(FramedStream(stream), ident, role="watch", session=None)
+        await ch.aclose()
+        replies["replay"] = await poke(port, bytes(stream.sent), wait=10)
+
+    async def joiner(name, port):
+        async with open_endpoint(new_key(), name, bind=LOCAL) as ep:
+            outcome[name] = await join_table(ep, LOCAL, port)
+
+    wrong_version = msgpack.unpackb(make_hello(Identity(new_key(), "old"), "lobby", None, b"v" * 32))
+    wrong_version["v"] = PROTOCOL_VERSION + 7
+    with trio.fail_after(40):
+        async with open_endpoint(new_key(), "host", bind=LOCAL, handshake_timeout=1.5) as host_ep:
+            lobby = HostLobby(host_ep, "warkocz", 4, on_update=seats)
+            port = host_ep.port
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(_run, lobby, outcome)
+                nursery.start_soon(joiner, "a", port)
+                nursery.start_soon(hostile, "garbage", port, HEADER.pack(32) + b"\xc1" + bytes(range(31)))
+                nursery.start_soon(hostile, "oversize", port, HEADER.pack(50 << 20) + b"x" * 100)
+                nursery.start_soon(hostile, "version", port, frame(wrong_version))
+                nursery.start_soon(hostile, "not-hello", port, frame({"t": "join", "port": 1}))
+                nursery.start_soon(hostile, "half-open", port, b"")
+                nursery.start_soon(replayer, port)
+                nursery.start_soon(joiner, "b", port)
+                nursery.start_soon(joiner, "c", port)
+    assert len({outcome[k].session_id for k in ("host", "a", "b", "c")}) == 1
+    log = reasons(caplog)
+    for expected in ("undecodable frame", "exceeds the maximum", f"protocol version {PROTOCOL_VERSION + 7}",
+                     "expected 'hello', got 'join'", "handshake timed out", "replayed handshake"):
+        assert expected in log, expected
+    # Each hostile peer was told why before the close.
+    assert b"protocol version" in replies["version"] and b"replayed handshake" in replies["replay"]
+    assert b"timed out" in replies["half-open"]
