@@ -62,7 +62,14 @@ def cmd_rules(args) -> int:
 def cmd_keygen(args) -> int:
     from p2pcards import identity
 
-    print(identity.keygen_command(force=args.force))
+    try:
+        ident = identity.keygen(force=args.force)
+    except identity.IdentityExists as exc:
+        print(str(exc), file=sys.stderr)
+        return 1
+    except identity.IdentityError as exc:
+        raise CliError(str(exc)) from None
+    print(f"your key: {ident.path}\nfingerprint: {ident.fingerprint}")
     return 0
 
 

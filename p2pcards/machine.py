@@ -106,6 +106,7 @@ class TableMachine:
         self.players = len(table.players)
         extra = table.extra if isinstance(table.extra, dict) else {}
         self.proof_rounds = int(extra.get("rounds", DEFAULT_PROOF_ROUNDS))
+        self.max_deals = int(extra.get("deals", 0))  # 0: the match decides when it ends
         self.match: Match = self.game.new_match(self.players, table.options)
         self.deal_size = self.game.deck_size()
         self.deals: list[DealRecord] = []
@@ -134,7 +135,7 @@ class TableMachine:
         if self.finished:
             raise Violation(None, "finished", "the log has ended")
         if self.pending_problem is not None and not self.aborted:
-            return Expect(self.first_active_seat(), ABORT)
+            return Expect(self.referee(self.pending_problem.seat), ABORT)
         phase = self._phase
         if phase == SHUFFLE:
             return Expect(len(self.deal.decks), SHUFFLE)
@@ -149,8 +150,9 @@ class TableMachine:
             return Expect(self._next_revealer(), REVEAL)
         return Expect(None, END)
 
-    def first_active_seat(self) -> int:
-        return min(s for s in range(self.players) if s not in self.excluded)
+    def referee(self, culprit: int | None = None) -> int:
+        """Who writes an abort: the lowest seat neither blamed nor accused."""
+        return min(s for s in range(self.players) if s not in self.excluded and s != culprit)
 
     def public_view(self, seat: int | None = None) -> dict | None:
         """The engine's view of the public deal state (tokens where hidden)."""
@@ -479,6 +481,9 @@ class TableMachine:
         final_state = substitute(self.state, everything)
         deal.scores = self.game.deal_scores(final_state)
         self.match = self.game.end_deal(self.match, final_state)
+        played = len([d for d in self.deals if d.scores is not None])
+        if self.max_deals and played >= self.max_deals and not self.match.over:
+            self.match = dataclasses.replace(self.match, over=True)  # the table agreed to stop here
         if not self.game.match_over(self.match):
             self._new_deal()
 

@@ -20,17 +20,21 @@ from p2pcards.seat import Seat
 class SeatDriver:
     """Log + machine (+ this seat's knowledge, unless a spectator)."""
 
-    def __init__(self, genesis: Entry, seat: int | None, signer=None, log_path: str | os.PathLike | None = None):
-        log = GameLog()
-        log.append(genesis)
+    def __init__(self, genesis: Entry, seat: int | None, signer=None, log_path: str | os.PathLike | None = None,
+                 seeds: dict[int, bytes] | None = None):
+        self.log = GameLog()
+        self.log.append(genesis)
+        # The file holds the *final* entries only (acknowledged by every
+        # player): an entry that may still be replaced by an abort is not.
         self.file: LogFile | None = None
         if log_path is not None:
-            self.file = LogFile.create(log_path, log)
-            log = self.file.log
-        self.log = log
+            first = GameLog()
+            first.append(genesis)
+            self.file = LogFile.create(log_path, first)
+        self.final_len = 1
         self.machine: TableMachine = new_machine(genesis)
         self.machine.head_hash = genesis.hash
-        self.me = Seat(seat) if seat is not None else None
+        self.me = Seat(seat, seeds) if seat is not None else None
         self.signer = signer
 
     @property
@@ -54,12 +58,32 @@ class SeatDriver:
         changes: the entry is not logged."""
         self.log.check(entry)
         self.machine.accept(entry)  # leaves the machine as it was on Violation
-        if self.file is not None:
-            self.file.append(entry)
-        else:
-            self.log.append(entry)
+        self.log.append(entry)
         if self.me is not None:
             self.me.refresh(self.machine)
+
+    def finalize(self, length: int | None = None) -> None:
+        """Write the entries before ``length`` (default: all) durably to the file."""
+        length = len(self.log) if length is None else min(length, len(self.log))
+        if self.file is not None:
+            for entry in self.log.entries[self.final_len:length]:
+                self.file.append(entry)
+        self.final_len = max(self.final_len, length)
+
+    def rollback(self, length: int) -> None:
+        """Forget the entries from ``length`` on (never a final one): they were
+        replaced by an abort before every player had acknowledged them."""
+        if length < self.final_len:
+            raise ValueError(f"entry {length} is final and cannot be rolled back")
+        entries = self.log.entries[:length]
+        self.log = GameLog()
+        self.log.append(entries[0])
+        self.machine = new_machine(entries[0])
+        self.machine.head_hash = entries[0].hash
+        if self.me is not None:
+            self.me = Seat(self.me.seat, self.me.seeds)
+        for entry in entries[1:]:
+            self.receive(entry)
 
     # ----- writing this seat's entries
     def due(self) -> Expect | None:

@@ -1,0 +1,189 @@
+"""Deliberate cheating, for ``p2pcards selfplay --cheat KIND``: a bot that
+commits one cheat so that its detection can be tested (CONTRACT.md).
+
+Each cheat is committed once, at the first chance; the seat is honest
+before and after. Who must catch it:
+
+    bad-shuffle   duplicates a card in its shuffle         the others (proof fails)
+    wrong-key     a wrong per-card key for another's card  that player (no card), then the final reveal
+    phantom-card  plays a card it does not hold            the others at once
+    illegal-move  a move the rules forbid                  the others at once
+    out-of-turn   signs a move when it is not its turn     the others at once
+    false-pass    (warkocz) passes holding the needed rank only the audit
+    equivocate    two different entries for one place     the others, and the audit
+    withhold-key  falls silent when a key is due           the others after the timeout
+"""
+
+from __future__ import annotations
+
+import secrets
+
+import trio
+
+from p2pcards.cards import deck_for, is_code
+from p2pcards.games import IllegalAction, NeedReveal
+from p2pcards.knowledge import public_form
+from p2pcards.machine import ACTION, KEYS, SHUFFLE
+from p2pcards.mental.group import N, scalar_to_bytes
+
+CHEATS = ("bad-shuffle", "wrong-key", "phantom-card", "illegal-move", "out-of-turn", "false-pass",
+          "equivocate", "withhold-key")
+
+
+class Cheater:
+    def __init__(self, kind: str):
+        if kind not in CHEATS:
+            raise ValueError(f"unknown cheat {kind!r}; the cheats are {', '.join(CHEATS)}")
+        self.kind = kind
+        self.done = False
+
+    # ----- hooks called by TablePeer
+    async def write(self, peer, due, action) -> bool:
+        """Write this seat's due entry dishonestly if this is the chance;
+        True if it did (or chose to stay silent)."""
+        if self.done:
+            return False
+        method = getattr(self, "_" + self.kind.replace("-", "_"), None)
+        if method is None:
+            return False
+        return await method(peer, due, action)
+
+    async def idle(self, peer) -> None:
+        """Called while another seat is to act."""
+        if self.done or self.kind != "out-of-turn":
+            return
+        machine = peer.machine
+        want = machine.expect()
+        if want.kind != ACTION or want.author == peer.seat or not peer.head_final():
+            return
+        payload = {"action": {"type": "pass"}, "positions": [], "keys": [], "deal": machine.deal.index}
+        entry = peer.driver.log.make_next(peer.seat, ACTION, payload, peer.driver.signer)
+        self.done = True
+        await peer.mesh.broadcast({"t": "entry", "raw": entry.raw})
+
+    # ----- the cheats
+    async def _send(self, peer, kind: str, payload: dict) -> bool:
+        """Sign and send an entry without checking it, as a cheater would."""
+        self.done = True
+        entry = peer.driver.log.make_next(peer.seat, kind, payload, peer.driver.signer)
+        await peer.mesh.broadcast({"t": "entry", "raw": entry.raw})
+        return True
+
+    async def _bad_shuffle(self, peer, due, action) -> bool:
+        if due.kind != SHUFFLE:
+            return False
+        payload = peer.driver.me.payload(peer.machine, due)
+        deck = bytearray(payload["shuffle"]["deck"])
+        deck[32:64] = deck[0:32]  # the first card twice, the second gone
+        payload["shuffle"]["deck"] = bytes(deck)
+        return await self._send(peer, SHUFFLE, payload)
+
+    async def _wrong_key(self, peer, due, action) -> bool:
+        if due.kind != KEYS:
+            return False
+        # A position shown to one other player only: its hand card.
+        private = [p for p in due.positions if not _public_position(peer, p)]
+        if not private:
+            return False
+        payload = peer.driver.me.payload(peer.machine, due)
+        for item in payload["keys"]:
+            if item[0] == private[0]:
+                item[1] = scalar_to_bytes(secrets.randbelow(N - 1) + 1)
+        return await self._send(peer, KEYS, payload)
+
+    async def _phantom_card(self, peer, due, action) -> bool:
+        if due.kind != ACTION or not action or not action.get("cards"):
+            return False
+        payload = peer.driver.me.action_payload(peer.machine, action, check=False)
+        cards = payload["action"]["cards"]
+        shown = [i for i, p in enumerate(payload["positions"]) if p is not None and is_code(cards[i])]
+        if not shown:
+            return False
+        held = set(peer.driver.game.hand(peer.driver.my_state(), peer.seat))
+        fake = next((c for c in deck_for(peer.machine.game.id) if c not in held and c != cards[shown[0]]), None)
+        if fake is None:
+            return False
+        cards[shown[0]] = fake
+        return await self._send(peer, ACTION, payload)
+
+    async def _illegal_move(self, peer, due, action) -> bool:
+        if due.kind != ACTION:
+            return False
+        bad = _find_illegal(peer)
+        if bad is None:
+            return False
+        payload = peer.driver.me.action_payload(peer.machine, bad, check=False)
+        return await self._send(peer, ACTION, payload)
+
+    async def _false_pass(self, peer, due, action) -> bool:
+        if due.kind != ACTION:
+            return False
+        if peer.machine.game.id != "warkocz" or {"type": "pass"} in peer.driver.legal_actions():
+            return False
+        payload = peer.driver.me.action_payload(peer.machine, {"type": "pass"}, check=False)
+        return await self._send(peer, ACTION, payload)
+
+    async def _equivocate(self, peer, due, action) -> bool:
+        if due.kind != ACTION:
+            return False
+        legal = peer.driver.legal_actions()
+        if len(legal) < 2:
+            return False
+        first = peer.driver.me.action_payload(peer.machine, legal[0])
+        second = peer.driver.me.action_payload(peer.machine, legal[1])
+        for payload in (first, second):
+            payload["deal"] = peer.machine.deal.index
+        log = peer.driver.log
+        a = log.make_next(peer.seat, ACTION, first, peer.driver.signer)
+        b = log.make_next(peer.seat, ACTION, second, peer.driver.signer)
+        others = peer.others()
+        half = max(1, len(others) // 2)
+        self.done = True
+        for i, seat in enumerate(others):
+            await peer.mesh.send(seat, {"t": "entry", "raw": (a if i < half else b).raw})
+        return True
+
+    async def _withhold_key(self, peer, due, action) -> bool:
+        if due.kind != KEYS:
+            return False
+        self.done = True
+        seq = peer.driver.log.next_seq
+        while peer.driver.log.next_seq == seq:  # silent until the others give up on us
+            await trio.sleep(0.05)
+        return True
+
+
+def _public_position(peer, position: int) -> bool:
+    from p2pcards.knowledge import reveal_audiences
+
+    audiences = reveal_audiences(peer.machine.game, peer.machine.state, peer.machine.players, peer.machine.book)
+    return audiences.get(position, None) is None
+
+
+def _find_illegal(peer) -> dict | None:
+    """A move the rules refuse with every card it shows known: a legal move
+    with one card swapped for another card of the hand."""
+    game = peer.machine.game
+    mine = peer.driver.my_state()
+    hand = [c for c in game.hand(mine, peer.seat) if is_code(c)]
+    for legal in game.legal_actions(mine):
+        if legal.get("type") in game.face_down_actions or not legal.get("cards"):
+            continue
+        for i in range(len(legal["cards"])):
+            for card in hand:
+                if card in legal["cards"]:
+                    continue
+                candidate = dict(legal)
+                candidate["cards"] = list(legal["cards"])
+                candidate["cards"][i] = card
+                try:
+                    game.apply(mine, candidate)
+                except IllegalAction:
+                    try:
+                        public_form(game, peer.machine.state, candidate, peer.seat, peer.driver.me.known)
+                    except IllegalAction:
+                        continue
+                    return candidate
+                except NeedReveal:
+                    continue
+    return None

@@ -1,0 +1,287 @@
+"""The subcommands beyond ``rules`` and ``keygen``: tables, bots, selfplay,
+audit and replay. ``p2pcards.cli`` registers them through ``register``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from p2pcards.cli import CliError, _game_id, checked_options, parse_options
+
+DEFAULT_SELFPLAY_TIMEOUT = 10
+
+
+def _address(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"{text!r} is not ADDR:PORT (e.g. 192.168.1.20:7531)")
+    return host.strip("[]"), int(port)
+
+
+def _players(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of players")
+    return int(text)
+
+
+def _identity(args):
+    from p2pcards import identity
+
+    try:
+        return identity.load_or_create(getattr(args, "key", None))
+    except identity.IdentityError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _table_options(args) -> dict:
+    options = parse_options(args.option)
+    timeout = getattr(args, "turn_timeout", None)
+    if timeout is not None:
+        options["table.turn_timeout"] = timeout
+    rounds = getattr(args, "proof_rounds", None)
+    if rounds is not None:
+        options["table.proof_rounds"] = rounds
+    deals = getattr(args, "deals", None)
+    if deals is not None:
+        options["table.deals"] = deals
+    return options
+
+
+def _check_table_options(game: str, players: int, options: dict) -> None:
+    from p2pcards.games import IllegalAction, get_game
+    from p2pcards.runner import split_options
+
+    try:
+        rules, _ = split_options(options)
+        get_game(game).options(players, rules)
+    except IllegalAction as exc:
+        raise CliError(str(exc)) from None
+
+
+def _run_bot_seat(args, join=None) -> int:
+    """A seat played by a bot: host (join=None) or join a table."""
+    import trio
+
+    from p2pcards.runner import RunError, SeatConfig, run_seat
+
+    ident = _identity(args)
+    options = {}
+    if join is None:
+        options = _table_options(args)
+        _check_table_options(args.game, args.players, options)
+
+    def on_port(port: int) -> None:
+        if args.print_port:
+            print(f"PORT {port}", flush=True)
+
+    config = SeatConfig(
+        name=args.name or f"bot-{ident.fingerprint[:4]}",
+        private_key=ident.private_key,
+        game=getattr(args, "game", None),
+        players=getattr(args, "players", None),
+        options=options,
+        join=join,
+        bind=getattr(args, "bind", "0.0.0.0"),
+        port=getattr(args, "port", 0) or 0,
+        out=args.out,
+        log_dir=args.log_dir,
+        strategy=args.strategy,
+        bot_seed=args.seed,
+        cheat=args.cheat,
+        cheat_seat=args.cheater,
+        on_port=on_port,
+    )
+    try:
+        result = trio.run(run_seat, config)
+    except RunError as exc:
+        raise CliError(str(exc)) from None
+    machine = result.driver.machine
+    summary = machine.end_payload() if machine.finished else {"unfinished": True}
+    print(json.dumps({"seat": result.seat, "log": result.log_path, "result": summary}), flush=True)
+    return 0
+
+
+def cmd_host(args) -> int:
+    if args.bot:
+        args.strategy = args.bot
+        return _run_bot_seat(args)
+    from p2pcards.ui.netplay import host_interactive
+
+    return host_interactive(args)
+
+
+def cmd_bot(args) -> int:
+    return _run_bot_seat(args, join=args.address)
+
+
+def cmd_join(args) -> int:
+    from p2pcards.ui.netplay import join_interactive
+
+    return join_interactive(args)
+
+
+def cmd_play(args) -> int:
+    from p2pcards.ui.netplay import play
+
+    return play(args)
+
+
+def cmd_selfplay(args) -> int:
+    from p2pcards.selfplay import SelfplayError, selfplay
+
+    options = _table_options(args)
+    _check_table_options(args.game, args.players, options)
+    if (args.cheat is None) != (args.cheater is None):
+        raise CliError("--cheat and --cheater go together")
+    if args.cheater is not None and not 0 <= args.cheater < args.players:
+        raise CliError(f"--cheater must be a seat 0..{args.players - 1}")
+    try:
+        summary = selfplay(args.game, args.players, args.seed, args.out, options=options,
+                           cheat=args.cheat, cheater=args.cheater, strategy=args.strategy)
+    except SelfplayError as exc:
+        raise CliError(str(exc)) from None
+    print(json.dumps(summary))
+    return 0
+
+
+def cmd_audit(args) -> int:
+    from p2pcards.audit import audit_file, audit_pair
+
+    report = audit_pair(args.file, args.other) if args.other else audit_file(args.file)
+    if args.json:
+        print(json.dumps(report.as_json()))
+    else:
+        print(format_report(report))
+    return report.exit_code
+
+
+def format_report(report) -> str:
+    if report.error:
+        return f"NOT A VERIFIABLE LOG: {report.error}"
+    names = {p["seat"]: p["name"] for p in report.players}
+    lines = [f"{report.game}: {len(report.players)} players, {report.entries} entries, {report.deals} deals"]
+    for p in report.players:
+        lines.append(f"  seat {p['seat']}: {p['name']}  key {p['key'][:16]}…")
+    if report.ok:
+        lines.append("CLEAN: every signature, shuffle, key, move and score checks out.")
+    else:
+        lines.append(f"{len(report.violations)} VIOLATION(S):")
+        for v in report.violations:
+            who = f"seat {v['seat']} ({names.get(v['seat'], '?')})" if v["seat"] is not None else "nobody identified"
+            lines.append(f"  entry {v['entry']}: {v['kind']} by {who}: {v['detail']}")
+    lines.append("scores: " + ", ".join(f"{k}: {v}" for k, v in report.scores.items()))
+    if report.chips is not None:
+        lines.append("chips: " + ", ".join(f"{k}: {v}" for k, v in report.chips.items()))
+    return "\n".join(lines)
+
+
+def cmd_replay(args) -> int:
+    from p2pcards.replay import ReplayError, load_replay, replay_text
+
+    try:
+        replay = load_replay(args.file)
+    except ReplayError as exc:
+        raise CliError(str(exc)) from None
+    if args.as_seat is not None and not 0 <= args.as_seat < replay.players:
+        raise CliError(f"--as must be a seat 0..{replay.players - 1}")
+    if args.text:
+        for line in replay_text(replay, seat=args.as_seat, show_all=args.all):
+            print(line)
+        return 0
+    from p2pcards.ui.replay_viewer import run_viewer
+
+    run_viewer(replay, seat=args.as_seat, show_all=args.all)
+    return 0
+
+
+def cmd_tables(args) -> int:
+    from p2pcards.ui.netplay import list_tables
+
+    return list_tables(args)
+
+
+def register(sub) -> None:
+    def seat_options(p, bot_flags=True):
+        p.add_argument("--name", help="your name at the table")
+        p.add_argument("--key", metavar="FILE", help="identity key file (default: your own, in the data directory)")
+        p.add_argument("--out", metavar="FILE", help="also write the finished log here")
+        p.add_argument("--log-dir", metavar="DIR", help="where finished logs are kept (default: data directory/games)")
+        if bot_flags:
+            p.add_argument("--seed", help="the bot's random seed (repeatable decisions)")
+            p.add_argument("--cheat", metavar="KIND", help=argparse.SUPPRESS)
+            p.add_argument("--cheater", type=int, metavar="SEAT", help=argparse.SUPPRESS)
+
+    p = sub.add_parser("host", help="open a table, advertise it on the LAN, wait for players, play")
+    p.add_argument("game", type=_game_id, metavar="GAME")
+    p.add_argument("--players", type=_players, required=True, metavar="N")
+    p.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default 0.0.0.0)")
+    p.add_argument("--port", type=int, default=7531, metavar="P", help="port to listen on (default 7531; 0: any)")
+    p.add_argument("-o", dest="option", action="append", metavar="KEY=VALUE", help="a rules option")
+    p.add_argument("--turn-timeout", type=int, metavar="S", help="seconds a player may take (default 120)")
+    p.add_argument("--bot", metavar="STRATEGY", help="let a bot play this seat (greedy or random)")
+    p.add_argument("--print-port", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--ascii", action="store_true", help="plain letters for suits")
+    seat_options(p)
+    p.set_defaults(func=cmd_host, strategy=None)
+
+    p = sub.add_parser("join", help="join a table; with no address, list LAN tables and pick one")
+    p.add_argument("address", type=_address, nargs="?", metavar="ADDR:PORT")
+    p.add_argument("--watch", action="store_true", help="follow the table as a spectator (public cards only)")
+    p.add_argument("--ascii", action="store_true", help="plain letters for suits")
+    seat_options(p, bot_flags=False)
+    p.set_defaults(func=cmd_join)
+
+    p = sub.add_parser("bot", help="a bot peer takes a seat at a table")
+    p.add_argument("address", type=_address, metavar="ADDR:PORT")
+    p.add_argument("--strategy", default="greedy", choices=("greedy", "random"))
+    p.add_argument("--print-port", action="store_true", help=argparse.SUPPRESS)
+    seat_options(p)
+    p.set_defaults(func=cmd_bot)
+
+    p = sub.add_parser("tables", help="list tables advertised on the LAN")
+    p.add_argument("--seconds", type=float, default=3.0, help="how long to listen (default 3)")
+    p.set_defaults(func=cmd_tables)
+
+    p = sub.add_parser("play", help="you against bot peers on this machine, full-screen")
+    p.add_argument("game", type=_game_id, metavar="GAME")
+    p.add_argument("--bots", type=int, metavar="N", help="how many bots (default: fill the table)")
+    p.add_argument("--name", default=None, help="your name at the table")
+    p.add_argument("--seed", help="the bots' random seed")
+    p.add_argument("--strategy", default="greedy", choices=("greedy", "random"), help="the bots' strategy")
+    p.add_argument("-o", dest="option", action="append", metavar="KEY=VALUE", help="a rules option")
+    p.add_argument("--turn-timeout", type=int, metavar="S", help="seconds a player may take (default 120)")
+    p.add_argument("--ascii", action="store_true", help="plain letters for suits")
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("selfplay", help="a whole match between bot peers over loopback; writes the signed log")
+    p.add_argument("game", type=_game_id, metavar="GAME")
+    p.add_argument("--players", type=_players, required=True, metavar="N")
+    p.add_argument("--seed", required=True, help="the bots' random seed")
+    p.add_argument("--out", required=True, metavar="FILE")
+    p.add_argument("--deals", type=int, metavar="K", help="stop after K deals")
+    p.add_argument("--cheat", metavar="KIND", help="the cheater bot commits this cheat once")
+    p.add_argument("--cheater", type=int, metavar="SEAT")
+    p.add_argument("--strategy", default="greedy", choices=("greedy", "random"))
+    p.add_argument("--turn-timeout", type=int, default=DEFAULT_SELFPLAY_TIMEOUT, metavar="S",
+                   help=f"seconds before a silent peer is blamed (default {DEFAULT_SELFPLAY_TIMEOUT})")
+    p.add_argument("--proof-rounds", type=int, metavar="T", help="shuffle proof rounds (default 40)")
+    p.add_argument("-o", dest="option", action="append", metavar="KEY=VALUE", help="a rules option")
+    p.set_defaults(func=cmd_selfplay)
+
+    p = sub.add_parser("audit", help="verify a finished log (exit 0 clean, 1 violations, 2 not verifiable)")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("other", nargs="?", metavar="FILE2", help="a second log of the same game, to compare")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_audit)
+
+    p = sub.add_parser("replay", help="step through a finished game")
+    p.add_argument("file", metavar="FILE")
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--as", dest="as_seat", type=int, metavar="SEAT", help="what that seat saw")
+    who.add_argument("--all", action="store_true", help="every hand shown")
+    p.add_argument("--text", action="store_true", help="print the game move by move instead")
+    p.set_defaults(func=cmd_replay)

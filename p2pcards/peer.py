@@ -1,0 +1,437 @@
+"""A seat at a table over the network: the seat driver on the peer mesh.
+
+Every entry goes straight from its author to every player (nobody relays
+anybody's moves). A player that takes an entry in acknowledges it to all; an
+entry is *final* once every player not blamed has acknowledged it, and only
+final entries are written to the log file. The author of the next entry
+waits for that, so two honest players never build on different entries.
+
+When something is wrong the *referee* speaks: the lowest seat not blamed
+(and not the culprit) writes the abort, so there is one abort, not several.
+An abort replaces any entry at its place that was not yet final.
+
+Messages between players (``protocol/table.md``)::
+
+    {"t": "entry",  "raw": bytes}            a log entry, as signed
+    {"t": "ack",    "seq": int, "hash": bytes}
+    {"t": "have",   "next": int}             "send me what you have from here"
+    {"t": "endsig", "hash": bytes, "sig": bytes}
+    {"t": "chat",   "text": str}             shown at once; logged in the author's next entry
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import trio
+
+from p2pcards.games import IllegalAction
+from p2pcards.log import END, Entry, LogError
+from p2pcards.machine import ABORT, ACTION, MAX_CHAT, MAX_CHAT_LEN, Violation
+from p2pcards.table import SeatDriver
+
+log = logging.getLogger("p2pcards.peer")
+
+MAX_AHEAD = 256  # entries buffered ahead of the log, at most
+LINGER = 3.0  # seconds a finished peer stays to help slower ones finish
+
+
+@dataclass
+class PeerOptions:
+    turn_timeout: float = 120.0  # a player's move, a key, an acknowledgement
+    cheat: str | None = None  # selfplay: the one cheat this seat commits (p2pcards.cheats)
+
+
+Decide = Callable[["TablePeer"], Awaitable[dict]]
+
+
+class TablePeer:
+    def __init__(self, driver: SeatDriver, mesh, decide: Decide | None, options: PeerOptions | None = None,
+                 on_change: Callable[[], None] | None = None, publish: Callable[[bytes], None] | None = None,
+                 backlog: list | None = None):
+        self.driver = driver
+        self.mesh = mesh
+        self.decide = decide
+        self.options = options or PeerOptions()
+        self.on_change = on_change or (lambda: None)
+        self.publish = publish  # spectators: called with each final entry
+        self.acks: dict[int, dict[int, bytes]] = {}
+        self.ahead: dict[int, dict[bytes, Entry]] = {}
+        self.accusation: tuple[Violation, list[bytes]] | None = None
+        self.end_offers: dict[int, tuple[bytes, bytes]] = {}  # seat -> (hash of the body, signature)
+        self.end_hash: bytes | None = None
+        self.chat_out: list[str] = []
+        self.chat_seen: list[tuple[int, str]] = []
+        self.error: str | None = None
+        self._changed = trio.Event()
+        self._progress_at = trio.current_time()
+        self._published = 1
+        self.backlog = list(backlog or [])  # mesh events that came before this peer ran
+        self.cheats = None
+        if self.options.cheat:
+            from p2pcards.cheats import Cheater
+
+            self.cheats = Cheater(self.options.cheat)
+
+    # ----- small helpers
+    @property
+    def machine(self):
+        return self.driver.machine
+
+    @property
+    def seat(self) -> int:
+        return self.driver.seat
+
+    def _wake(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
+        self.on_change()
+
+    def others(self) -> list[int]:
+        return [s for s in range(self.machine.players) if s != self.seat and s not in self.machine.excluded]
+
+    def referee(self, culprit: int | None = None) -> int:
+        return self.machine.referee(culprit)
+
+    def turn_deadline(self) -> float:
+        return self._progress_at + self.options.turn_timeout
+
+    # ----- sending
+    async def _broadcast(self, msg: dict) -> None:
+        await self.mesh.broadcast(msg)
+
+    async def _send_entry(self, entry: Entry) -> None:
+        await self._broadcast({"t": "entry", "raw": entry.raw})
+        await self._ack(entry)
+
+    async def _ack(self, entry: Entry) -> None:
+        self.acks.setdefault(entry.seq, {})[self.seat] = entry.hash
+        await self._broadcast({"t": "ack", "seq": entry.seq, "hash": entry.hash})
+        self._check_final()
+
+    # ----- finality
+    def _check_final(self) -> None:
+        """Make final (and write to the file) every entry all players acknowledged."""
+        log_ = self.driver.log
+        length = self.driver.final_len
+        while length < len(log_):
+            entry = log_[length]
+            acks = self.acks.get(entry.seq, {})
+            if any(acks.get(s) != entry.hash for s in range(self.machine.players) if s not in self.machine.excluded):
+                break
+            length += 1
+        if length > self.driver.final_len:
+            self.driver.finalize(length)
+            self._progress_at = trio.current_time()
+            if self.publish is not None:
+                while self._published < length:
+                    self.publish(log_[self._published].raw)
+                    self._published += 1
+            self._wake()
+
+    def head_final(self) -> bool:
+        return self.driver.final_len == len(self.driver.log)
+
+    # ----- taking entries in
+    async def _take(self, entry: Entry) -> None:
+        nxt = self.driver.log.next_seq
+        if entry.seq > nxt:
+            if entry.seq < nxt + MAX_AHEAD:
+                self.ahead.setdefault(entry.seq, {})[entry.raw] = entry
+            return
+        if entry.seq < nxt:
+            await self._older(entry)
+            return
+        try:
+            self.driver.receive(entry)
+        except LogError as exc:
+            log.info("seat %s: refused entry %d: %s", self.seat, entry.seq, exc)
+            return
+        except Violation as v:
+            culprit = v.seat if v.seat is not None else entry.author
+            log.warning("seat %s: entry %d breaks the rules: %s", self.seat, entry.seq, v)
+            self._accuse(Violation(culprit, v.kind, v.detail), [entry.raw])
+            return
+        self._progress_at = trio.current_time()
+        await self._ack(entry)
+        self._chats_logged(entry)
+        self._wake()
+        for raw, later in list(self.ahead.pop(self.driver.log.next_seq, {}).items()):
+            await self._take(later)
+
+    async def _older(self, entry: Entry) -> None:
+        """An entry for a place we already filled: the same one (a resend), an
+        abort that replaces what was not final, or a second version: equivocation."""
+        mine = self.driver.log[entry.seq]
+        if mine.raw == entry.raw:
+            return
+        if entry.kind == ABORT and entry.seq >= self.driver.final_len and entry.prev_hash == self.driver.log[entry.seq - 1].hash:
+            if mine.kind != ABORT or entry.author < mine.author:
+                self._rollback(entry.seq)
+                await self._take(entry)
+            return
+        if entry.author < 0 or entry.author >= self.machine.players:
+            return
+        try:
+            entry.verify_signature(self.driver.log.public_keys)
+        except LogError:
+            return
+        if entry.author == mine.author:
+            self._accuse(Violation(entry.author, "equivocate",
+                                   f"seat {entry.author} signed two different entries {entry.seq}"), [mine.raw, entry.raw])
+        elif entry.kind != ABORT:
+            # Signed for a place that was somebody else's.
+            self._accuse(Violation(entry.author, "out-of-turn",
+                                   f"seat {entry.author} signed entry {entry.seq}, which was seat {mine.author}'s"), [entry.raw])
+
+    def _rollback(self, seq: int) -> None:
+        self.driver.rollback(seq)
+        for done in [q for q in self.acks if q >= seq]:
+            del self.acks[done]
+
+    def _accuse(self, violation: Violation, evidence: list[bytes]) -> None:
+        if self.accusation is None and violation.seat not in self.machine.excluded:
+            self.accusation = (violation, evidence)
+            self._wake()
+
+    def _chats_logged(self, entry: Entry) -> None:
+        if isinstance(entry.payload, dict) and isinstance(entry.payload.get("chat"), list):
+            for text in entry.payload["chat"]:
+                self.chat_seen.append((entry.author, text))
+
+    # ----- the mesh
+    async def _reader(self) -> None:
+        from p2pcards.net import Message, PeerDown, PeerUp
+
+        async def events():
+            while self.backlog:
+                yield self.backlog.pop(0)
+            async for event in self.mesh:
+                yield event
+
+        async for event in events():
+            if isinstance(event, PeerUp):
+                await self.mesh.send(event.seat, {"t": "have", "next": self.driver.final_len})
+                if len(self.driver.log) > 1:
+                    head = self.driver.log[len(self.driver.log) - 1]
+                    await self.mesh.send(event.seat, {"t": "ack", "seq": head.seq, "hash": head.hash})
+                self._wake()
+            elif isinstance(event, PeerDown):
+                self._wake()
+            elif isinstance(event, Message):
+                try:
+                    await self._message(event.seat, event.msg)
+                except (KeyError, TypeError, ValueError) as exc:
+                    log.info("seat %s: bad message from seat %d: %s", self.seat, event.seat, exc)
+
+    async def _message(self, sender: int, msg) -> None:
+        if not isinstance(msg, dict):
+            raise ValueError("a message must be a map")
+        kind = msg.get("t")
+        if kind == "entry":
+            entry = Entry.from_wire(msg["raw"])
+            await self._take(entry)
+        elif kind == "ack":
+            seq, digest = msg["seq"], msg["hash"]
+            if type(seq) is not int or not isinstance(digest, bytes) or not 0 < seq < 10**7:
+                raise ValueError("bad ack")
+            self.acks.setdefault(seq, {})[sender] = digest
+            if seq < len(self.driver.log) and self.driver.log[seq].hash != digest:
+                # The sender holds another entry here: ask for it (equivocation or a replaced entry).
+                await self.mesh.send(sender, {"t": "have", "next": seq})
+            self._check_final()
+            self._wake()
+        elif kind == "have":
+            start = msg["next"]
+            if type(start) is not int or start < 1:
+                raise ValueError("bad have")
+            for entry in self.driver.log.entries[start:start + MAX_AHEAD]:
+                await self.mesh.send(sender, {"t": "entry", "raw": entry.raw})
+        elif kind == "endsig":
+            digest, sig = msg["hash"], msg["sig"]
+            if not isinstance(digest, bytes) or not isinstance(sig, bytes):
+                raise ValueError("bad endsig")
+            self.end_offers[sender] = (digest, sig)
+            self._wake()
+        elif kind == "chat":
+            text = msg["text"]
+            if isinstance(text, str) and 0 < len(text) <= MAX_CHAT_LEN:
+                self.chat_seen.append((sender, text + "  (live)"))
+                self._wake()
+        else:
+            raise ValueError(f"unknown message {kind!r}")
+
+    # ----- the main loop
+    async def run(self) -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._reader)
+            try:
+                await self._main()
+                await self._linger()
+            finally:
+                nursery.cancel_scope.cancel()
+
+    async def _linger(self) -> None:
+        """Stay a moment so slower peers can finish too (they may need our
+        end signature or entries)."""
+        with trio.move_on_after(LINGER):
+            while True:
+                end = len(self.driver.log) - 1
+                if all(self.acks.get(end, {}).get(s) for s in self.others()):
+                    return
+                await self._wait(LINGER)
+
+    async def _wait(self, timeout: float) -> None:
+        with trio.move_on_after(max(timeout, 0.001)):
+            await self._changed.wait()
+
+    async def _main(self) -> None:
+        driver = self.driver
+        while not driver.machine.finished:
+            if self.accusation is not None and not self.machine.aborted:
+                violation, evidence = self.accusation
+                if self.referee(violation.seat) == self.seat:
+                    await self._write_abort(violation, evidence)
+                    continue
+            want = driver.machine.expect()
+            due = driver.due()
+            now = trio.current_time()
+            if want.kind == END:
+                await self._end()
+                continue
+            if due is not None:
+                if not self.head_final():
+                    if now > self.turn_deadline():
+                        await self._silence()
+                    else:
+                        await self._wait(self.turn_deadline() - now)
+                    continue
+                await self._write_due(due)
+                continue
+            if now > self.turn_deadline():
+                await self._silence()
+                continue
+            if self.cheats is not None:
+                await self.cheats.idle(self)
+            await self._wait(self.turn_deadline() - now)
+
+    async def _silence(self) -> None:
+        """Nothing came in time: the referee names who kept us waiting."""
+        if self.head_final():
+            want = self.machine.expect()
+            culprit, kind = want.author, "timeout"
+        else:
+            head = self.driver.log[len(self.driver.log) - 1]
+            acks = self.acks.get(head.seq, {})
+            missing = [s for s in range(self.machine.players) if s not in self.machine.excluded and acks.get(s) != head.hash]
+            culprit, kind = (missing[0] if missing else None), "silent"
+        if culprit is None or culprit == self.seat:
+            self._progress_at = trio.current_time()
+            return
+        if self.referee(culprit) == self.seat:
+            await self._write_abort(Violation(culprit, kind, f"seat {culprit} sent nothing for {self.options.turn_timeout:g} s"), [])
+        else:
+            # The referee speaks; give it another turn's time before anything else.
+            self._progress_at = trio.current_time()
+
+    async def _write_abort(self, violation: Violation, evidence: list[bytes]) -> None:
+        if violation.kind == "equivocate" and evidence:
+            # The abort takes the place of the two versions (neither can be final).
+            seq = Entry.from_wire(evidence[0]).seq
+            if self.driver.final_len <= seq < len(self.driver.log):
+                self._rollback(seq)
+        entry = self.driver.write_abort(violation, evidence)
+        self.accusation = None
+        await self._send_entry(entry)
+        self._wake()
+
+    async def _write_due(self, due) -> None:
+        action = None
+        if due.kind == ACTION:
+            action = await self._choose()
+            if action is None:
+                return  # something changed while deciding; look again
+        if self.cheats is not None:
+            handled = await self.cheats.write(self, due, action)
+            if handled:
+                return
+        chat, self.chat_out = self.chat_out[:MAX_CHAT], self.chat_out[MAX_CHAT:]
+        try:
+            entry = self.driver.write(action, chat=chat or None)
+        except IllegalAction as exc:
+            log.warning("seat %s: own move refused: %s", self.seat, exc)
+            self.chat_out = chat + self.chat_out
+            return
+        await self._send_entry(entry)
+        self._wake()
+
+    async def _choose(self) -> dict | None:
+        """This seat's move, from the bot or the person; None if the table
+        moved on meanwhile (an abort came in)."""
+        seq = self.driver.log.next_seq
+        result: list = []
+
+        async def ask(cancel: trio.CancelScope) -> None:
+            result.append(await self.decide(self))
+            cancel.cancel()
+
+        async def watch(cancel: trio.CancelScope) -> None:
+            while self.driver.log.next_seq == seq and self.accusation is None:
+                await self._changed.wait()
+            cancel.cancel()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(ask, nursery.cancel_scope)
+            nursery.start_soon(watch, nursery.cancel_scope)
+        if not result or self.driver.log.next_seq != seq:
+            return None
+        return result[0]
+
+    async def _end(self) -> None:
+        """Everybody not blamed signs the end entry; then it is assembled."""
+        driver = self.driver
+        body = driver.end_body()
+        digest = hashlib.sha256(body).digest()
+        if self.end_hash != digest:
+            self.end_hash = digest
+            sig = driver.sign_end(body)
+            self.end_offers[self.seat] = (digest, sig)
+            await self._broadcast({"t": "endsig", "hash": digest, "sig": sig})
+        signers = driver.end_signers()
+        sigs = {s: sig for s, (h, sig) in self.end_offers.items()
+                if h == digest and s in signers and self._end_sig_ok(body, s, sig)}
+        if all(s in sigs for s in signers):
+            entry = driver.finish(body, sigs)
+            await self._ack(entry)
+            self._wake()
+            return
+        now = trio.current_time()
+        if now > self.turn_deadline():
+            missing = [s for s in signers if s not in sigs]
+            culprit = missing[0]
+            if self.referee(culprit) == self.seat:
+                await self._write_abort(Violation(culprit, "silent", f"seat {culprit} did not sign the end"), [])
+            else:
+                self._progress_at = now
+            return
+        await self._wait(self.turn_deadline() - now)
+
+    def _end_sig_ok(self, body: bytes, seat: int, sig: bytes) -> bool:
+        try:
+            self.driver.check_end_signature(body, seat, sig)
+            return True
+        except (LogError, IndexError):
+            return False
+
+    # ----- for the UI
+    async def chat(self, text: str) -> None:
+        text = text.strip()[:MAX_CHAT_LEN]
+        if not text:
+            return
+        self.chat_out.append(text)
+        self.chat_seen.append((self.seat, text + "  (live)"))
+        await self._broadcast({"t": "chat", "text": text})
+        self._wake()

@@ -1,0 +1,207 @@
+"""Running one seat over the network, from the lobby to the finished log.
+
+    endpoint -> lobby (host or join) -> mesh -> entry 0 signed by all -> TablePeer
+
+The table options agreed in the lobby hold the game's rules options plus the
+table's own, prefixed ``table.``: ``table.proof_rounds`` (shuffle proof
+rounds, default 40), ``table.turn_timeout`` (seconds, default 120) and
+``table.deals`` (stop after that many deals; 0: play the match out).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import shutil
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import trio
+
+from p2pcards.bots import Bot
+from p2pcards.games import IllegalAction, get_game
+from p2pcards.log import Entry, LogError, Player, assemble, check_body_signature, sign_body, table_body
+from p2pcards.peer import PeerOptions, TablePeer
+from p2pcards.table import SeatDriver
+
+log = logging.getLogger("p2pcards.runner")
+
+TABLE_PREFIX = "table."
+TABLE_DEFAULTS = {"proof_rounds": 40, "turn_timeout": 120, "deals": 0}
+GENESIS_TIMEOUT = 30.0
+
+
+class RunError(Exception):
+    """The seat could not take part or carry on (printed to the user)."""
+
+
+def split_options(options: dict) -> tuple[dict, dict]:
+    """(the game's rules options, the table's own settings with defaults)."""
+    rules, table = {}, dict(TABLE_DEFAULTS)
+    for key, value in options.items():
+        if key.startswith(TABLE_PREFIX):
+            name = key[len(TABLE_PREFIX):]
+            if name not in TABLE_DEFAULTS:
+                raise IllegalAction(f"unknown table setting {key!r} (settings: "
+                                    + ", ".join(TABLE_PREFIX + k for k in TABLE_DEFAULTS) + ")")
+            if type(value) is not int or value < 0:
+                raise IllegalAction(f"{key} must be a whole number ≥ 0")
+            table[name] = value
+        else:
+            rules[key] = value
+    if table["proof_rounds"] < 8 or table["proof_rounds"] > 128:
+        raise IllegalAction("table.proof_rounds must be between 8 and 128")
+    if table["turn_timeout"] < 1:
+        raise IllegalAction("table.turn_timeout must be at least 1 second")
+    return rules, table
+
+
+@dataclasses.dataclass
+class SeatConfig:
+    name: str
+    private_key: object  # Ed25519PrivateKey (or an identity.Identity's)
+    game: str | None = None  # host only
+    players: int | None = None  # host only
+    options: dict = dataclasses.field(default_factory=dict)  # host only: -o overrides
+    join: tuple[str, int] | None = None  # joiner: the host's address
+    bind: str = "0.0.0.0"
+    port: int = 0
+    out: str | None = None
+    log_dir: str | None = None
+    strategy: str | None = None  # a bot; None: a person through decide()
+    bot_seed: object = None
+    cheat: str | None = None
+    cheat_seat: int | None = None
+    on_port: Callable[[int], None] | None = None
+    accept: Callable | None = None  # lobby accept hook (None: accept)
+    on_update: Callable | None = None
+
+
+@dataclasses.dataclass
+class SeatResult:
+    log_path: str
+    driver: SeatDriver
+    seat: int
+
+
+def bot_decider(strategy: str, seed=None) -> Callable[[TablePeer], Awaitable[dict]]:
+    bot = Bot(strategy, seed)
+
+    async def decide(peer: TablePeer) -> dict:
+        await trio.sleep(0)
+        return bot.choose(peer.driver.game, peer.driver.my_state())
+
+    return decide
+
+
+async def _always_yes(_proposal) -> bool:
+    return True
+
+
+async def agree_genesis(mesh, table, my_seat: int, signer, rules: dict, settings: dict) -> tuple[Entry, list]:
+    """Entry 0, signed by every player; returns it and the mesh events that
+    came meanwhile (the first moves of faster peers)."""
+    game = get_game(table.game)
+    players = len(table.seats)
+    try:
+        full = game.options(players, rules)
+    except IllegalAction as exc:
+        raise RunError(f"the table's options are refused: {exc}") from None
+    seated = [Player(s.name, s.key, table.contributions[s.seat]) for s in table.seats]
+    extra = {"rounds": settings["proof_rounds"], "turn_timeout": settings["turn_timeout"], "deals": settings["deals"]}
+    body = table_body(table.game, full, seated, table.session_id, extra=extra)
+    mine = sign_body(body, signer)
+    signatures = {my_seat: mine}
+    backlog = []
+    from p2pcards.net import Message, PeerUp
+
+    await mesh.broadcast({"t": "tablesig", "sig": mine})
+    with trio.move_on_after(GENESIS_TIMEOUT):
+        while len(signatures) < players:
+            event = await mesh.receive()
+            if isinstance(event, PeerUp):
+                await mesh.send(event.seat, {"t": "tablesig", "sig": mine})
+            elif isinstance(event, Message):
+                msg = event.msg
+                if isinstance(msg, dict) and msg.get("t") == "tablesig":
+                    try:
+                        check_body_signature(body, table.seats[event.seat].key, msg.get("sig"), event.seat)
+                    except LogError as exc:
+                        raise RunError(f"seat {event.seat} signed another table entry: {exc}") from None
+                    signatures[event.seat] = msg["sig"]
+                else:
+                    backlog.append(event)
+            else:
+                backlog.append(event)
+    if len(signatures) < players:
+        missing = sorted(set(range(players)) - set(signatures))
+        raise RunError(f"no signature on the table entry from seat(s) {missing} within {GENESIS_TIMEOUT:g} s")
+    return assemble(body, [signatures[s] for s in range(players)]), backlog
+
+
+def default_log_dir() -> Path:
+    from p2pcards.identity import data_dir
+
+    return data_dir() / "games"
+
+
+async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePeer], None] | None = None,
+                   on_change: Callable[[], None] | None = None) -> SeatResult:
+    """Take a seat (host or join), play the match, return the finished log."""
+    from p2pcards.net import MeshError, NetError, host_table, join_table, open_endpoint, open_mesh
+    from p2pcards.net.lobby import HostLobby
+
+    accept = config.accept or _always_yes
+    try:
+        async with open_endpoint(config.private_key, config.name, bind=config.bind, port=config.port) as endpoint:
+            if config.on_port is not None:
+                config.on_port(endpoint.port)
+            lobby = None
+            if config.join is None:
+                rules, _ = split_options(config.options)
+                get_game(config.game).options(config.players, rules)  # refuse bad options before anyone joins
+                lobby = HostLobby(endpoint, config.game, config.players, options=config.options,
+                                  accept=accept, on_update=config.on_update)
+                table = await lobby.run()
+            else:
+                host, port = config.join
+                table = await join_table(endpoint, host, port, accept=accept, on_update=config.on_update)
+            rules, settings = split_options(table.options)
+            my_seat = table.seat_of(endpoint.identity.public_key)
+            async with open_mesh(endpoint, table, my_seat) as mesh:
+                genesis, backlog = await agree_genesis(mesh, table, my_seat, config.private_key, rules, settings)
+                directory = Path(config.log_dir) if config.log_dir else default_log_dir()
+                directory.mkdir(parents=True, exist_ok=True)
+                path = directory / f"{table.game}-{table.session_id.hex()[:16]}-seat{my_seat}.p2plog"
+                driver = SeatDriver(genesis, my_seat, config.private_key, log_path=path)
+                if decide is None:
+                    decide = bot_decider(config.strategy or "greedy", config.bot_seed)
+                cheat = config.cheat if config.cheat_seat in (None, my_seat) else None
+                peer = TablePeer(driver, mesh, decide, PeerOptions(float(settings["turn_timeout"]), cheat),
+                                 on_change=on_change, backlog=backlog,
+                                 publish=lobby.spectators.publish if lobby is not None else None)
+                if on_driver is not None:
+                    on_driver(peer)
+                try:
+                    await peer.run()
+                finally:
+                    driver.close()
+                if lobby is not None:
+                    lobby.spectators.end("the game is over")
+    except (NetError, MeshError) as exc:
+        raise RunError(str(exc)) from None
+    if config.out:
+        _copy_out(path, config.out)
+    return SeatResult(str(path), driver, my_seat)
+
+
+def _copy_out(path, out) -> None:
+    out = Path(out)
+    if out.parent and not out.parent.exists():
+        out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    shutil.copyfile(path, tmp)
+    with open(tmp, "rb") as f:
+        os.fsync(f.fileno())
+    os.replace(tmp, out)
