@@ -192,3 +192,33 @@ def test_byte_budget_of_a_108_card_4_player_deal():
     res = simulate_deal("kanasta", 4, plan=plan, verify="once", audit=False)
     assert res.aborted is None
     assert max(res.sent) <= 25_000, res.sent
+
+
+def test_a_rekey_copying_a_card_shows_as_a_duplicate():
+    # Only the first re-keyer can copy a card: later ones see per-card keys of
+    # other positions on it. Seat 0 puts the card of position 0 on position 1.
+    from p2pcards.mental.group import deck_bytes, encrypt
+    seats = [SeatDeal("bura", 2, s, rounds=1, secrets=DealSecrets(SEEDS4[s])) for s in range(2)]
+    for s in range(2):
+        for t in range(2):
+            seats[t].receive_commit(s, seats[s].commit())
+    for s in range(2):
+        m = seats[s].shuffle(b"c%d" % s)
+        for t in range(2):
+            seats[t].receive_shuffle(s, b"c%d" % s, m)
+    sec0, ins = seats[0].secrets, seats[0].deck
+    out = [encrypt(sec0.rekey_scalar(j), x) for j, x in enumerate(ins)]
+    out[1] = encrypt(sec0.rekey_scalar(1), ins[0])
+    bad = {"deck": deck_bytes(out)}
+    for t in range(2):
+        seats[t].receive_rekey(0, bad)
+    m1 = seats[1].rekey()
+    for t in range(2):
+        seats[t].receive_rekey(1, m1)
+    seats[1].receive_keys(0, seats[0].keys([0, 1]))
+    seats[1].open(0)
+    with pytest.raises(NoCard, match="positions 0 and 1 decrypt to the same physical card"):
+        seats[1].open(1)
+    for s in range(2):
+        seats[1].receive_reveal(s, seats[s].reveal())
+    assert [(f.seat, f.kind, f.position) for f in seats[1].audit().findings] == [(0, "bad-rekey", 1)]

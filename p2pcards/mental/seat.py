@@ -41,6 +41,7 @@ class SeatDeal:
         self.deck: list[bytes] = list(self.encoding.values)  # the current public deck
         self.published: dict[int, dict[int, int]] = {}      # position -> {seat: key}
         self.broken: str | None = None                       # why the deal cannot go on
+        self.opened: dict[int, int] = {}                     # physical index -> position
 
     def _fail(self, error: MentalError, seat: int) -> None:
         self.broken = f"seat {seat}: {error}"
@@ -192,10 +193,17 @@ class SeatDeal:
         have = self.published[position]
         keys = [self.secrets.card_key(position)] + [have[t] for t in range(self.players) if t != self.seat]
         try:
-            return open_physical(self.encoding, self.deck[position], keys)
+            index = open_physical(self.encoding, self.deck[position], keys)
         except NoCard as e:
             self.broken = f"position {position}: {e}"
             raise NoCard(f"position {position} decrypts to no card: abort the deal and reveal") from None
+        other = self.opened.setdefault(index, position)
+        if other != position:
+            # A re-key that copied one position over another: the audit names it.
+            self.broken = f"positions {other} and {position} hold the same physical card"
+            raise NoCard(f"positions {other} and {position} decrypt to the same physical card: "
+                         "abort the deal and reveal")
+        return index
 
     def open(self, position: int) -> str:
         """The code of the card at ``position`` (see open_index)."""
