@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import os
 import re
 import struct
@@ -123,22 +124,24 @@ _PLAIN = (type(None), bool, int, float, str, bytes)
 def check_plain(value: Any, what: str = "payload") -> None:
     """Raise ValueError unless ``value`` is plain msgpack data (nil, bool, int,
     float, str, bin, arrays and maps of those) nested at most MAX_DEPTH deep.
-    Iterative, so hostile nesting cannot exhaust the Python stack."""
+    Iterative, so hostile nesting cannot exhaust the Python stack; only
+    containers are stacked, so a huge flat array costs no extra memory."""
+    if isinstance(value, _PLAIN):
+        return
     stack = [(value, 0)]
     while stack:
         v, depth = stack.pop()
-        if isinstance(v, _PLAIN):
-            continue
         if depth >= MAX_DEPTH:
             raise ValueError(f"{what} is nested more than {MAX_DEPTH} levels deep")
         if isinstance(v, (list, tuple)):
-            stack.extend((x, depth + 1) for x in v)
+            items: Iterable = v
         elif isinstance(v, dict):
-            for k, x in v.items():
-                stack.append((k, depth + 1))
-                stack.append((x, depth + 1))
+            items = itertools.chain(v.keys(), v.values())
         else:
             raise ValueError(f"{what} holds a {type(v).__name__}, which is not plain msgpack data")
+        for x in items:
+            if not isinstance(x, _PLAIN):
+                stack.append((x, depth + 1))
 
 
 def _is_int(v: Any) -> bool:
@@ -360,10 +363,10 @@ class TableInfo:
 
 
 def table_body(game: str, options: dict, players: Sequence[Player], session: bytes,
-               *, extra: Any = None, protocol: int = PROTOCOL_VERSION) -> bytes:
+               *, extra: Any = None) -> bytes:
     """The body of entry 0, for every player to sign (see :func:`assemble`)."""
     payload = {
-        "protocol": protocol, "game": game, "session": bytes(session), "options": dict(options),
+        "protocol": PROTOCOL_VERSION, "game": game, "session": bytes(session), "options": dict(options),
         "players": [{"name": p.name, "key": bytes(p.key), "nonce": bytes(p.nonce)} for p in players],
     }
     if extra is not None:
