@@ -238,7 +238,7 @@ JUNK = st.recursive(
 CARDISH = st.sampled_from(list(shuffled_deck("bura", 0)) + ["?1", "?40", "2C", "JK", "", "10"]) | JUNK
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(seed=st.integers(0, 10**6), moves=st.integers(0, 12), rng=st.randoms(use_true_random=False),
        kind=st.sampled_from(["lead", "beat", "throw", "declare", "pass", "bessa", "", None, 3]),
        cards=st.lists(CARDISH, max_size=4) | JUNK,
