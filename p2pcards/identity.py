@@ -41,8 +41,12 @@ def data_dir() -> Path:
         return Path(home).expanduser()
     xdg = os.environ.get("XDG_DATA_HOME")
     # The XDG spec says to ignore a relative XDG_DATA_HOME.
-    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".local" / "share"
-    return base / "p2pcards"
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "p2pcards"
+    try:
+        return Path.home() / ".local" / "share" / "p2pcards"
+    except RuntimeError:
+        raise IdentityError("cannot find your home directory; set P2PCARDS_HOME to where keys should live") from None
 
 
 def default_key_path() -> Path:
