@@ -56,11 +56,18 @@ def parse_rank(token: str) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class Verb:
-    """One move command: ``words[0]`` is its short form, shown in completions."""
+    """One move command: ``words[0]`` is its short form, shown in completions.
+
+    ``args`` is a space-separated list of slots, in the order typed: ``meld``
+    (a meld number), ``wild`` (the wild card taken out of that meld),
+    ``natural`` (the card put in its place, first of the action's cards),
+    ``card`` (exactly one), ``cards`` (one or more), ``cards?`` (any number),
+    ``as?`` (``as RANK``), ``x?`` (crosswise); a trailing ``?`` makes a slot optional.
+    """
 
     words: tuple[str, ...]
     type: str                 # the action type it makes
-    args: str                 # "", "cards", "card", "meld cards", "meld card", "cards as", "card freeze", "cards?"
+    args: str
     help: str
     defaults: tuple = ()      # (field, value) pairs assumed when the player does not say
 
@@ -68,18 +75,17 @@ class Verb:
     def short(self) -> str:
         return self.words[0]
 
+    @property
+    def slots(self) -> tuple[str, ...]:
+        return tuple(self.args.split())
+
+    def has(self, slot: str) -> bool:
+        return slot in self.slots or slot + "?" in self.slots
+
     def usage(self) -> str:
-        shown = {
-            "": "",
-            "cards": " CARD...",
-            "cards?": " [CARD...]",
-            "card": " CARD",
-            "meld cards": " N CARD...",
-            "meld card": " N CARD",
-            "cards as": " CARD... [as RANK]",
-            "card freeze": " CARD [x]",
-        }[self.args]
-        return "/".join(self.words) + shown
+        shown = {"meld": "N", "meld?": "[N]", "wild": "WILD", "natural": "CARD", "card": "CARD", "cards": "CARD...",
+                 "cards?": "[CARD...]", "as?": "[as RANK]", "x?": "[x]"}
+        return " ".join(["/".join(self.words)] + [shown[slot] for slot in self.slots])
 
 
 _CANASTA_COMMON = [
@@ -91,29 +97,31 @@ _CANASTA_COMMON = [
 VERBS: dict[str, list[Verb]] = {
     "kanasta": [
         _CANASTA_COMMON[0],
-        Verb(("t", "take"), "take_pile", "cards?",
-             "take the discard pile; its top card must go into a meld this turn "
-             "(t alone, or t KH KS to meld the top card with these at once)"),
+        Verb(("t", "take"), "take_pile", "meld? cards?",
+             "after drawing, take the discard pile, its top card going at once into a meld: "
+             "t KH KS (a new meld with these hand cards) or t 2 (onto meld 2)"),
         *_CANASTA_COMMON[1:],
-        Verb(("sw", "swap"), "swap", "meld card",
-             "take a wild out of meld N by putting a natural card of its rank in: sw 2 KH; "
-             "the freed wild must go into a new meld this turn"),
+        Verb(("sw", "swap"), "swap", "meld wild natural cards",
+             "take the wild out of meld N, putting a natural card of its rank in, and meld the wild at once "
+             "with more hand cards: sw 2 JK KH 5H 5S (JK out of meld 2, KH in, JK 5H 5S a new meld)"),
         Verb(("r3", "red3"), "red3", "card", "lay a red 3 apart and draw a replacement: r3 3H"),
         Verb(("d", "discard"), "discard", "card", "discard one card face up; this ends your turn"),
     ],
     "kanaszta": [
         _CANASTA_COMMON[0],
-        Verb(("t", "take"), "take_pile", "cards?",
-             "take the whole discard pile instead of drawing (t, or t KH KS naming the hand cards that meld its top card)"),
+        Verb(("t", "take"), "take_pile", "meld? cards?",
+             "take the whole discard pile instead of drawing: t KH KS (its top card melded with these) or t 2 (onto meld 2)"),
         *_CANASTA_COMMON[1:],
-        Verb(("d", "discard"), "discard", "card freeze",
+        Verb(("d", "discard"), "discard", "card x?",
              "discard one card face up, ending your turn; d JK x discards a wild crosswise and freezes the pile",
              defaults=(("freeze", False),)),
         Verb(("x", "freeze"), "discard", "card", "discard a wild crosswise: the pile is frozen (x JK)",
              defaults=(("freeze", True),)),
+        Verb(("r3", "red3"), "red3", "cards?",
+             "lay your red 3s face up, a replacement drawn for each: r3 3H 3D (r3 alone when you have none)"),
     ],
     "warkocz": [
-        Verb(("pl", "play"), "play", "cards as",
+        Verb(("pl", "play"), "play", "cards as?",
              "lay the next card(s) of the row, 3 or 4 of a rank together: pl 7H, pl 8D 8D 8H; "
              "the warkocz 9C stands for any rank: pl 9C as 8 (typing the cards alone works too)"),
         Verb(("p", "pas", "pass"), "pass", "", "pas: you cannot continue the row (\"bez dziewi\u0105tki\")"),
@@ -197,40 +205,54 @@ class UiCommand:
 _FREEZE_WORDS = ("x", "freeze", "cross", "crosswise")
 
 
+# The card that must come first in an action's "cards" (a swap's natural).
+FIRST = "_first"
+
+
 def _parse_args(verb: Verb, tokens: list[str]) -> dict:
-    """The fields the player gave: cards, meld (0-based), as, freeze."""
+    """The fields the player gave: meld (0-based), wild, cards, as, freeze."""
     fields: dict = {}
     cards: list[str] = []
     i = 0
     while i < len(tokens):
         tok = tokens[i]
         low = tok.lower()
-        if "meld" in verb.args and tok.isdigit() and "meld" not in fields and not cards:
+        if verb.has("meld") and tok.isdigit() and "meld" not in fields and not cards:
             if int(tok) < 1:
                 raise CommandError("melds are numbered from 1, as shown on the table")
             fields["meld"] = int(tok) - 1
-        elif "as" in verb.args.split() and low == "as":
+        elif verb.has("as") and low == "as":
             if i + 1 >= len(tokens):
                 raise CommandError("as which rank? e.g. pl 9C as 8")
             fields["as"] = parse_rank(tokens[i + 1])
             i += 1
-        elif "as" in verb.args.split() and "=" in tok:
+        elif verb.has("as") and "=" in tok:
             card, _, r = tok.partition("=")
             cards.append(parse_card(card))
             fields["as"] = parse_rank(r)
-        elif "freeze" in verb.args and low in _FREEZE_WORDS:
+        elif verb.has("x") and low in _FREEZE_WORDS:
             fields["freeze"] = True
+        elif verb.has("wild") and "wild" not in fields:
+            fields["wild"] = parse_card(tok)
+        elif verb.has("natural") and FIRST not in fields:
+            fields[FIRST] = parse_card(tok)
         else:
             cards.append(parse_card(tok))
         i += 1
-    shape = verb.args.split()[0] if verb.args else ""
-    if "meld" in verb.args and "meld" not in fields:
+    slots = verb.slots
+    if "meld" in slots and "meld" not in fields:
         raise CommandError(f"which meld? the number shown on the table: {verb.usage()}")
-    if shape in ("cards", "card", "meld") and not cards:
-        raise CommandError(f"which card{'s' if 'cards' in verb.args else ''}? {verb.usage()}")
-    if verb.args in ("card", "meld card", "card freeze") and len(cards) > 1:
+    if "wild" in slots and "wild" not in fields:
+        raise CommandError(f"which wild comes out of the meld? {verb.usage()}")
+    if "natural" in slots and FIRST not in fields:
+        raise CommandError(f"which card of the meld's rank goes in? {verb.usage()}")
+    if FIRST in fields:
+        cards.insert(0, fields[FIRST])
+    if ("cards" in slots or "card" in slots) and not cards:
+        raise CommandError(f"which card{'s' if 'cards' in slots else ''}? {verb.usage()}")
+    if "card" in slots and len(cards) > 1:
         raise CommandError(f"one card only: {verb.usage()}")
-    if verb.args == "" and cards:
+    if not (verb.has("cards") or verb.has("card")) and cards:
         raise CommandError(f"{verb.short} takes no cards: {verb.usage()}")
     if cards:
         fields["cards"] = cards
@@ -239,8 +261,15 @@ def _parse_args(verb: Verb, tokens: list[str]) -> dict:
 
 def _matches(action: dict, fields: dict) -> bool:
     for key, value in fields.items():
-        if key == "cards":
+        if key == FIRST:
+            if not action.get("cards") or action["cards"][0] != value:
+                return False
+        elif key == "cards":
             if Counter(action.get("cards") or []) != Counter(value):
+                return False
+        elif isinstance(value, bool):
+            # Engines leave a false flag out ({"type": "discard"} is not crosswise).
+            if bool(action.get(key)) != value:
                 return False
         elif action.get(key) != value:
             return False
@@ -275,7 +304,7 @@ def parse(game_id: str, text: str, legal: list[dict]) -> UiCommand | dict:
         tokens = tokens[1:]
     else:
         try:
-            parse_card(tokens[0])
+            parse_card(tokens[0].partition("=")[0])
         except CommandError:
             raise CommandError(f"unknown command {tokens[0]!r}; help lists the commands") from None
         verb = _bare_cards_verb(game_id, legal)
@@ -286,14 +315,17 @@ def parse(game_id: str, text: str, legal: list[dict]) -> UiCommand | dict:
         # The player left out a field the verb has a default for (freeze: no).
         narrowed = [a for a in found if _matches(a, {k: v for k, v in verb.defaults if k not in fields})]
         found = narrowed or found
+    if len({_canonical(game_id, a) for a in found}) == 1:
+        found = found[:1]  # the same move listed twice (cards in another order)
     if len(found) == 1:
         return found[0]
     if len(found) > 1:
         options = sorted({format_action(game_id, a) for a in found})
         raise CommandError("which one? " + " | ".join(options))
-    action = dict(fields_typed)
+    action = {k: v for k, v in fields_typed.items() if k != FIRST}
     for key, value in verb.defaults:
-        action.setdefault(key, value)
+        if value:
+            action.setdefault(key, value)
     return action
 
 
@@ -304,7 +336,7 @@ def _verb_for(game_id: str, action: dict) -> Verb:
     if not candidates:
         raise CommandError(f"no command makes a {action.get('type')!r} action in {game_id}")
     for v in candidates:
-        if all(action.get(k, False) == val for k, val in v.defaults):
+        if all(bool(action.get(k)) == val for k, val in v.defaults):
             return v
     return candidates[0]
 
@@ -313,12 +345,23 @@ def format_action(game_id: str, action: dict) -> str:
     """The short command that makes ``action``: parse(format_action(a)) == a."""
     verb = _verb_for(game_id, action)
     parts = [verb.short]
-    if "meld" in verb.args and action.get("meld") is not None:
+    if verb.has("meld") and action.get("meld") is not None:
         parts.append(str(action["meld"] + 1))
+    if verb.has("wild") and action.get("wild"):
+        parts.append(action["wild"])
     parts += list(action.get("cards") or [])
-    if "as" in verb.args.split() and action.get("as"):
+    if verb.has("as") and action.get("as"):
         parts += ["as", action["as"]]
+    if verb.has("x") and action.get("freeze"):
+        parts.append("x")
     return " ".join(parts)
+
+
+def _canonical(game_id: str, action: dict) -> str:
+    """The short form with the cards in a fixed order: equal for the same move."""
+    cards = list(action.get("cards") or [])
+    keep = 1 if _verb_for(game_id, action).has("natural") else 0
+    return format_action(game_id, {**action, "cards": cards[:keep] + sorted(cards[keep:])})
 
 
 def completions(game_id: str, text: str, legal: list[dict]) -> list[str]:
@@ -347,16 +390,16 @@ def help_text(game_id: str, topic: str = "") -> str:
     """``help``: every command; ``help WORD``: one command or game word."""
     topic = topic.strip().lower()
     if topic:
+        found = []
         verb = _find_verb(game_id, topic)
         if verb is not None:
-            return f"{verb.usage()}\n  {verb.help}"
-        for words, usage, text in UI_COMMANDS:
-            if topic in words:
-                return f"{usage}\n  {text}"
-        for word, text in GLOSSARY[game_id]:
-            if topic == word.lower():
-                return f"{word}: {text}"
-        raise CommandError(f"no command or word {topic!r} in {game_id}; help lists them")
+            found.append(f"{verb.usage()}\n  {verb.help}")
+        found += [f"{usage}\n  {text}" for words, usage, text in UI_COMMANDS if topic in words]
+        # A command may also be a game word (pas, bessa): say both.
+        found += [f"{word}: {text}" for word, text in GLOSSARY[game_id] if topic == word.lower()]
+        if not found:
+            raise CommandError(f"no command or word {topic!r} in {game_id}; help lists them")
+        return "\n".join(found)
     lines = [f"Moves in {game_id}:"]
     lines += [f"  {v.usage():<28} {v.help}" for v in VERBS[game_id]]
     lines.append("Table:")
@@ -387,6 +430,10 @@ _PAST = {
 }
 
 
+# Face-down moves even where an engine does not list them in face_down_actions.
+_FACE_DOWN = {"bura": ("throw",)}
+
+
 def describe(game, state, seat: int, action: dict, names: list[str]) -> str:
     """One log line for a move, showing only what everybody may see: face-down
     cards as a count, a drawn card not at all."""
@@ -396,7 +443,7 @@ def describe(game, state, seat: int, action: dict, names: list[str]) -> str:
     text = f"{who} {_PAST.get(kind, kind)}"
     if game.id == "bura" and kind == "pass":
         text = f"{who} does not declare (pas)"
-    if kind in getattr(game, "face_down_actions", ()):
+    if kind in getattr(game, "face_down_actions", ()) or kind in _FACE_DOWN.get(game.id, ()):
         return f"{text} {len(cards)} card{'s' if len(cards) != 1 else ''} face down"
     if kind == "draw":
         return text

@@ -342,7 +342,15 @@ class LocalSession:
                 self._changed()
                 await trio.sleep(self.bot_delay)
                 self._deadline = None
-                self._apply(who, self.bots[who].choose(self.game, self._state))
+                self._bot_move(who)
+
+    def _bot_move(self, who: int) -> None:
+        try:
+            self._apply(who, self.bots[who].choose(self.game, self._state))
+        except Exception as exc:
+            # A broken bot must not end the human's game: it plays at random instead.
+            fallback = random.Random(f"{self.seed}:{self._version}").choice(self.game.legal_actions(self._state))
+            self._apply(who, fallback, f" (bot error {type(exc).__name__}: played at random)")
 
     async def _between_deals(self) -> None:
         deadline = trio.current_time() + self.pause if self.pause is not None else None
