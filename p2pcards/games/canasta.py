@@ -418,7 +418,7 @@ class CanastaGame(Game):
 
     # ----- after-action checks shared by apply and legal_actions -------------------------
     def _canasta_after(self, state, owner: int, changed: Meld | None) -> bool:
-        if changed is not None and self.meld_status(changed) and len(changed.cards) >= 7:
+        if changed is not None and changed.owner == owner and len(changed.cards) >= 7 and self.meld_status(changed):
             return True
         return self.has_canasta(state, owner)
 
@@ -645,21 +645,24 @@ class CanastaGame(Game):
         s.pile.append(card)
         s.can_take = False
         self._after_discard(s, seat, card, freeze)
+        if not rest and self._goes_out_by_discard(state, seat):
+            self._go_out(s, seat)
+            s.turns_done[seat] += 1
+            return s
+        self._end_turn(s, seat)
+        return s
+
+    def _end_turn(self, s: CanastaState, seat: int) -> None:
         s.turns_done[seat] += 1
         if s.turn_melded:
             s.melded_before[seat] = True
-        if s.phase == "over":
-            return s
-        if not rest and self._goes_out_by_discard(state, seat):
-            self._go_out(s, seat)
-            return s
         s.turn = (seat + 1) % s.players
         s.phase = "draw"
+        s.can_take = False
         s.turn_value = 0
         s.turn_melded = False
         s.turn_opening = not s.opened[self.owner_of(s, s.turn)]
         self._next_turn(s)
-        return s
 
     def _goes_out_by_discard(self, state, seat) -> bool:
         return True

@@ -48,8 +48,9 @@ cards in hand (keeping cards to discard) are refused, and the discard is
 refused while the turn's melds fall short. Going out (hand empty by melding,
 or by the last discard) needs a side canasta (``go_out_canasta``); melds
 that would leave one card without one are refused. If a player is left with
-a single card they cannot go out with while the stock is empty, they may
-discard it without going out.
+a single card they cannot go out with (after laying a red 3 with no
+replacement: an empty stock, or ``red3_replacement`` false), they discard it
+without going out, and play on with an empty hand until they draw.
 
 Decisions (options): ``pairs`` (true with 4 players), ``target`` 15000,
 ``red3_replacement`` (true), ``go_out_canasta`` (true),
@@ -172,6 +173,15 @@ class Kanaszta(CanastaGame):
                 if s.stock:
                     s.hands[seat].append(s.stock.pop())
                     drawn += 1
+        if not setup and not s.hands[seat]:
+            # The red 3 was the last card and no replacement came: the player
+            # goes out if allowed, else the turn simply passes.
+            if self._goes_out_by_discard(state, seat):
+                self._go_out(s, seat)
+                s.turns_done[seat] += 1
+            else:
+                self._end_turn(s, seat)
+            return s
         if setup and not drawn:
             if seat == s.dealer:
                 s.phase = "draw"
@@ -307,10 +317,8 @@ class Kanaszta(CanastaGame):
         need = state.minimum[owner]
         if state.turn_opening and 0 < state.turn_value < need:
             return f"your side's first melds this turn are worth {state.turn_value}; they must reach {need}"
-        if not left:
-            err = self._finish_error(state, seat, 0, self.has_canasta(state, owner), state.turn_value)
-            if err and state.stock:
-                return err
+        # A last card that can't go out (only after a red 3 with no
+        # replacement: melds never leave one) is discarded without going out.
         return None
 
     def _goes_out_by_discard(self, state, seat):

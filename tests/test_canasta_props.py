@@ -1,0 +1,213 @@
+"""Properties of both canastas over random legal play, and the deck builder
+the rule tests use to set up situations."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from p2pcards.cards import canasta_deck
+from p2pcards.games import IllegalAction, get_game
+from p2pcards.games.canasta import KIND, card_key
+
+GAMES = ("kanasta", "kanaszta")
+TABLES = [(2, {}), (3, {}), (4, {}), (4, {"pairs": False})]
+
+
+def build_deck(game_id, players, hands, after=(), dealer=0):
+    """A whole deck dealing ``hands`` ({seat: [codes]}, topped up with plain
+    naturals) and then ``after`` (the upcard(s), then the stock from the top)."""
+    game = get_game(game_id)
+    pool = canasta_deck()
+    for cards in list(hands.values()) + [list(after)]:
+        for c in cards:
+            pool.remove(c)
+    # Fillers: naturals first, spread over ranks so that they make few melds;
+    # 3s and wilds last, deep in the stock.
+    pool.sort(key=lambda c: (KIND[c] != "N", c[-1], c[:-1]))
+    full = {s: list(hands.get(s, [])) for s in range(players)}
+    for s in range(players):
+        while len(full[s]) < game.hand_size:
+            full[s].append(pool.pop(0))
+    deck = []
+    for k in range(game.hand_size):
+        for j in range(players):
+            deck.append(full[(dealer + 1 + j) % players][k])
+    return deck + list(after) + pool
+
+
+def places(game, state):
+    """Every card of the deal, wherever it lies."""
+    out = Counter()
+    for h in state.hands:
+        out.update(h)
+    out.update(state.stock)
+    out.update(state.pile)
+    for m in state.melds:
+        out.update(m.cards)
+    for r in state.red3s:
+        out.update(r)
+    return out
+
+
+def check_scores(game, state):
+    scores = game.deal_scores(state)
+    n = state.players
+    sides = game.sides(n, state.options)
+    total = [0] * sides
+    for s in range(n):
+        total[game.side_of(s, n, state.options)] += scores["seats"][s]
+    assert total == scores["sides"]
+    return scores
+
+
+def bad_actions(game, state, rng):
+    seat = game.to_act(state)
+    hand = game.hand(state, seat)
+    missing = next(c for c in sorted(set(canasta_deck())) if c not in hand)
+    return [
+        None, "draw", 7, [], {}, {"type": "fly"}, {"type": "discard"},
+        {"type": "discard", "cards": "KH"}, {"type": "discard", "cards": [missing]},
+        {"type": "discard", "cards": ["XX"]}, {"type": "meld", "cards": [missing, missing, missing]},
+        {"type": "add", "meld": 999, "cards": hand[:1]}, {"type": "add", "meld": "0", "cards": hand[:1]},
+        {"type": "draw", "seat": (seat + 1) % state.players}, {"type": "draw", "seat": "0"},
+        {"type": "draw", "colour": "red"},
+    ]
+
+
+def play_random(game_id, players, options, seed, check_every_action=False):
+    game = get_game(game_id)
+    state = game.start(players, seed=seed, options=options, dealer=seed % players)
+    deck = Counter(canasta_deck())
+    rng = random.Random(seed)
+    steps = 0
+    while not game.deal_over(state):
+        assert places(game, state) == deck
+        legal = game.legal_actions(state)
+        assert legal, f"no legal action in phase {state.phase}"
+        sample = legal if check_every_action else rng.sample(legal, min(4, len(legal)))
+        for action in sample:
+            game.apply(state, action)  # every listed action applies
+        before = state.evolve()
+        for bad in bad_actions(game, state, rng):
+            if bad in legal:
+                continue
+            with pytest.raises(IllegalAction):
+                game.apply(state, bad)
+        assert state == before  # a refused action changes nothing
+        state = game.apply(state, rng.choice(legal))
+        steps += 1
+        assert steps < 3000, "the deal does not end"
+    assert places(game, state) == deck
+    assert game.legal_actions(state) == [] and game.to_act(state) == -1
+    check_scores(game, state)
+    return state
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+@pytest.mark.parametrize("players,options", TABLES)
+def test_random_deals(game_id, players, options):
+    for seed in range(2):
+        play_random(game_id, players, options, seed, check_every_action=seed == 0)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 10**9), table=st.sampled_from(TABLES), data=st.data())
+def test_random_deals_hypothesis(game_id, seed, table, data):
+    players, options = table
+    options = dict(options)
+    if game_id == "kanasta":
+        options.update(data.draw(st.fixed_dictionaries({
+            "play_before_first_meld": st.booleans(), "swap_twos": st.booleans(),
+            "go_out_canasta": st.booleans(), "one_meld_per_rank": st.booleans()})))
+    else:
+        options.update(data.draw(st.fixed_dictionaries({
+            "red3_replacement": st.booleans(), "go_out_canasta": st.booleans(),
+            "one_meld_per_rank": st.booleans()})))
+    play_random(game_id, players, options, seed)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_whole_match_runs_to_the_end(game_id):
+    game = get_game(game_id)
+    match = game.new_match(4, {"target": 1500}, seed=11)
+    rng = random.Random(3)
+    for _ in range(60):
+        if match.over:
+            break
+        state = game.start_deal(match)
+        while not game.deal_over(state):
+            state = game.apply(state, rng.choice(game.legal_actions(state)))
+        dealer = match.dealer
+        new = game.end_deal(match, state)
+        assert new.dealer == (dealer + 1) % 4 and new.deal_index == match.deal_index + 1
+        assert new.scores == [a + b for a, b in zip(match.scores, new.history[-1]["sides"])]
+        match = new
+    assert match.over
+    result = game.match_result(match)
+    assert max(result["scores"]) >= 1500
+    assert result["winner"] == result["scores"].index(max(result["scores"]))
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_the_same_seed_plays_the_same_deal(game_id):
+    game = get_game(game_id)
+    a = play_random(game_id, 3, {}, 5)
+    b = play_random(game_id, 3, {}, 5)
+    assert game.deal_scores(a) == game.deal_scores(b)
+    assert game.view(a, None) == game.view(b, None)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_views_show_only_what_a_seat_may_see(game_id):
+    game = get_game(game_id)
+    state = game.start(4, seed=2)
+    rng = random.Random(1)
+    for _ in range(60):
+        if game.deal_over(state):
+            break
+        for seat in [0, 1, 2, 3, None]:
+            # Hiding every card the seat can't see changes nothing in its view.
+            hidden = state.evolve()
+            n = 0
+            for other in range(4):
+                if other != seat:
+                    hidden.hands[other] = [f"?{n + k}" for k in range(len(hidden.hands[other]))]
+                    n += len(hidden.hands[other])
+            hidden.stock = [f"?{500 + k}" for k in range(len(hidden.stock))]
+            v = game.view(state, seat)
+            assert game.view(hidden, seat) == v
+            if seat is None:
+                assert v["hand"] is None and v["seat"] is None
+            else:
+                assert v["hand"] == sorted(v["hand"], key=card_key)
+                assert Counter(v["hand"]) == Counter(state.hands[seat])
+                assert v["hand_counts"] == [len(h) for h in state.hands]
+        state = game.apply(state, rng.choice(game.legal_actions(state)))
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_start_refuses_bad_setups(game_id):
+    game = get_game(game_id)
+    with pytest.raises(IllegalAction):
+        game.start(5, seed=1)
+    with pytest.raises(IllegalAction):
+        game.start(4, deck=["KH"] * 108)
+    with pytest.raises(IllegalAction):
+        game.start(4, deck=canasta_deck()[:-1])
+    with pytest.raises(IllegalAction):
+        game.start(4, seed=1, dealer=4)
+    with pytest.raises(IllegalAction):
+        game.start(4, seed=1, options={"nonsense": 1})
+    with pytest.raises(IllegalAction):
+        game.start(3, seed=1, options={"pairs": True})
+    with pytest.raises(IllegalAction):
+        game.start(4, seed=1, scores=[0])
+    with pytest.raises(IllegalAction):
+        game.view(game.start(4, seed=1), 7)
+    with pytest.raises(IllegalAction):
+        game.deal_scores(game.start(4, seed=1))
