@@ -486,6 +486,8 @@ class GameLog:
         self._table: TableInfo | None = None
         self._keys: list[Ed25519PublicKey] = []
         self.cut: Cut | None = None  # set by a recovery read that dropped a torn tail
+        self._verified: Entry | None = None  # the last entry whose signature check passed,
+        self._verified_at = -1                # and at which seq
 
     # -- reading the state
     @property
@@ -579,7 +581,10 @@ class GameLog:
 
     def _check_and_keys(self, entry: Entry) -> list[Ed25519PublicKey] | None:
         keys = self._check_structure(entry, self.next_seq, self.head_hash, self._table, self.is_finished)
-        _verify_one(entry, keys if keys is not None else self._keys, self.next_seq)
+        # check() then append() of the same entry verifies its signature once.
+        if self._verified is not entry or self._verified_at != self.next_seq:
+            _verify_one(entry, keys if keys is not None else self._keys, self.next_seq)
+            self._verified, self._verified_at = entry, self.next_seq
         return keys
 
     def append(self, entry: Entry | bytes) -> Entry:

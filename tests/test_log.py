@@ -529,3 +529,20 @@ def test_conflict_with_a_stored_entry():
     by_other_seat = L.make_entry(4, mine.prev_hash, (mine.author + 1) % 3, "move", {}, ids[(mine.author + 1) % 3])
     assert log.conflict(by_other_seat) is None
     assert "unfinished" in repr(log) and "seq=4" in repr(mine)
+
+
+def test_check_then_append_verifies_once(monkeypatch):
+    log, ids = build_log(end=False)
+    calls = []
+    real = L._verify_one
+    monkeypatch.setattr(L, "_verify_one", lambda *a: (calls.append(a[2]), real(*a)))
+    e = log.make_next(2, "move", {}, ids[2])
+    log.check(e)
+    log.append(e)
+    assert calls == [11]
+    bad = L.make_entry(log.next_seq, log.head_hash, 0, "move", {}, ids[1])
+    for _ in range(2):  # a refused entry is refused every time
+        with pytest.raises(LogError, match="signature"):
+            log.check(bad)
+    with pytest.raises(LogError, match="signature"):
+        log.append(bad)
