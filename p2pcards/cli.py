@@ -101,6 +101,13 @@ _EXTRA_COMMANDS: list = []
 
 
 def main(argv: list[str] | None = None) -> int:
+    import os
+
+    level = os.environ.get("P2PCARDS_LOG")
+    if level:
+        import logging
+
+        logging.basicConfig(level=level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
     _load_command_modules()
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -112,6 +119,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("p2pcards: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (``| head``): stop quietly, like other tools.
+        sys.stderr.close()
+        return 0
 
 
 def _load_command_modules() -> None:

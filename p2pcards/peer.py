@@ -256,6 +256,8 @@ class TablePeer:
                 raise ValueError("bad endsig")
             self.end_offers[sender] = (digest, sig)
             self._wake()
+        elif kind == "tablesig":
+            pass  # a late copy of a signature on entry 0, which we have
         elif kind == "chat":
             text = msg["text"]
             if isinstance(text, str) and 0 < len(text) <= MAX_CHAT_LEN:
@@ -269,7 +271,9 @@ class TablePeer:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._reader)
             try:
+                log.info("seat %s: playing", self.seat)
                 await self._main()
+                log.info("seat %s: the log is complete (%d entries)", self.seat, len(self.driver.log))
                 await self._linger()
             finally:
                 nursery.cancel_scope.cancel()
