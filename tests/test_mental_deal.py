@@ -222,3 +222,16 @@ def test_a_rekey_copying_a_card_shows_as_a_duplicate():
     for s in range(2):
         seats[1].receive_reveal(s, seats[s].reveal())
     assert [(f.seat, f.kind, f.position) for f in seats[1].audit().findings] == [(0, "bad-rekey", 1)]
+
+
+def test_key_message_needs_positions():
+    with pytest.raises(MentalError, match="at least one position"):
+        card_keys_step(DealSecrets(SEEDS4[0]), [])
+
+
+@pytest.mark.slow
+def test_full_kanasta_deal_every_seat_checks_every_proof():
+    res = simulate_deal("kanasta", 4, verify="all")
+    assert res.aborted is None and res.audit.ok
+    assert sorted(res.audit.cards) == sorted(deck_for("kanasta"))
+    assert max(res.sent) <= 25_000

@@ -65,6 +65,8 @@ def parse_rekey(msg: object, size: int, on_curve: bool = True) -> list[bytes]:
 def card_keys_step(secrets: DealSecrets, positions: Iterable[int]) -> dict:
     """Publish this seat's per-card keys of ``positions`` (ascending, no repeats)."""
     ps = sorted(set(positions))
+    if not ps:
+        raise MentalError("a key message needs at least one position")
     return {"keys": [[p, scalar_to_bytes(secrets.card_key(p))] for p in ps]}
 
 
@@ -226,13 +228,13 @@ def check_deal(record: DealRecord) -> DealAudit:
         values = out
 
     for seat, msg in record.card_keys:
+        if not isinstance(seat, int) or not 0 <= seat < n:
+            raise MentalError(f"card keys attributed to seat {seat!r}, not a seat of {n}")
         try:
             keys = parse_card_keys(msg, size)
         except BadMessage as e:
             findings.append(Finding(seat, "bad-keys", f"key message of seat {seat}: {e}"))
             continue
-        if not isinstance(seat, int) or not 0 <= seat < n:
-            raise MentalError(f"card keys attributed to seat {seat!r}, not a seat of {n}")
         if seeds[seat] is None:
             continue
         for p, k in sorted(keys.items()):
