@@ -176,12 +176,12 @@ class Mesh:
             return True
         except trio.WouldBlock:
             self._cut(peer, f"send queue overflow ({self.queue_size} frames): peer too slow")
-        except trio.ClosedResourceError:
-            pass
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            pass  # the connection is ending; its PeerDown follows
         return False
 
     def _cut(self, peer: _Peer, reason: str) -> None:
-        log.warning("seat %d (%s): dropping the connection: %s", peer.info.seat, peer.info.name, reason)
+        log.warning("[seat %d] seat %d (%s): dropping the connection: %s", self.my_seat, peer.info.seat, peer.info.name, reason)
         peer.reason = reason
         if peer.scope is not None:
             peer.scope.cancel()
@@ -216,7 +216,7 @@ class Mesh:
         peer.left, peer.reason, peer.since = False, None, trio.current_time()
         peer.lost, peer.ended = trio.Event(), trio.Event()
         ended = peer.ended
-        log.info("seat %d (%s) connected, epoch %d", seat, peer.info.name, epoch)
+        log.info("[seat %d] seat %d (%s) connected, epoch %d", self.my_seat, seat, peer.info.name, epoch)
         self._post(PeerUp(seat, epoch))
         self._notify()
         outcome: list[tuple[str, bool, bool]] = []  # (reason, final, tell the peer)
@@ -228,14 +228,14 @@ class Mesh:
         reason, final, tell = outcome[0] if outcome else (peer.reason or "connection cancelled", False, False)
         if peer.epoch == epoch:
             if tell:
-                log.warning("seat %d (%s): closing: %s", seat, peer.info.name, reason)
+                log.warning("[seat %d] seat %d (%s): closing: %s", self.my_seat, seat, peer.info.name, reason)
             self._down(peer, reason, final)
         queue_send.close()
         ended.set()
         await channel.aclose(reason if tell else None)
 
     def _down(self, peer: _Peer, reason: str, final: bool) -> None:
-        log.info("seat %d (%s) down (epoch %d): %s", peer.info.seat, peer.info.name, peer.epoch, reason)
+        log.info("[seat %d] seat %d (%s) down (epoch %d): %s", self.my_seat, peer.info.seat, peer.info.name, peer.epoch, reason)
         self._post(PeerDown(peer.info.seat, peer.epoch, reason, final))
         peer.channel, peer.queue, peer.scope = None, None, None
         peer.reason, peer.left, peer.since = reason, final, trio.current_time()
@@ -300,7 +300,7 @@ class Mesh:
                     expect_key=peer.info.key, timeout=self.dial_timeout)
             except NetError as exc:
                 if attempt == 1 or attempt % 10 == 0:
-                    log.info("dialling seat %d (%s) at %s:%d failed (attempt %d): %s", peer.info.seat,
+                    log.info("[seat %d] dialling seat %d (%s) at %s:%d failed (attempt %d): %s", self.my_seat, peer.info.seat,
                              peer.info.name, peer.info.host, peer.info.port, attempt, exc)
                 peer.reason = str(exc)
                 await trio.sleep(delay * random.uniform(0.5, 1.0))
@@ -316,7 +316,7 @@ class Mesh:
         for p in live:
             try:
                 p.queue.send_nowait(encode_message({"t": "bye", "reason": "mesh closed"}))
-            except (trio.WouldBlock, trio.ClosedResourceError):
+            except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
                 pass
             p.queue.close()
         with trio.move_on_after(timeout):
