@@ -821,11 +821,15 @@ class LogFile:
         size = len(log.to_bytes())
         try:
             fd = os.open(path, os.O_WRONLY)
-            if log.cut is not None:
-                os.ftruncate(fd, size)
-                os.fsync(fd)
         except OSError as e:
             raise LogError(None, f"cannot open {path} for writing: {e.strerror or e}") from None
+        if log.cut is not None:
+            try:
+                os.ftruncate(fd, size)
+                os.fsync(fd)
+            except OSError as e:
+                os.close(fd)
+                raise LogError(None, f"cannot cut the torn tail off {path}: {e.strerror or e}") from None
         return cls(path, fd, log, size)
 
     def append(self, entry: Entry | bytes) -> Entry:
