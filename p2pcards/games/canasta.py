@@ -183,6 +183,7 @@ class CanastaGame(Game):
     side_melds = False  # melds belong to sides (kanaszta) rather than seats
     action_types: tuple = ()
     allows_wild_melds = False  # all-wild melds (kanasta)
+    out_in_first_turn = True  # kanasta: nobody goes out in their first turn
     canasta_bonuses: dict = {}
     face_down_actions = frozenset()
 
@@ -427,7 +428,7 @@ class CanastaGame(Game):
         (0: going out now; 1: the discard will go out), or None."""
         if hand_left > 1:
             return None
-        if self.id == "kanasta" and state.turns_done[seat] == 0:
+        if not self.out_in_first_turn and state.turns_done[seat] == 0:
             return "you may not go out in your first turn (keep a card to discard)"
         if state.options["go_out_canasta"] and not canasta:
             return "you need a canasta to go out (keep a card to discard)"
@@ -521,7 +522,7 @@ class CanastaGame(Game):
         s.meld_value_by[seat] += value
         s.can_take = False
 
-    def _check_new_meld(self, state, seat, cards, hand_rest) -> tuple[str, int, int, int]:
+    def _check_new_meld(self, state, seat, cards) -> tuple[str, int, int, int]:
         rank, nat, wild, err = self._make_up(cards)
         if err:
             raise IllegalAction(err)
@@ -538,7 +539,7 @@ class CanastaGame(Game):
         if state.pending and state.pending not in cards:
             raise IllegalAction(f"the freed {state.pending} must go into this new meld")
         rest = _remove(state.hands[seat], cards)
-        rank, nat, wild, value = self._check_new_meld(state, seat, cards, rest)
+        rank, nat, wild, value = self._check_new_meld(state, seat, cards)
         owner = self.owner_of(state, seat)
         err = self._meld_context_error(state, seat, value, first=not state.opened[owner])
         if err:

@@ -73,6 +73,7 @@ class Kanasta(CanastaGame):
     hand_size = 12
     side_melds = False
     allows_wild_melds = True
+    out_in_first_turn = False
     action_types = ("draw", "take_pile", "meld", "add", "swap", "red3", "discard")
     values = {"JK": 50, "2": 20, "3R": 100, "3B": 100, "A": 20,
               **{r: 10 for r in ("8", "9", "10", "J", "Q", "K")},
