@@ -1,0 +1,77 @@
+"""LAN discovery. The loopback test needs multicast on lo; it is checked at run
+time and the test is skipped, with the reason, where the kernel refuses it."""
+
+from __future__ import annotations
+
+import os
+import socket
+import struct
+
+import pytest
+import trio
+
+from p2pcards import PROTOCOL_VERSION
+from p2pcards.net import DiscoveryUnavailable
+from p2pcards.net import discovery
+
+
+def multicast_loopback_problem() -> str | None:
+    """None if a multicast datagram sent on 127.0.0.1 comes back to us here, else why not."""
+    group = "224.0.0.251"
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as rx, \
+                socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as tx:
+            rx.bind(("", 0))
+            rx.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
+                          struct.pack("4s4s", socket.inet_aton(group), socket.inet_aton("127.0.0.1")))
+            rx.settimeout(1.0)
+            tx.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton("127.0.0.1"))
+            tx.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_LOOP, 1)
+            tx.sendto(b"probe", (group, rx.getsockname()[1]))
+            return None if rx.recv(64) == b"probe" else "multicast probe came back altered"
+    except OSError as exc:
+        return f"multicast on loopback does not work here: {exc}"
+
+
+async def test_without_zeroconf_discovery_says_so(monkeypatch):
+    monkeypatch.setattr(discovery, "_zc", None)
+    assert not discovery.available()
+    with pytest.raises(DiscoveryUnavailable, match=r"pip install 'p2pcards\[lan\]'.*ADDR:PORT"):
+        await discovery.browse(0.1)
+    with pytest.raises(DiscoveryUnavailable):
+        async with discovery.advertise(game="bura", wanted=2, seated=1, host_name="x", port=1,
+                                       table_id=b"\0" * 16):
+            pass
+
+
+def test_malformed_advertisement_is_ignored():
+    class Info:
+        name = "bad._p2pcards._tcp.local."
+        properties = {b"game": b"bura", b"wanted": b"many"}
+        port = 1
+
+        def parsed_addresses(self):
+            return ["10.0.0.1"]
+
+    assert discovery._parse_ad(Info()) is None
+
+
+@pytest.mark.skipif(not discovery.available(), reason="zeroconf is not installed (optional: p2pcards[lan])")
+async def test_advertised_table_is_found_on_loopback():
+    problem = await trio.to_thread.run_sync(multicast_loopback_problem)
+    if problem:
+        pytest.skip(problem)
+    tid = os.urandom(16)
+    lo = ["127.0.0.1"]
+    with trio.fail_after(30):
+        async with discovery.advertise(game="warkocz", wanted=4, seated=1, host_name="Zażółć gęślą", port=7531,
+                                       table_id=tid, addresses=lo, interfaces=lo) as ad:
+            found = [a for a in await discovery.browse(2.5, interfaces=lo) if a.table_id == tid]
+            assert len(found) == 1
+            t = found[0]
+            assert (t.game, t.wanted, t.seated, t.host_name, t.version, t.port) == \
+                ("warkocz", 4, 1, "Zażółć gęślą", PROTOCOL_VERSION, 7531)
+            assert t.addresses == ("127.0.0.1",) and t.joinable and t.address == "127.0.0.1:7531"
+            await ad.update(seated=4)
+            found = [a for a in await discovery.browse(2.5, interfaces=lo) if a.table_id == tid]
+            assert found[0].seated == 4 and not found[0].joinable
