@@ -130,7 +130,7 @@ class SeatDeal:
         self.record.shuffles.append((context, msg))
         try:
             if verify and seat != self.seat:
-                self.deck = verify_shuffle(self.deck, msg, context, self.rounds)
+                self.deck = verify_shuffle(self.deck, msg, context, self.rounds, self._uses_next(seat))
             else:
                 self.deck = split_values(msg.get("deck") if isinstance(msg, dict) else None,
                                          self.size, "shuffled deck", self._uses_next(seat))

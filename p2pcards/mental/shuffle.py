@@ -117,12 +117,14 @@ class ShuffleMessage:
     openings: list  # per round: a round seed (bytes) or (rho: int, sigma: list[int])
 
 
-def parse_shuffle(msg: object, size: int, rounds: int = DEFAULT_ROUNDS) -> ShuffleMessage:
-    """Strictly decode an untrusted shuffle message for a deck of ``size``."""
+def parse_shuffle(msg: object, size: int, rounds: int = DEFAULT_ROUNDS,
+                  on_curve: bool = True) -> ShuffleMessage:
+    """Strictly decode an untrusted shuffle message for a deck of ``size``
+    (``on_curve``: see split_values)."""
     rounds = _check_rounds(rounds)
     if not isinstance(msg, dict) or set(msg) != {"deck", "commits", "open"}:
         raise BadMessage('a shuffle message must be a map with exactly "deck", "commits", "open"')
-    deck = split_values(msg["deck"], size, "shuffled deck")
+    deck = split_values(msg["deck"], size, "shuffled deck", on_curve)
     commits = msg["commits"]
     if not isinstance(commits, bytes) or len(commits) != rounds * HASH_LEN:
         raise BadMessage(f"commits must be {rounds} hashes of {HASH_LEN} bytes")
@@ -145,14 +147,17 @@ def parse_shuffle(msg: object, size: int, rounds: int = DEFAULT_ROUNDS) -> Shuff
 
 
 def verify_shuffle(deck_in: Sequence[bytes], msg: object, context: bytes,
-                   rounds: int = DEFAULT_ROUNDS) -> list[bytes]:
+                   rounds: int = DEFAULT_ROUNDS, on_curve: bool = True) -> list[bytes]:
     """The output deck of a shuffle message whose proof holds for ``deck_in``
-    under ``context``; raises BadMessage (malformed) or BadProof (false)."""
+    under ``context``; raises BadMessage (malformed) or BadProof (false).
+    The output's curve membership is checked if there are proof rounds (they
+    multiply it) or ``on_curve`` asks for it (without rounds, only a seat that
+    multiplies the deck needs it)."""
     context = _check_context(context)
     size = len(deck_in)
-    parsed = parse_shuffle(msg, size, rounds)
+    parsed = parse_shuffle(msg, size, rounds, on_curve=False)
     pts_in = points(deck_in, "input deck") if rounds else []
-    pts_out = points(parsed.deck) if rounds else []
+    pts_out = points(parsed.deck, "shuffled deck") if rounds or on_curve else []
     bits = challenge_bits(context, deck_hash(deck_in), deck_hash(parsed.deck), parsed.commits, rounds)
     for i, (opening, bit, commit) in enumerate(zip(parsed.openings, bits, parsed.commits)):
         if bit == 0:
