@@ -127,6 +127,8 @@ class SeatDeal:
         """Check the proof (unless it is this seat's own, or ``verify`` is off)
         and take the shuffled deck as the current deck."""
         self._expect("shuffle", self._check_seat(seat))
+        if not isinstance(context, bytes):  # the caller's own value: not the sender's fault
+            raise MentalError("the proof context must be bytes")
         self.record.shuffles.append((context, msg))
         try:
             if verify and seat != self.seat:
