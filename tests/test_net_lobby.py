@@ -209,6 +209,15 @@ async def test_hostile_connections_are_refused_while_the_lobby_completes(caplog)
         async with open_endpoint(new_key(), name, bind=LOCAL) as ep:
             outcome[name] = await join_table(ep, LOCAL, port)
 
+    async def no_join(port):
+        # Authenticates properly, then skips 'join'.
+        ch = await initiate(FramedStream(await trio.open_tcp_stream(LOCAL, port)), Identity(new_key(), "rude"),
+                            role="lobby", session=None)
+        await ch.send({"t": "accept", "round": 1, "commit": b"c" * 32})
+        with trio.move_on_after(10):
+            replies["no-join"] = await ch.receive()
+        await ch.aclose()
+
     wrong_version = msgpack.unpackb(make_hello(Identity(new_key(), "old"), "lobby", None, b"v" * 32))
     wrong_version["v"] = PROTOCOL_VERSION + 7
     with trio.fail_after(40):
@@ -224,13 +233,16 @@ async def test_hostile_connections_are_refused_while_the_lobby_completes(caplog)
                 nursery.start_soon(hostile, "not-hello", port, frame({"t": "join", "port": 1}))
                 nursery.start_soon(hostile, "half-open", port, b"")
                 nursery.start_soon(replayer, port)
+                nursery.start_soon(no_join, port)
                 nursery.start_soon(joiner, "b", port)
                 nursery.start_soon(joiner, "c", port)
     assert len({outcome[k].session_id for k in ("host", "a", "b", "c")}) == 1
     log = reasons(caplog)
     for expected in ("undecodable frame", "exceeds the maximum", f"protocol version {PROTOCOL_VERSION + 7}",
-                     "expected 'hello', got 'join'", "handshake timed out", "replayed handshake"):
+                     "expected 'hello', got 'join'", "handshake timed out", "replayed handshake",
+                     "expected 'join', got 'accept'"):
         assert expected in log, expected
     # Each hostile peer was told why before the close.
     assert b"protocol version" in replies["version"] and b"replayed handshake" in replies["replay"]
     assert b"timed out" in replies["half-open"]
+    assert replies["no-join"]["t"] == "error" and "expected 'join'" in replies["no-join"]["reason"]

@@ -115,6 +115,9 @@ class HostLobby:
                         while True:
                             msg = await channel.receive_live(self.dead_after)
                             await self._events_send.send(("msg", j, msg))
+                    except ProtocolError as exc:
+                        reason = str(exc)
+                        j.close_reason = f"protocol error: {exc}"
                     except NetError as exc:
                         reason = str(exc)
                     nursery.cancel_scope.cancel()
@@ -124,6 +127,10 @@ class HostLobby:
                 reason = str(exc)
             except (trio.ClosedResourceError, trio.BrokenResourceError):
                 pass  # the lobby is over
+        if reason is not None and j.close_reason is None and j.port == 0:
+            # Never seated: nobody else reports it, so log it and tell the peer here.
+            log.warning("lobby connection %s closed: %s", channel.describe(), reason)
+            j.close_reason = reason
         if reason is not None and not j.gone:
             try:
                 await self._events_send.send(("left", j, reason))
@@ -165,7 +172,8 @@ class HostLobby:
             return
         log.info("removing %s from the table: %s", j.channel.describe(), why)
         j.gone = True
-        j.close_reason = tell
+        if tell is not None:
+            j.close_reason = tell
         j.scope.cancel()
         if j in self.joiners:
             self.joiners.remove(j)
