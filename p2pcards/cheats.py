@@ -23,7 +23,7 @@ import trio
 from p2pcards.cards import deck_for, is_code
 from p2pcards.games import IllegalAction, NeedReveal
 from p2pcards.knowledge import public_form
-from p2pcards.machine import ACTION, KEYS, SHUFFLE
+from p2pcards.machine import ACTION, KEYS, SHUFFLE, Violation
 from p2pcards.mental.group import N, scalar_to_bytes
 
 CHEATS = ("bad-shuffle", "wrong-key", "phantom-card", "illegal-move", "out-of-turn", "false-pass",
@@ -65,8 +65,16 @@ class Cheater:
     async def _send(self, peer, kind: str, payload: dict) -> bool:
         """Sign and send an entry without checking it, as a cheater would."""
         self.done = True
+        payload.setdefault("deal", peer.machine.deal.index)
         entry = peer.driver.log.make_next(peer.seat, kind, payload, peer.driver.signer)
         await peer.mesh.broadcast({"t": "entry", "raw": entry.raw})
+        # A cheat the table cannot see at once (a wrong key, a false pass) is
+        # in everybody's log, so it must be in the cheater's own too.
+        try:
+            peer.driver.receive(entry)
+        except Violation:
+            return True
+        await peer._ack(entry)
         return True
 
     async def _bad_shuffle(self, peer, due, action) -> bool:
@@ -120,6 +128,11 @@ class Cheater:
             return False
         if peer.machine.game.id != "warkocz" or {"type": "pass"} in peer.driver.legal_actions():
             return False
+        # Only a pass the others cannot refuse: one that needs the hidden hand to judge.
+        try:
+            peer.machine.game.apply(peer.machine.state, {"type": "pass"})
+        except (IllegalAction, NeedReveal):
+            return False
         payload = peer.driver.me.action_payload(peer.machine, {"type": "pass"}, check=False)
         return await self._send(peer, ACTION, payload)
 
@@ -156,6 +169,8 @@ class Cheater:
 def _public_position(peer, position: int) -> bool:
     from p2pcards.knowledge import reveal_audiences
 
+    if peer.machine.state is None:
+        return True  # before the deal starts, what is shown is shown to all (the upcard)
     audiences = reveal_audiences(peer.machine.game, peer.machine.state, peer.machine.players, peer.machine.book)
     return audiences.get(position, None) is None
 

@@ -62,6 +62,9 @@ class Violation(Exception):
         self.kind = kind
         self.detail = detail
 
+    def __reduce__(self):
+        return (Violation, (self.seat, self.kind, self.detail))
+
     def as_dict(self, entry: int | None = None) -> dict:
         return {"seat": self.seat, "entry": entry, "kind": self.kind, "detail": self.detail}
 

@@ -104,6 +104,7 @@ class TablePeer:
         await self.mesh.broadcast(msg)
 
     async def _send_entry(self, entry: Entry) -> None:
+        self._progress_at = trio.current_time()  # the others' acknowledgements are due from now
         await self._broadcast({"t": "entry", "raw": entry.raw})
         await self._ack(entry)
 
