@@ -62,6 +62,13 @@ def main() -> None:
     t = best(lambda: [L._verify_one(e, keys, i) for i, e in enumerate(entries)], args.repeat)
     print(f"signatures only, one thread:       {n / t:10,.0f} entries/s")
 
+    def one_by_one():
+        log = L.GameLog()
+        for f in frames:
+            log.append(f)
+    t = best(one_by_one, args.repeat)
+    print(f"GameLog.append one by one (live):  {n / t:10,.0f} entries/s")
+
     for workers in sorted({1, 2, 4, L.default_workers()}):
         t = best(lambda: L.parse_log(data, finished=True, workers=workers), args.repeat)
         print(f"parse_log, {workers} worker(s):            {n / t:10,.0f} entries/s")
