@@ -235,3 +235,14 @@ def test_full_kanasta_deal_every_seat_checks_every_proof():
     assert res.aborted is None and res.audit.ok
     assert sorted(res.audit.cards) == sorted(deck_for("kanasta"))
     assert max(res.sent) <= 25_000
+
+
+def test_receive_reveal_reports_bad_reveals():
+    seat = SeatDeal("bura", 2, 0, rounds=1, secrets=DealSecrets(SEEDS4[0]))
+    other = DealSecrets(SEEDS4[1])
+    seat.receive_commit(1, {"commit": other.commitment})
+    assert seat.receive_reveal(1, {"seed": other.seed}) is True
+    assert seat.receive_reveal(1, {"seed": SEEDS4[2]}) is False
+    assert seat.receive_reveal(1, {"seed": "not bytes"}) is False
+    assert seat.receive_reveal(0, {"seed": SEEDS4[0]}) is False  # seat 0 never committed
+    assert seat.record.reveals[1] == {"seed": "not bytes"}

@@ -165,13 +165,15 @@ class SeatDeal:
         return sorted(keys)
 
     def receive_reveal(self, seat: int, msg: object) -> bool:
-        """Record a final reveal; False if the seed does not match the seat's
-        commitment (``audit`` then blames the seat)."""
+        """Record a final reveal; False if it is malformed or does not match
+        the seat's commitment (``audit`` then blames the seat)."""
         self._check_seat(seat)
-        seed = parse_reveal(msg)
         self.record.reveals[seat] = msg
-        commit = self.record.commits[seat]
-        return commit is not None and seed_commitment(seed) == parse_commit(commit)
+        try:
+            seed = parse_reveal(msg)
+            return seed_commitment(seed) == parse_commit(self.record.commits[seat])
+        except MentalError:
+            return False
 
     # -- showing cards ------------------------------------------------------
     def missing_keys(self, position: int) -> list[int]:
