@@ -109,7 +109,7 @@ def cmd_host(args) -> int:
     if args.bot:
         args.strategy = args.bot
         return _run_bot_seat(args)
-    from p2pcards.ui.netplay import host_interactive
+    from p2pcards.netplay import host_interactive
 
     return host_interactive(args)
 
@@ -119,13 +119,13 @@ def cmd_bot(args) -> int:
 
 
 def cmd_join(args) -> int:
-    from p2pcards.ui.netplay import join_interactive
+    from p2pcards.netplay import join_interactive
 
     return join_interactive(args)
 
 
 def cmd_play(args) -> int:
-    from p2pcards.ui.netplay import play
+    from p2pcards.netplay import play
 
     return play(args)
 
@@ -199,7 +199,7 @@ def cmd_replay(args) -> int:
 
 
 def cmd_tables(args) -> int:
-    from p2pcards.ui.netplay import list_tables
+    from p2pcards.netplay import list_tables
 
     return list_tables(args)
 
