@@ -1,0 +1,114 @@
+"""A heuristic player for both canastas (kanasta, kanaszta).
+
+It decides from ``legal_actions`` and the acting seat's ``view`` only, so it
+plays the same with unknown tokens for every card it cannot see. The plan:
+take the pile whenever the rules let it (cards are points and melds), meld
+natural cards as early as possible, keep wilds back except to open, to make
+a canasta or to go out, add only to its own side's melds, and discard what
+helps nobody: black 3s first, then lone cards of ranks no opponent has melded,
+the costliest first, never a wild while anything else will do.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+WILD_RANKS = ("JK", "2")
+
+
+def _rank(card: str) -> str:
+    return "JK" if card == "JK" else card[:-1]
+
+
+def _is_wild(card: str) -> bool:
+    return _rank(card) in WILD_RANKS
+
+
+def choose(game, state, rng) -> dict:
+    actions = game.legal_actions(state)
+    if not actions:
+        raise ValueError("no legal action: it is nobody's turn")
+    if len(actions) == 1:
+        return actions[0]
+    seat = game.to_act(state)
+    view = game.view(state, seat)
+    mine = game.owner_of(state, seat)
+    best, best_score = None, None
+    for action in actions:
+        score = _score(game, view, seat, mine, action)
+        if best_score is None or score > best_score:
+            best, best_score = action, score
+    return best
+
+
+def _friendly(game, view, seat, owner) -> bool:
+    """Melds the seat is glad to feed: its own, or its partner's in pairs
+    (kanaszta melds belong to the side already)."""
+    if game.side_melds:
+        return owner == game.side_of(seat, view["players"], view["options"])
+    if view["pairs"]:
+        return owner % 2 == seat % 2
+    return owner == seat
+
+
+def _score(game, view, seat, mine, action) -> float:
+    kind = action["type"]
+    cards = action.get("cards", [])
+    hand = view["hand"]
+    left = len(hand) - len(cards)
+    wilds = sum(_is_wild(c) for c in cards)
+    naturals = len(cards) - wilds
+    opened = view["opened"][mine]
+    going_out = 10 if left == 0 and kind in ("meld", "add", "take_pile", "swap") else 0
+    if kind == "red3":
+        return 1000
+    if kind == "take_pile":
+        # The whole pile for one meld: worth it unless it costs wilds.
+        return 200 + 2 * len(view["pile"]) - 15 * wilds + going_out
+    if kind == "draw":
+        return 100
+    if kind == "meld":
+        score = 20 + 4 * naturals - (4 if not opened else 14) * wilds + going_out
+        if len(cards) >= 7:
+            score += 40
+        if naturals and all(_rank(c) == "3" for c in cards if not _is_wild(c)):
+            score += 50  # black 3s: only ever offered when going out
+        return score
+    if kind == "add":
+        meld = view["melds"][action["meld"]]
+        if not _friendly(game, view, seat, meld["owner"]):
+            return -50 + going_out * 2
+        size = len(meld["cards"]) + len(cards)
+        # Wilds go where they bring a canasta near; elsewhere they wait.
+        per_wild = 3 if len(meld["cards"]) >= 4 else 14
+        score = 10 + 4 * naturals - per_wild * wilds + going_out
+        if len(meld["cards"]) < 7 <= size:
+            score += 45  # completes a canasta
+        return score
+    if kind == "swap":
+        return -20
+    if kind == "discard":
+        return _discard_score(game, view, seat, action)
+    return -100
+
+
+def _discard_score(game, view, seat, action) -> float:
+    card = action["cards"][0]
+    hand = view["hand"]
+    counts = Counter(_rank(c) for c in hand)
+    rank = _rank(card)
+    if action.get("freeze"):
+        return -40  # a wild is worth more in hand than a frozen pile
+    if _is_wild(card):
+        return -30
+    if rank == "3":
+        return 5 if card[-1] in "CS" else -5  # black 3: useless, and a stop card in kanaszta
+    score = -2.0 * counts[rank]  # keep pairs and triples
+    my_ranks = {m["rank"] for m in view["melds"] if _friendly(game, view, seat, m["owner"])}
+    their_ranks = {m["rank"] for m in view["melds"] if not _friendly(game, view, seat, m["owner"])}
+    if rank in my_ranks:
+        score -= 6
+    if rank in their_ranks:
+        score -= 8  # it would let the next player take the pile
+    score += game.value(card) / 20  # shed the costly lone cards
+    return score
