@@ -546,3 +546,27 @@ def test_check_then_append_verifies_once(monkeypatch):
             log.check(bad)
     with pytest.raises(LogError, match="signature"):
         log.append(bad)
+
+
+@pytest.mark.parametrize("key_hex, why", [
+    ("01" + "00" * 31, "weak"),  # the identity point
+    ("00" * 32, "weak"),  # order 4
+    ("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05", "weak"),  # order 8
+    ("ec" + "ff" * 30 + "7f", "weak"),  # order 2
+    ("ed" + "ff" * 30 + "7f", "not a point"),  # y = p: not canonical
+    ("02" + "00" * 31, "not a point"),  # y = 2 gives no x
+    ("0102", "32 bytes"),
+])
+def test_weak_or_invalid_keys_are_refused(key_hex, why):
+    key = bytes.fromhex(key_hex)
+    assert why in L.key_problem(key)
+    with pytest.raises(LogError, match=f"player 0's key: .*{why}"):
+        L.table_body("bura", {}, [L.Player("w", key, bytes(32))], b"12345678")
+
+
+def test_weak_key_would_let_anyone_sign():
+    # Why they are refused: the identity key "signs" everything with R = identity, S = 0.
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    weak = Ed25519PublicKey.from_public_bytes(bytes.fromhex("01" + "00" * 31))
+    weak.verify(bytes.fromhex("01" + "00" * 31) + bytes(32), b"any message at all")
+    assert all(L.key_problem(x.public_bytes) is None for x in ids_for(50))
