@@ -246,3 +246,12 @@ def test_receive_reveal_reports_bad_reveals():
     assert seat.receive_reveal(1, {"seed": "not bytes"}) is False
     assert seat.receive_reveal(0, {"seed": SEEDS4[0]}) is False  # seat 0 never committed
     assert seat.record.reveals[1] == {"seed": "not bytes"}
+
+
+def test_simulate_rejects_bad_arguments():
+    with pytest.raises(ValueError, match="not in 0..35"):
+        simulate_deal("bura", 2, 1, plan={36: 0})
+    with pytest.raises(ValueError, match="not a seat"):
+        simulate_deal("bura", 2, 1, plan={0: 2})
+    with pytest.raises(ValueError, match="unknown cheat"):
+        simulate_deal("bura", 2, 1, cheat=("nope", 0))

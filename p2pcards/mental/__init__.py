@@ -2,6 +2,21 @@
 
 Pure functions and plain msgpack-able messages; the network table publishes
 each message as a signed log entry and decides who acts when.
+
+Live play, one seat (``SeatDeal``; feed it every log entry, its own too)::
+
+    deal = SeatDeal(game_id, players, seat)           # fresh DealSecrets inside
+    publish(deal.commit());        deal.receive_commit(s, msg)      # every seat
+    publish(deal.shuffle(ctx));    deal.receive_shuffle(s, ctx, msg) # seat order; checks the proof
+    publish(deal.rekey());         deal.receive_rekey(s, msg)        # seat order
+    publish(deal.keys([p, ...]));  deal.receive_keys(s, msg)         # to show positions
+    deal.can_open(p); deal.open(p) -> code     # NoCard: abort and reveal
+    publish(deal.reveal());        deal.receive_reveal(s, msg)
+    deal.audit() -> DealAudit(findings=[Finding(seat, kind, detail, position)], cards, physical)
+
+The audit of a finished log: build a ``DealRecord`` from its entries and call
+``check_deal``. Every ``receive_*``/``parse_*`` raises a ``MentalError``
+(a ValueError) naming what is wrong; the sender of that message is to blame.
 """
 
 from p2pcards.mental.deal import (

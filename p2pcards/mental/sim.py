@@ -62,6 +62,11 @@ def simulate_deal(game_id: str, players: int, rounds: int = DEFAULT_ROUNDS,
     size = len(encode_deck(game_id))
     if plan is None:
         plan = {p: p % players for p in range(size)}
+    for p, who in plan.items():
+        if not isinstance(p, int) or not 0 <= p < size:
+            raise ValueError(f"plan position {p!r} is not in 0..{size - 1}")
+        if who is not None and (not isinstance(who, int) or not 0 <= who < players):
+            raise ValueError(f"plan shows position {p} to {who!r}, not a seat of {players}")
     if cheat is not None and cheat[0] not in CHEATS:
         raise ValueError(f"unknown cheat {cheat[0]!r}; known: {', '.join(CHEATS)}")
     if verify not in ("all", "once", "none"):
