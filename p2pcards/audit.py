@@ -201,13 +201,27 @@ def _judge_abort(log: GameLog, before: TableMachine, abort_entry: Entry, accusat
     for e in entries:
         if e.author != culprit or not _signed_by(log, e, culprit):
             continue
-        probe = copy.deepcopy(before)
+        if e.seq < len(log) and log[e.seq].raw == e.raw:
+            continue  # an entry the log holds is no evidence against its author
+        if not 0 < e.seq <= abort_entry.seq:
+            continue
+        # The table at the evidence's own place must refuse it for the culprit's fault.
+        probe = copy.deepcopy(before) if e.seq == abort_entry.seq else _machine_at(log, e.seq)
         try:
             probe.accept(e)
         except Violation as v:
             if v.seat == culprit or v.seat is None:
                 return [_violation(Violation(culprit, accusation.kind, accusation.detail), abort_entry.seq)]
     return [_false(accuser, abort_entry.seq, f"accused seat {culprit} of {accusation.kind} without evidence that shows it")]
+
+
+def _machine_at(log: GameLog, seq: int) -> TableMachine:
+    """The table as it stood before entry ``seq`` of the log."""
+    machine = new_machine(log.genesis)
+    machine.head_hash = log.genesis.hash
+    for entry in log.entries[1:seq]:
+        machine.accept(entry)
+    return machine
 
 
 def _false(accuser: int, index: int, detail: str) -> dict:
