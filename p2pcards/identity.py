@@ -9,6 +9,7 @@ directory of mode 0700; a key file that others could read is refused.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import os
 import stat
@@ -32,6 +33,57 @@ class IdentityExists(IdentityError):
     when known."""
 
     identity: "Identity | None" = None
+
+
+# Ed25519 curve arithmetic, only to refuse weak public keys (RFC 8032, 5.1).
+_P = 2**255 - 19
+_D = -121665 * pow(121666, -1, _P) % _P
+_SQRT_M1 = pow(2, (_P - 1) // 4, _P)
+
+
+def _decode_point(key: bytes) -> tuple[int, int] | None:
+    y = int.from_bytes(key, "little")
+    sign, y = y >> 255, y & ((1 << 255) - 1)
+    if y >= _P:
+        return None
+    u, v = (y * y - 1) % _P, (_D * y * y + 1) % _P
+    x = u * pow(v, 3, _P) * pow(u * pow(v, 7, _P), (_P - 5) // 8, _P) % _P
+    if (v * x * x - u) % _P:
+        x = x * _SQRT_M1 % _P
+        if (v * x * x - u) % _P:
+            return None
+    if x == 0 and sign:
+        return None
+    return (x, y) if x & 1 == sign else (_P - x, y)
+
+
+def _double(pt: tuple[int, int]) -> tuple[int, int]:
+    x, y = pt
+    t = _D * x * x * y * y % _P
+    return 2 * x * y * pow(1 + t, -1, _P) % _P, (y * y + x * x) * pow(1 - t, -1, _P) % _P
+
+
+def key_problem(key: bytes) -> str | None:
+    """Why ``key`` cannot be a player's Ed25519 public key, or None if it can.
+    OpenSSL accepts keys of small order, under which anyone can make a
+    signature that verifies for any message (the identity point with
+    R = identity, S = 0, for one): a player with such a key could disown
+    every entry of its seat. So they are refused, as are non-points."""
+    if not (isinstance(key, bytes) and len(key) == PUBLIC_KEY_SIZE):
+        return f"a public key is {PUBLIC_KEY_SIZE} bytes"
+    return _point_problem(key)
+
+
+@functools.lru_cache(maxsize=256)  # the same few keys are checked again and again
+def _point_problem(key: bytes) -> str | None:
+    pt = _decode_point(key)
+    if pt is None:
+        return "not a point of the Ed25519 curve"
+    for _ in range(3):  # times the cofactor 8
+        pt = _double(pt)
+    if pt == (0, 1):
+        return "a weak (small-order) Ed25519 key, under which signatures can be forged"
+    return None
 
 
 def data_dir() -> Path:
@@ -90,8 +142,9 @@ class Identity:
     @staticmethod
     def verify(public_bytes: bytes, signature: bytes, data: bytes) -> bool:
         """Whether ``signature`` is the holder of ``public_bytes``'s over ``data``.
-        Malformed keys or signatures (e.g. from a hostile peer) just don't verify."""
-        if not (isinstance(public_bytes, (bytes, bytearray)) and len(public_bytes) == PUBLIC_KEY_SIZE
+        Malformed keys or signatures (e.g. from a hostile peer) and weak keys
+        (see key_problem) just don't verify."""
+        if not (isinstance(public_bytes, bytes) and key_problem(public_bytes) is None
                 and isinstance(signature, (bytes, bytearray)) and len(signature) == SIGNATURE_SIZE):
             return False
         try:

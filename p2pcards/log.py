@@ -38,6 +38,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from p2pcards import PROTOCOL_VERSION
+from p2pcards.identity import key_problem
 
 MAGIC = b"P2PCLOG\n"
 FORMAT_VERSION = 1
@@ -392,52 +393,6 @@ def check_body_signature(body: bytes, public_key: bytes, signature: bytes, seat:
 
 
 # ---------------------------------------------------------------- signatures
-
-# Ed25519 curve arithmetic, only to refuse weak public keys (RFC 8032, 5.1).
-_P = 2**255 - 19
-_D = -121665 * pow(121666, -1, _P) % _P
-_SQRT_M1 = pow(2, (_P - 1) // 4, _P)
-
-
-def _decode_point(key: bytes) -> tuple[int, int] | None:
-    y = int.from_bytes(key, "little")
-    sign, y = y >> 255, y & ((1 << 255) - 1)
-    if y >= _P:
-        return None
-    u, v = (y * y - 1) % _P, (_D * y * y + 1) % _P
-    x = u * pow(v, 3, _P) * pow(u * pow(v, 7, _P), (_P - 5) // 8, _P) % _P
-    if (v * x * x - u) % _P:
-        x = x * _SQRT_M1 % _P
-        if (v * x * x - u) % _P:
-            return None
-    if x == 0 and sign:
-        return None
-    return (x, y) if x & 1 == sign else (_P - x, y)
-
-
-def _double(pt: tuple[int, int]) -> tuple[int, int]:
-    x, y = pt
-    t = _D * x * x * y * y % _P
-    return 2 * x * y * pow(1 + t, -1, _P) % _P, (y * y + x * x) * pow(1 - t, -1, _P) % _P
-
-
-def key_problem(key: bytes) -> str | None:
-    """Why ``key`` cannot be a player's Ed25519 public key, or None if it can.
-    OpenSSL accepts keys of small order, under which anyone can make a
-    signature that verifies for any message (the identity point with
-    R = identity, S = 0, for one): a player with such a key could disown
-    every entry of its seat. So they are refused, as are non-points."""
-    if not (isinstance(key, bytes) and len(key) == KEY_SIZE):
-        return f"a public key is {KEY_SIZE} bytes"
-    pt = _decode_point(key)
-    if pt is None:
-        return "not a point of the Ed25519 curve"
-    for _ in range(3):  # times the cofactor 8
-        pt = _double(pt)
-    if pt == (0, 1):
-        return "a weak (small-order) Ed25519 key, under which signatures can be forged"
-    return None
-
 
 def _public_key(key: bytes, seat: int) -> Ed25519PublicKey:
     try:

@@ -121,3 +121,10 @@ def test_save_never_replaces_silently(tmp_path):
     I.save(Identity.generate(), path)
     with pytest.raises(IdentityExists):
         I.save(Identity.generate(), path)
+
+
+def test_verify_refuses_weak_keys():
+    identity_point = bytes.fromhex("01" + "00" * 31)
+    # OpenSSL alone would accept this "signature" of anything under that key.
+    assert not Identity.verify(identity_point, identity_point + bytes(32), b"anything")
+    assert I.key_problem(identity_point).startswith("a weak")

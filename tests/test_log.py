@@ -570,3 +570,10 @@ def test_weak_key_would_let_anyone_sign():
     weak = Ed25519PublicKey.from_public_bytes(bytes.fromhex("01" + "00" * 31))
     weak.verify(bytes.fromhex("01" + "00" * 31) + bytes(32), b"any message at all")
     assert all(L.key_problem(x.public_bytes) is None for x in ids_for(50))
+
+
+def test_table_payload_with_wrongly_typed_key():
+    payload = {"protocol": PROTOCOL_VERSION, "game": "bura", "session": b"12345678", "options": {},
+               "players": [{"name": "a", "key": [1, 2], "nonce": bytes(32)}]}
+    with pytest.raises(LogError, match="player 0's key: a public key is 32 bytes"):
+        L.TableInfo.from_payload(payload)

@@ -160,3 +160,23 @@ def test_torn_final_append_recovers_everything_before_it(cut):
         L.parse_log(data)
     rec = L.parse_log(data, strict=False)
     assert rec.entries == LOG.entries[:-1] and not rec.is_finished and rec.cut.index == N - 1
+
+
+GOOD_TABLE = LOG.genesis.payload
+
+
+@SETTINGS
+@given(st.sampled_from(sorted(GOOD_TABLE) + ["players.0", "players.1", "extra_key"]), msgpack_values)
+def test_table_payload_with_any_field_replaced_is_handled(field, value):
+    import copy
+    payload = copy.deepcopy(GOOD_TABLE)
+    if field.startswith("players."):
+        payload["players"][int(field[-1])] = value
+    else:
+        payload[field] = value
+    try:
+        info = L.TableInfo.from_payload(payload)
+    except LogError:
+        return
+    # Accepted only if still a valid table (e.g. other options, a new extra field).
+    assert len(info.players) >= 1 and all(L.key_problem(k) is None for k in info.keys)
