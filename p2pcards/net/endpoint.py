@@ -9,8 +9,9 @@ from typing import AsyncIterator, Protocol
 
 import trio
 
-from .errors import HandshakeError, NetError
+from .errors import HandshakeError, NetError, NotReady
 from .framing import FramedStream, Limits
+from .tasks import background_tasks
 from .handshake import (DEFAULT_HANDSHAKE_TIMEOUT, Channel, Hello, Identity, ReplayGuard, initiate,
                         respond, send_error)
 
@@ -68,7 +69,8 @@ class Endpoint:
         if hello.role == "mesh":
             service = self._meshes.get(hello.session or b"")
             if service is None:
-                raise HandshakeError("no game in progress with this session id here")
+                # The dialler may simply be faster than our driver; it retries.
+                raise NotReady("no game in progress with this session id here")
             return service
         service = self._services.get(hello.role)
         if service is None:
@@ -133,7 +135,8 @@ class Endpoint:
             channel = await respond(framed, self.identity, admit=admit, replay=self.replay,
                                     timeout=self.handshake_timeout)
         except NetError as exc:
-            log.warning("rejected connection from %s: %s", peer, exc)
+            log.log(logging.INFO if isinstance(exc, NotReady) else logging.WARNING,
+                    "rejected connection from %s: %s", peer, exc)
             await send_error(framed, str(exc))
             await framed.aclose()
             return
@@ -163,9 +166,6 @@ async def open_endpoint(private_key, name: str, *, bind: str = "0.0.0.0", port: 
         await extra.aclose()
     endpoint = Endpoint(identity, listener, limits=limits, handshake_timeout=handshake_timeout)
     async with listener:
-        async with trio.open_nursery() as nursery:
+        async with background_tasks() as nursery:
             await nursery.start(endpoint._serve)
-            try:
-                yield endpoint
-            finally:
-                nursery.cancel_scope.cancel()
+            yield endpoint

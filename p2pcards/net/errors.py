@@ -17,6 +17,10 @@ class HandshakeError(ProtocolError):
     """The peer failed the authenticated handshake (version, key, signature, replay...)."""
 
 
+class NotReady(HandshakeError):
+    """The peer asked for a game we have not opened (yet): usually a harmless race."""
+
+
 class ConnectionClosed(NetError):
     """The connection ended (cleanly or not) before the expected message arrived."""
 

@@ -22,6 +22,7 @@ from .framing import encode_message
 from .handshake import Channel, Hello
 from .messages import get_str
 from .table import SeatInfo, TableDescription
+from .tasks import background_tasks
 
 log = logging.getLogger("p2pcards.net.mesh")
 
@@ -338,30 +339,18 @@ async def open_mesh(endpoint: Endpoint, table: TableDescription, my_seat: int, *
     inbox_size, keepalive, dead_after, backoff, dial_timeout)."""
     mesh = Mesh(endpoint, table, my_seat, **options)
     endpoint.register_mesh(table.session_id, mesh)
-    body_error: BaseException | None = None
-    ready_error: MeshError | None = None
     try:
-        async with trio.open_nursery() as nursery:
+        async with background_tasks() as nursery:
             for peer in mesh.peers.values():
                 if peer.dial:
                     nursery.start_soon(mesh._dialer, peer)
-            if ready_timeout is not None:
-                try:
+            try:
+                if ready_timeout is not None:
                     await mesh.wait_all_connected(ready_timeout)
-                except MeshError as exc:
-                    ready_error = exc
-            if ready_error is None:
-                try:
-                    yield mesh
-                except BaseException as exc:  # re-raised below, not wrapped in an ExceptionGroup
-                    body_error = exc
-            with trio.CancelScope(shield=True):
-                await mesh._close(close_timeout)
-            nursery.cancel_scope.cancel()
+                yield mesh
+            finally:
+                with trio.CancelScope(shield=True):
+                    await mesh._close(close_timeout)
     finally:
         endpoint.register_mesh(table.session_id, None)
         mesh._inbox_send.close()
-    if ready_error is not None:
-        raise ready_error
-    if body_error is not None:
-        raise body_error
