@@ -35,6 +35,8 @@ from p2pcards.mental.shuffle import (
     DEFAULT_ROUNDS, ShuffleMessage, challenge_bits, parse_shuffle, prove_shuffle,
     shuffle_step, verify_shuffle,
 )
-from p2pcards.mental.sim import CHEATS, SimResult, shuffle_context, simulate_deal, wire_size
+from p2pcards.mental.sim import (
+    CHEATS, SimResult, cheating_shuffle, shuffle_context, simulate_deal, wire_size,
+)
 
 __all__ = [name for name in dir() if not name.startswith("_")]

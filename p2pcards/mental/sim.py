@@ -112,7 +112,7 @@ def simulate_deal(game_id: str, players: int, rounds: int = DEFAULT_ROUNDS,
             context = shuffle_context(s, context_tag)
             with clock(s):
                 if s == cheater and kind in ("bad-shuffle", "substitute"):
-                    msg = _cheating_shuffle(sec[s], seats[s].deck, context, rounds, kind)
+                    msg = cheating_shuffle(sec[s], seats[s].deck, context, rounds, kind)
                 else:
                     msg = seats[s].shuffle(context)
             checks = {"all": set(range(players)), "once": {(s + 1) % players}, "none": set()}[verify]
@@ -171,10 +171,14 @@ class _Abort(Exception):
     pass
 
 
-def _cheating_shuffle(secrets: DealSecrets, deck: list[bytes], context: bytes, rounds: int,
-                      kind: str) -> dict:
-    """A shuffle that duplicates one card over another, or substitutes a card
-    from outside the deck, with the best proof the honest prover can make."""
+def cheating_shuffle(secrets: DealSecrets, deck: list[bytes], context: bytes,
+                     rounds: int = DEFAULT_ROUNDS, kind: str = "bad-shuffle") -> dict:
+    """For cheat tests (``selfplay --cheat bad-shuffle``): a shuffle message
+    whose deck duplicates one card over another ("bad-shuffle") or holds a
+    card from outside the deck ("substitute"), with the best proof the
+    honest prover can make for it."""
+    if kind not in ("bad-shuffle", "substitute"):
+        raise ValueError('kind must be "bad-shuffle" or "substitute"')
     out = shuffle_values(secrets.deck_key, secrets.deck_permutation(len(deck)), deck)
     if kind == "bad-shuffle":
         out[1] = out[0]
