@@ -38,7 +38,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from p2pcards import PROTOCOL_VERSION
-from p2pcards.identity import key_problem
+from p2pcards.identity import PUBLIC_KEY_SIZE, key_problem
 
 MAGIC = b"P2PCLOG\n"
 FORMAT_VERSION = 1
@@ -48,14 +48,14 @@ HEADER = MAGIC + bytes([FORMAT_VERSION])
 # anything far beyond that is an attack, not a move.
 MAX_ENTRY_SIZE = 4 * 1024 * 1024
 MAX_SEATS = 16
-MAX_DEPTH = 32  # nesting of payload arrays/maps; the table's payloads use < 8
+MAX_DEPTH = 32  # nesting of payload arrays/maps: far more than any move needs
 MAX_NAME_LEN = 64
 
 HASH_TAG = b"p2pcards/log/v1/entry\x00"
 HASH_SIZE = 32
 ZERO_HASH = bytes(HASH_SIZE)
 SIG_SIZE = 64
-KEY_SIZE = 32
+KEY_SIZE = PUBLIC_KEY_SIZE
 NONCE_SIZE = 32
 MIN_SESSION_SIZE, MAX_SESSION_SIZE = 8, 32
 
