@@ -5,7 +5,7 @@ import pytest
 
 from p2pcards.cards import deck_for
 from p2pcards.mental import (
-    CHEATS, BadMessage, DealRecord, DealSecrets, MentalError, NoCard, SeatDeal, card_keys_step,
+    CHEATS, BadMessage, DealSecrets, MentalError, NoCard, SeatDeal, card_keys_step,
     check_deal, encode_deck, open_card, parse_card_keys, parse_commit, parse_rekey,
     parse_reveal, simulate_deal, strip,
 )
