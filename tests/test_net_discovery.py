@@ -39,6 +39,8 @@ async def test_without_zeroconf_discovery_says_so(monkeypatch):
     with pytest.raises(DiscoveryUnavailable, match=r"pip install 'p2pcards\[lan\]'.*ADDR:PORT"):
         await discovery.browse(0.1)
     with pytest.raises(DiscoveryUnavailable):
+        discovery.browse_blocking(0.1)
+    with pytest.raises(DiscoveryUnavailable):
         async with discovery.advertise(game="bura", wanted=2, seated=1, host_name="x", port=1,
                                        table_id=b"\0" * 16):
             pass
@@ -71,7 +73,8 @@ async def test_advertised_table_is_found_on_loopback():
             t = found[0]
             assert (t.game, t.wanted, t.seated, t.host_name, t.version, t.port) == \
                 ("warkocz", 4, 1, "Zażółć gęślą", PROTOCOL_VERSION, 7531)
-            assert t.addresses == ("127.0.0.1",) and t.joinable and t.address == "127.0.0.1:7531"
+            assert t.addresses == ("127.0.0.1",) and t.joinable and (t.address, t.port) == ("127.0.0.1", 7531)
+            assert t.join_arg == "127.0.0.1:7531" and "2/4" not in t.describe() and "1/4 players" in t.describe()
             await ad.update(seated=4)
             found = [a for a in await discovery.browse(2.5, interfaces=lo) if a.table_id == tid]
-            assert found[0].seated == 4 and not found[0].joinable
+            assert found[0].seated == 4 and not found[0].joinable and "(full)" in found[0].describe()

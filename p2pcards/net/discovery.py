@@ -62,9 +62,19 @@ class TableAd:
 
     @property
     def address(self) -> str:
-        """``ADDR:PORT`` to join (IPv6 in brackets)."""
-        a = self.addresses[0] if self.addresses else "?"
+        """The host address to join (the first advertised one); the port is ``port``."""
+        return self.addresses[0] if self.addresses else ""
+
+    @property
+    def join_arg(self) -> str:
+        """``ADDR:PORT`` as typed after ``p2pcards join`` (IPv6 in brackets)."""
+        a = self.address or "?"
         return f"[{a}]:{self.port}" if ":" in a else f"{a}:{self.port}"
+
+    def describe(self) -> str:
+        state = "" if self.joinable else (" (full)" if self.version == PROTOCOL_VERSION
+                                          else f" (protocol {self.version}, we speak {PROTOCOL_VERSION})")
+        return f"{self.host_name}: {self.game}, {self.seated}/{self.wanted} players at {self.join_arg}{state}"
 
 
 def _txt(game: str, wanted: int, seated: int, host_name: str, table_id: bytes) -> dict[str, str]:
@@ -179,3 +189,23 @@ async def browse(seconds: float = 2.0, *, interfaces: list[str] | None = None) -
                 await trio.to_thread.run_sync(browser.cancel)
             await trio.to_thread.run_sync(conf.close)
     return sorted(ads.values(), key=lambda a: (a.host_name, a.instance))
+
+
+async def advertise_table(*, game: str, players: int, port: int, host_name: str, seated: int = 1,
+                          table_id: bytes | None = None, addresses: list[str] | None = None,
+                          interfaces: list[str] | None = None) -> None:
+    """Advertise a table until cancelled (for a background task). Pass the lobby's
+    ``table_id`` so joiners can ask for exactly this table; use ``advertise`` to
+    re-announce the seat count as players arrive."""
+    import secrets
+
+    async with advertise(game=game, wanted=players, seated=seated, host_name=host_name, port=port,
+                         table_id=table_id or secrets.token_bytes(16), addresses=addresses,
+                         interfaces=interfaces):
+        await trio.sleep_forever()
+
+
+def browse_blocking(seconds: float = 2.0, *, interfaces: list[str] | None = None) -> list[TableAd]:
+    """``browse`` for code outside trio (the command line)."""
+    _require()
+    return trio.run(lambda: browse(seconds, interfaces=interfaces))
