@@ -1,0 +1,50 @@
+"""The test vectors printed in protocol/wire.md, checked against the code."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2pcards.net.handshake import (TAG_INITIATOR, TAG_RESPONDER, Identity, make_hello, parse_hello,
+                                    transcript, verify)
+from p2pcards.net.messages import encode_options, fingerprint
+from p2pcards.net.table import SeatInfo, commit_of, compute_session_id
+
+WIRE = (Path(__file__).resolve().parent.parent / "protocol" / "wire.md").read_text()
+
+
+def hexblock(label: str) -> bytes:
+    """The hex following ``label`` in wire.md, possibly wrapped over several lines."""
+    m = re.search(re.escape(label) + r"\s+((?:[0-9a-f]{16,}\s*)+)", WIRE)
+    assert m, label
+    return bytes.fromhex("".join(m.group(1).split()))
+
+
+ALA = Identity(Ed25519PrivateKey.from_private_bytes(b"\x01" * 32), "Ala")
+BOLEK = Identity(Ed25519PrivateKey.from_private_bytes(b"\x02" * 32), "Bolek")
+
+
+def test_handshake_vector():
+    assert hexblock("key_Ala") == ALA.public_key and hexblock("key_Bolek") == BOLEK.public_key
+    hi = make_hello(ALA, "mesh", b"\x33" * 32, b"\xaa" * 32)
+    hr = make_hello(BOLEK, "mesh", b"\x33" * 32, b"\xbb" * 32)
+    assert hi == hexblock("HI") and hr == hexblock("HR")
+    assert parse_hello(hi).name == "Ala"
+    ti = transcript(TAG_INITIATOR, hi, hr)
+    assert ti == hexblock('T("initiator")')
+    assert ALA.private_key.sign(ti) == hexblock("sig_I")
+    assert verify(BOLEK.public_key, hexblock("sig_R"), transcript(TAG_RESPONDER, hi, hr))
+    assert not verify(BOLEK.public_key, hexblock("sig_R"), ti)  # the tag matters
+    assert fingerprint(ALA.public_key) in WIRE
+
+
+def test_session_vector():
+    opts = {"target": 5000, "pairs": True, "variant": "classic"}
+    assert encode_options(opts).hex() in WIRE
+    c0 = b"\x10" * 32
+    assert f"commit(32×0x10) = {commit_of(c0).hex()}" in WIRE
+    seats = [SeatInfo(0, "Ala", ALA.public_key), SeatInfo(1, "Bolek", BOLEK.public_key)]
+    session = compute_session_id(b"\x77" * 16, 1, "kanasta", opts, seats, [b"\x10" * 32, b"\x20" * 32])
+    assert f"session = {session.hex()}" in WIRE
