@@ -81,7 +81,7 @@ class Mesh:
     """Use through ``open_mesh``. All methods are for the seat driver's task(s)."""
 
     def __init__(self, endpoint: Endpoint, table: TableDescription, my_seat: int, *, queue_size: int = 1024,
-                 inbox_size: int = 4096, keepalive: float = 2.0, dead_after: float = 8.0,
+                 inbox_size: int = 4096, keepalive: float = 3.0, dead_after: float = 20.0,
                  backoff: tuple[float, float] = (0.05, 5.0), dial_timeout: float = 5.0) -> None:
         if not 0 <= my_seat < len(table.seats):
             raise MeshError(f"seat {my_seat} is not at this {len(table.seats)}-seat table")
@@ -199,6 +199,9 @@ class Mesh:
         return self.table.session_id
 
     async def handle(self, channel: Channel) -> None:
+        if self._closing:  # closed between admission and now
+            await channel.aclose("this mesh is closing")
+            return
         await self._run_connection(self.peers[self.table.seat_of(channel.peer_key)], channel)
 
     async def _run_connection(self, peer: _Peer, channel: Channel) -> None:
