@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from p2pcards import PROTOCOL_VERSION
-from p2pcards.net.errors import HandshakeError, NetError, ProtocolError
+from p2pcards.net.errors import HandshakeError, NetError
 from p2pcards.net.framing import FramedStream
 from p2pcards.net.handshake import (TAG_INITIATOR, Identity, ReplayGuard, initiate, make_hello, respond,
                                     transcript)

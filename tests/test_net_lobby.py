@@ -3,8 +3,6 @@ spectators, and hostile connections that must not disturb it."""
 
 from __future__ import annotations
 
-import functools
-import logging
 
 import msgpack
 import pytest

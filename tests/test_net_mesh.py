@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import socket
 
-import msgpack
 import pytest
 import trio
 
@@ -14,7 +13,7 @@ from p2pcards.net import MeshError, Message, PeerDown, PeerUp, open_endpoint, op
 from p2pcards.net.framing import HEADER, FramedStream
 from p2pcards.net.handshake import Identity, initiate
 
-from .test_net_support import LOCAL, frame, make_table, net_logging, new_key, poke, reasons
+from .test_net_support import LOCAL, make_table, net_logging, new_key, poke, reasons
 
 FAST = dict(backoff=(0.02, 0.3), keepalive=1.0, dead_after=10.0)
 

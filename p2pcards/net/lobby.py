@@ -157,7 +157,7 @@ class HostLobby:
                 while True:
                     while len(self.joiners) < self.players - 1:
                         await self._waiting_event(await self._events_recv.receive())
-                    table = await self._round_robin()
+                    table = await self._proposal_round()
                     if table is not None:
                         return table
         finally:
@@ -235,7 +235,7 @@ class HostLobby:
             ok = exc
         await self._events_send.send(("host", None, (proposal.round, ok)))
 
-    async def _round_robin(self) -> TableDescription | None:
+    async def _proposal_round(self) -> TableDescription | None:
         """One proposal round; None means back to waiting (already announced)."""
         self._round += 1
         rnd = self._round
@@ -284,7 +284,7 @@ class HostLobby:
         if outcome is not None:
             await self._announce(outcome)
             return None
-        return await self._finish(rnd, joiners, seats, [contribs[i] for i in range(n)])
+        return await self._finish(rnd, joiners, [contribs[i] for i in range(n)])
 
     async def _collect_accepts(self, rnd: int, joiners: list[_Joiner], seat_of: dict, commits: dict,
                                n: int) -> str | None:
@@ -356,7 +356,7 @@ class HostLobby:
                 return f"{j.name} was removed"
         return None
 
-    async def _finish(self, rnd: int, joiners: list[_Joiner], seats, contribs: list[bytes]) -> TableDescription:
+    async def _finish(self, rnd: int, joiners: list[_Joiner], contribs: list[bytes]) -> TableDescription:
         seats = self._seats(with_addr=True)
         session = compute_session_id(self.table_id, PROTOCOL_VERSION, self.game, self.options, seats, contribs)
         table = TableDescription(self.table_id, self.game, self.options, PROTOCOL_VERSION, seats,

@@ -17,7 +17,7 @@ from typing import Any, AsyncIterator
 import trio
 
 from .endpoint import Endpoint
-from .errors import ConnectionClosed, HandshakeError, MeshError, NetError, ProtocolError
+from .errors import HandshakeError, MeshError, NetError, ProtocolError
 from .framing import encode_message
 from .handshake import Channel, Hello
 from .messages import get_str
