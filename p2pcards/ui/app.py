@@ -38,6 +38,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import TextArea
 
+from p2pcards.cards import display
 from p2pcards.games import IllegalAction
 from p2pcards.ui import commands
 from p2pcards.ui.render import render_header, render_log, render_table
@@ -87,7 +88,8 @@ class MoveCompleter(Completer):
         except Exception:  # a completion must never take the screen down
             return
         for line in lines:
-            yield Completion(line, start_position=-len(text))
+            shown = "".join(display(piece, self.ui.ascii) if card else piece for piece, card in commands.split_cards(line))
+            yield Completion(line, start_position=-len(text), display=shown)
 
 
 class TableApp:

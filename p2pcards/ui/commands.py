@@ -436,26 +436,49 @@ _FACE_DOWN = {"bura": ("throw",)}
 
 def describe(game, state, seat: int, action: dict, names: list[str]) -> str:
     """One log line for a move, showing only what everybody may see: face-down
-    cards as a count, a drawn card not at all."""
+    cards as a count, a drawn card not at all. ``state`` is the state before
+    the move (None if unknown); it tells how big a pile taken was."""
     who = names[seat] if 0 <= seat < len(names) else f"seat {seat}"
     kind = action.get("type", "?")
-    cards = list(action.get("cards") or [])
-    text = f"{who} {_PAST.get(kind, kind)}"
-    if game.id == "bura" and kind == "pass":
-        text = f"{who} does not declare (pas)"
+    cards = " ".join(action.get("cards") or [])
+    n = len(action.get("cards") or [])
+    meld = action.get("meld")
     if kind in getattr(game, "face_down_actions", ()) or kind in _FACE_DOWN.get(game.id, ()):
-        return f"{text} {len(cards)} card{'s' if len(cards) != 1 else ''} face down"
+        return f"{who} {_PAST.get(kind, kind)} {n} card{'s' if n != 1 else ''} face down"
     if kind == "draw":
-        return text
-    if kind == "add" and action.get("meld") is not None:
-        text = f"{text} to meld {action['meld'] + 1}"
+        return f"{who} draws"
+    if kind == "pass":
+        return f"{who} does not declare (pas)" if game.id == "bura" else f"{who} passes (pas)"
+    if kind == "take_pile":
+        pile = _public_pile(game, state)
+        size = f" ({len(pile)} cards)" if pile else ""
+        top = f" and melds its top {pile[-1]}" if pile else " and melds its top card"
+        where = f" onto meld {meld + 1}" if meld is not None else ""
+        return f"{who} takes the pile{size}{top}{' with ' + cards if cards else ''}{where}"
+    if kind == "swap":
+        natural, rest = (action.get("cards") or ["?"])[0], " ".join((action.get("cards") or [])[1:])
+        return f"{who} swaps {natural} for the {action.get('wild')} in meld {(meld or 0) + 1} and melds {action.get('wild')} {rest}".rstrip()
+    if kind == "red3" and not n:
+        return f"{who} has no red 3"
+    text = f"{who} {_PAST.get(kind, kind)}"
+    if kind == "add" and meld is not None:
+        text += f" to meld {meld + 1}"
     if cards:
-        text += " " + " ".join(cards)
+        text += " " + cards
     if action.get("as"):
         text += f" as {action['as']}"
     if action.get("freeze"):
         text += " crosswise (pile frozen)"
     return text
+
+
+def _public_pile(game, state) -> list[str]:
+    if state is None:
+        return []
+    try:
+        return list(game.view(state, None).get("pile") or [])
+    except Exception:  # a log line is not worth failing a move for
+        return []
 
 
 _CARD_RE = re.compile(r"(?<![\w?])(10|[2-9JQKA])([CDHS])(?!\w)|(?<![\w?])(JK)(?!\w)")

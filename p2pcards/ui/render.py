@@ -379,4 +379,92 @@ class WarkoczArea(Area):
             p.text(f"{seat_name(names, view['winner'])} went out{how}.", "class:warn").nl()
 
 
-_AREAS: dict[str, Area] = {"bura": BuraArea(), "warkocz": WarkoczArea()}
+class CanastaArea(Area):
+    """Both canastas: stock, pile, melds by owner (player, or side when a pair
+    shares melds), red 3s, the first-meld minimum."""
+
+    def owner_name(self, session, view: dict, owner: int) -> str:
+        names = session.names
+        if session.game.id == "kanaszta" and view.get("pairs"):
+            return " + ".join(names[s] for s in range(len(names)) if s % 2 == owner)
+        return seat_name(names, owner)
+
+    def my_owner(self, session, view: dict) -> int | None:
+        if session.seat is None:
+            return None
+        if session.game.id == "kanaszta" and view.get("pairs"):
+            return session.seat % 2
+        return session.seat
+
+    def draw(self, p, session, view):
+        p.label("Stock: ").text(str(view.get("stock_count", 0)))
+        pile = view.get("pile") or []
+        p.label("   Pile: ").text(f"{len(pile)} card{'s' if len(pile) != 1 else ''}")
+        if pile:
+            p.label(", top ").card(pile[-1])
+        if view.get("frozen"):
+            p.text("  FROZEN (take only with two naturals of its rank)", "class:error")
+        if view.get("stopped"):
+            p.text("  STOP card: the pile may not be taken now", "class:warn")
+        p.nl()
+        melds = view.get("melds") or []
+        owners: dict[int, list[int]] = {}
+        for i, m in enumerate(melds):
+            owners.setdefault(m["owner"], []).append(i)
+        p.label("Melds").text(" (a N CARD... adds to meld N)" if melds else ": none yet", "class:label").nl()
+        mine = self.my_owner(session, view)
+        for owner in sorted(owners, key=lambda o: (o != mine, o)):
+            p.text(f"  {self.owner_name(session, view, owner)}", "class:me" if owner == mine else "").nl()
+            for i in owners[owner]:
+                m = melds[i]
+                p.text(f"    {i + 1:>2}) ", "class:label")
+                p.cards(m["cards"])
+                p.text(f"  ({len(m['cards'])})", "class:label")
+                if m.get("canasta"):
+                    p.text(f"  {m['canasta']} canasta", "class:ok")
+                elif len(m["cards"]) >= 5:
+                    p.text(f"  {7 - len(m['cards'])} to a canasta", "class:label")
+                p.nl()
+        red3s = view.get("red3s") or []
+        if any(red3s):
+            p.label("Red 3s: ")
+            first = True
+            for s, threes in enumerate(red3s):
+                if threes:
+                    if not first:
+                        p.text(", ")
+                    first = False
+                    p.text(f"{seat_name(session.names, s)} ").cards(threes)
+            p.nl()
+        if mine is not None:
+            opened = view.get("opened") or []
+            minimum = view.get("minimum") or []
+            if mine < len(opened) and not opened[mine] and mine < len(minimum):
+                p.label(f"Your first meld must be worth at least {minimum[mine]}")
+                if view.get("turn_value"):
+                    p.label(f" (melded this turn: {view['turn_value']})")
+                p.nl()
+        if view.get("to_act") == session.seat and session.seat is not None:
+            p.text(self._turn_help(session.game.id, view), "class:hint").nl()
+        if view.get("went_out") is not None:
+            how = " concealed (from hand)" if view.get("concealed") else ""
+            p.text(f"{seat_name(session.names, view['went_out'])} went out{how}.", "class:warn").nl()
+        elif view.get("deal_over"):
+            p.text("The stock ran out: nobody went out.", "class:warn").nl()
+
+    @staticmethod
+    def _turn_help(game_id: str, view: dict) -> str:
+        phase = view.get("phase")
+        if phase == "setup":
+            return "Lay your red 3s: r3 CARDS (r3 alone if you have none)."
+        if phase == "draw":
+            if game_id == "kanaszta":
+                return "Draw (dr) or take the pile (t ...)."
+            return "Draw a card: dr."
+        if view.get("can_take_pile") and game_id == "kanasta":
+            return "Take the pile (t ...), meld (m), add (a N ...), or discard (d CARD) to end your turn."
+        return "Meld (m), add (a N ...), or discard (d CARD) to end your turn."
+
+
+_CANASTA = CanastaArea()
+_AREAS: dict[str, Area] = {"bura": BuraArea(), "warkocz": WarkoczArea(), "kanasta": _CANASTA, "kanaszta": _CANASTA}
