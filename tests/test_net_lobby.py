@@ -244,3 +244,70 @@ async def test_hostile_connections_are_refused_while_the_lobby_completes(caplog)
     assert b"protocol version" in replies["version"] and b"replayed handshake" in replies["replay"]
     assert b"timed out" in replies["half-open"]
     assert replies["no-join"]["t"] == "error" and "expected 'join'" in replies["no-join"]["reason"]
+
+
+def _ipv6_loopback() -> bool:
+    import socket
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as s:
+            s.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback (::1) here")
+async def test_lobby_and_mesh_over_ipv6_loopback():
+    results = {}
+    with trio.fail_after(20):
+        async with open_endpoint(new_key(), "host6", bind="::1") as host_ep:
+            async def joiner():
+                async with open_endpoint(new_key(), "joiner6", bind="::1") as ep:
+                    table = await join_table(ep, "::1", host_ep.port)
+                    assert table.seats[0].host == "::1"  # the address this joiner reached the host on
+                    async with open_mesh(ep, table, 1, ready_timeout=10) as mesh:
+                        await mesh.send(0, {"v6": True})
+                        results["joiner"] = table
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(joiner)
+                table = await HostLobby(host_ep, "bura", 2).run()
+                async with open_mesh(host_ep, table, 0, ready_timeout=10) as mesh:
+                    while True:
+                        ev = await mesh.receive()
+                        if isinstance(ev, Message):
+                            assert ev.msg == {"v6": True}
+                            break
+    assert results["joiner"].session_id == table.session_id and table.seats[1].host == "::1"
+
+
+async def test_late_spectator_gets_the_backlog_then_live_entries_then_the_end():
+    with trio.fail_after(20):
+        async with open_endpoint(new_key(), "host", bind=LOCAL) as host_ep:
+            lobby = HostLobby(host_ep, "bura", 2)
+            async with trio.open_nursery() as nursery:
+                async def joiner():
+                    async with open_endpoint(new_key(), "j", bind=LOCAL) as ep:
+                        await join_table(ep, LOCAL, host_ep.port)
+                nursery.start_soon(joiner)
+                table = await lobby.run()
+            for n in range(3):
+                lobby.spectators.publish(b"old %d" % n)
+            items = []
+            async with open_endpoint(new_key(), "late watcher", bind=LOCAL) as ep:
+                async with watch_table(ep, LOCAL, host_ep.port, table_id=table.table_id) as watch:
+                    async for item in watch:
+                        items.append(item)
+                        if isinstance(item, LogEntry) and item.index == 2:
+                            lobby.spectators.publish(b"new 3")
+                        if isinstance(item, LogEntry) and item.index == 3:
+                            lobby.spectators.end("game over")
+                    assert watch.ended == "game over"
+            # After the end, no one else may watch.
+            async with open_endpoint(new_key(), "too late", bind=LOCAL) as ep:
+                with pytest.raises(NetError, match="the game is over"):
+                    async with watch_table(ep, LOCAL, host_ep.port):
+                        pass
+    assert isinstance(items[0], LobbyView) and isinstance(items[1], TableDescription)
+    assert items[1].session_id == table.session_id
+    assert [(i.index, i.data) for i in items[2:]] == [(0, b"old 0"), (1, b"old 1"), (2, b"old 2"), (3, b"new 3")]
