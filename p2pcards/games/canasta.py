@@ -128,7 +128,8 @@ def _groups(cards) -> list[tuple[str, int]]:
     counts: dict[str, int] = {}
     for c in cards:
         counts[c] = counts.get(c, 0) + 1
-    return sorted(counts.items(), key=lambda kv: card_key(kv[0]))
+    keys = _CARD_KEYS
+    return sorted(counts.items(), key=lambda kv: keys.get(kv[0]) or _card_key(kv[0]))
 
 
 @lru_cache(maxsize=4096)
@@ -743,25 +744,36 @@ class CanastaGame(Game):
         must = state.pending
         owner = self.owner_of(state, seat)
         first = not state.opened[owner]
-        nat, wild, black = self._hand_parts(hand)
+        forced = ()
+        if must:
+            # A swapped-out wild must be in the meld: put it in, pick the rest.
+            forced = (must,)
+            pick_from = hand[:]
+            pick_from.remove(must)
+            nat, wild, black = self._hand_parts(pick_from)
+        else:
+            nat, wild, black = self._hand_parts(hand)
         values = self.card_values
         out = []
         targets = [(r, nat[r]) for r in MELD_RANKS if r in nat]
-        if self.allows_wild_melds and wild:
+        if self.allows_wild_melds and (wild or must):
             targets.append(("W", []))
-        if black and self.side_melds:
+        if black and self.side_melds and not must:
             targets.append(("3", black))
+        taken = ({m.rank for m in state.melds if m.owner == owner}
+                 if state.options.get("one_meld_per_rank") else ())
+        n_wild = sum(k for _, k in wild)
         for rank, groups in targets:
-            if self._rank_taken(state, owner, rank):
+            if rank in taken and rank in MELD_RANKS:
                 continue
             use_wild = wild if rank != "3" else []
+            if sum(k for _, k in groups) + len(forced) + (n_wild if use_wild else 0) < 3:
+                continue  # too few cards for any meld of this rank
 
             def shape(n, w, rank=rank):
                 return self.shape_error(rank, n, w, n + w) is None
-            for combo in self._combos(groups, use_wild, shape):
-                if must and must not in combo:
-                    continue
-                cards = list(combo)
+            for combo in self._combos(groups, use_wild, shape, 0, len(forced)):
+                cards = list(combo + forced) if forced else list(combo)
                 value = 0
                 n = 0
                 for c in cards:

@@ -206,8 +206,9 @@ class Kanasta(CanastaGame):
                 return self.shape_error(rank, n, w, n + w) is None
             for combo in self._combos(groups, wild, shape, *forced):
                 candidates.append({"type": "take_pile", "cards": list(combo)})
-        for i in range(len(state.melds)):
-            candidates.append({"type": "take_pile", "cards": [], "meld": i})
+        for i, m in enumerate(state.melds):
+            if m.rank == C.rank(top) or (kind == WILD and m.rank != "3"):
+                candidates.append({"type": "take_pile", "cards": [], "meld": i})
         out = []
         for action in candidates:
             try:
@@ -251,7 +252,7 @@ class Kanasta(CanastaGame):
         s.meld_value_by[seat] += self.value(natural)
         # The freed wild must go into a new meld this turn: refuse the swap
         # when no such meld can follow (known only with the hand known).
-        known = not any(C.is_unknown(c) for c in rest)
+        known = not any(c[0] == "?" for c in rest)
         if known and not self._meld_actions(s, seat, first_only=True):
             raise IllegalAction(f"the freed {w} could not go into a new meld with your cards")
         return s
@@ -261,8 +262,21 @@ class Kanasta(CanastaGame):
             return []
         hand = state.hands[seat]
         out = []
+        ranks: dict[str, int] = {}
+        wilds_held = 0
+        for c in hand:
+            if KIND.get(c) == "N":
+                ranks[c[:-1]] = ranks.get(c[:-1], 0) + 1
+            elif KIND.get(c) == WILD:
+                wilds_held += 1
         for i, meld in enumerate(state.melds):
-            if meld.rank not in MELD_RANKS or meld.wilds == 0:
+            if meld.rank not in MELD_RANKS or meld.wilds == 0 or meld.rank not in ranks:
+                continue
+            # A quick necessary condition before the full check: the freed
+            # wild needs two more cards, a natural among them unless all wild.
+            others = dict(ranks)
+            others[meld.rank] -= 1
+            if wilds_held < 2 and not any(n + wilds_held >= 2 for n in others.values() if n):
                 continue
             naturals = sorted({c for c in hand if KIND.get(c) == "N" and c[:-1] == meld.rank}, key=card_key)
             wilds = sorted({c for c in meld.cards if KIND[c] == WILD}, key=card_key)
