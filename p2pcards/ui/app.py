@@ -110,6 +110,11 @@ class TableApp:
         self._token: trio.lowlevel.TrioToken | None = None
         self._jobs: trio.MemorySendChannel | None = None
         self._pending: list[Callable[[], Awaitable[None]]] = []
+        # Progress counters: lines entered, jobs given to trio and finished
+        # (tests and the benchmark wait on them instead of sleeping).
+        self.lines_handled = 0
+        self.jobs_submitted = 0
+        self.jobs_done = 0
         self.app = self._build(input, output)
 
     # ----- for the trio side ---------------------------------------------------------
@@ -304,6 +309,8 @@ class TableApp:
         except Exception as exc:  # an unforeseen bug must cost a message, not the game
             self.say(f"internal error: {type(exc).__name__}: {exc}", "class:error")
             return False
+        finally:
+            self.lines_handled += 1
 
     def _handle(self, text: str) -> bool:
         if self.confirm_quit:
@@ -428,6 +435,7 @@ class TableApp:
 
     def _submit(self, job: Callable[[], Awaitable[None]]) -> None:
         """Run ``job`` in trio's worker task, after the jobs submitted before it."""
+        self.jobs_submitted += 1
         if self._token is None or self._jobs is None:
             self._pending.append(job)
             return
@@ -437,23 +445,34 @@ class TableApp:
     async def _trio_host(self, trio_main: Callable[["TableApp"], Awaitable[Any]]) -> Any:
         send, recv = trio.open_memory_channel(math.inf)
         result = None
-        async with trio.open_nursery() as nursery:
-            self._nursery = nursery
-            self._jobs = send
-            self._token = trio.lowlevel.current_trio_token()
-            for job in self._pending:
-                send.send_nowait(job)
-            self._pending.clear()
-            nursery.start_soon(self._worker, recv)
-            nursery.start_soon(self._ticker)
-            result = await trio_main(self)
-            # The match is over (or trio_main is done): the table stays up until the player quits.
-            await trio.sleep_forever()
+        try:
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                self._jobs = send
+                self._token = trio.lowlevel.current_trio_token()
+                for job in self._pending:
+                    send.send_nowait(job)
+                self._pending.clear()
+                nursery.start_soon(self._worker, recv)
+                nursery.start_soon(self._ticker)
+                result = await trio_main(self)
+                # trio_main is done (the match is over): the table stays up until the player quits.
+                await trio.sleep_forever()
+        except BaseExceptionGroup as group:
+            # Our helper tasks never fail: the error is trio_main's own, hand it back as it was.
+            if len(group.exceptions) == 1:
+                raise group.exceptions[0] from None
+            raise
         return result
 
     async def _worker(self, recv) -> None:
         async for job in recv:
-            await job()
+            try:
+                await job()
+            except Exception as exc:  # chat or ready refused, a peer gone: say so, go on
+                self.say(str(exc) or type(exc).__name__, "class:error")
+            finally:
+                self.jobs_done += 1
 
     async def _ticker(self) -> None:
         """The countdown: the deadline is on trio's clock, so it is read here."""
