@@ -115,7 +115,7 @@ def test_random_deals(game_id, players, options):
 
 
 @pytest.mark.parametrize("game_id", GAMES)
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 10**9), table=st.sampled_from(TABLES), data=st.data())
 def test_random_deals_hypothesis(game_id, seed, table, data):
     players, options = table
@@ -211,3 +211,18 @@ def test_start_refuses_bad_setups(game_id):
         game.view(game.start(4, seed=1), 7)
     with pytest.raises(IllegalAction):
         game.deal_scores(game.start(4, seed=1))
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+@pytest.mark.parametrize("players", (2, 3, 4))
+def test_greedy_always_picks_a_legal_action(game_id, players):
+    from p2pcards.greedy import canasta as greedy
+    game = get_game(game_id)
+    for seed in range(2):
+        state = game.start(players, seed=seed)
+        rng = random.Random(seed)
+        while not game.deal_over(state):
+            action = greedy.choose(game, state, rng)
+            assert action in game.legal_actions(state)
+            state = game.apply(state, action)
+        check_scores(game, state)

@@ -185,6 +185,7 @@ class CanastaGame(Game):
     action_types: tuple = ()
     allows_wild_melds = False  # all-wild melds (kanasta)
     out_in_first_turn = True  # kanasta: nobody goes out in their first turn
+    take_after_draw = False  # kanasta: the pile is taken after the draw, not instead
     canasta_bonuses: dict = {}
     face_down_actions = frozenset()
 
@@ -214,9 +215,6 @@ class CanastaGame(Game):
     def value(self, card: str) -> int:
         """Points of a card; 0 for an unknown token (never inspected)."""
         return self.card_values.get(card, 0)
-
-    def owners(self, state) -> int:
-        return self.sides(state.players, state.options) if self.side_melds else state.players
 
     def owner_of(self, state, seat: int) -> int:
         if self.side_melds and state.players == 4 and state.options["pairs"]:
@@ -503,7 +501,7 @@ class CanastaGame(Game):
             return s
         s.hands[seat].append(s.stock.pop())
         s.phase = "meld"
-        s.can_take = self.id == "kanasta"
+        s.can_take = self.take_after_draw
         return s
 
     def _do_take_pile(self, state, seat, action):
@@ -622,9 +620,6 @@ class CanastaGame(Game):
         if meld.owner != owner and not state.opened[owner] and not state.options["play_before_first_meld"]:
             return "lay your own first meld before adding to other players' melds"
         return None
-
-    def _do_swap(self, state, seat, action):
-        raise IllegalAction(f"{self.id} has no swaps")
 
     def _do_red3(self, state, seat, action):
         raise NotImplementedError

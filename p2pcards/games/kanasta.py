@@ -74,6 +74,7 @@ class Kanasta(CanastaGame):
     side_melds = False
     allows_wild_melds = True
     out_in_first_turn = False
+    take_after_draw = True
     action_types = ("draw", "take_pile", "meld", "add", "swap", "red3", "discard")
     values = {"JK": 50, "2": 20, "3R": 100, "3B": 100, "A": 20,
               **{r: 10 for r in ("8", "9", "10", "J", "Q", "K")},
