@@ -54,12 +54,11 @@ async def test_four_players_agree_then_talk_over_the_mesh_while_a_spectator_watc
                     delivered[seat].add((ev.seat, ev.msg["kind"]))
 
     async def spectator(host_ep):
-        async with open_endpoint(new_key(), "watcher", bind=LOCAL) as ep:
-            async with watch_table(ep, LOCAL, host_ep.port) as watch:
-                async for item in watch:
-                    watched.append(item)
-                    if isinstance(item, LogEntry) and item.index == 2:
-                        break
+        async with watch_table(LOCAL, host_ep.port, name="watcher") as watch:
+            async for item in watch:
+                watched.append(item)
+                if isinstance(item, LogEntry) and item.index == 2:
+                    break
 
     with trio.fail_after(30):
         async with open_endpoint(new_key(), "host", bind=LOCAL) as host_ep:
@@ -294,20 +293,19 @@ async def test_late_spectator_gets_the_backlog_then_live_entries_then_the_end():
             for n in range(3):
                 lobby.spectators.publish(b"old %d" % n)
             items = []
-            async with open_endpoint(new_key(), "late watcher", bind=LOCAL) as ep:
-                async with watch_table(ep, LOCAL, host_ep.port, table_id=table.table_id) as watch:
-                    async for item in watch:
-                        items.append(item)
-                        if isinstance(item, LogEntry) and item.index == 2:
-                            lobby.spectators.publish(b"new 3")
-                        if isinstance(item, LogEntry) and item.index == 3:
-                            lobby.spectators.end("game over")
-                    assert watch.ended == "game over"
+            async with watch_table(LOCAL, host_ep.port, private_key=new_key(), name="late watcher",
+                                   table_id=table.table_id) as watch:
+                async for item in watch:
+                    items.append(item)
+                    if isinstance(item, LogEntry) and item.index == 2:
+                        lobby.spectators.publish(b"new 3")
+                    if isinstance(item, LogEntry) and item.index == 3:
+                        lobby.spectators.end("game over")
+                assert watch.ended == "game over"
             # After the end, no one else may watch.
-            async with open_endpoint(new_key(), "too late", bind=LOCAL) as ep:
-                with pytest.raises(NetError, match="the game is over"):
-                    async with watch_table(ep, LOCAL, host_ep.port):
-                        pass
+            with pytest.raises(NetError, match="the game is over"):
+                async with watch_table(LOCAL, host_ep.port):
+                    pass
     assert isinstance(items[0], LobbyView) and isinstance(items[1], TableDescription)
     assert items[1].session_id == table.session_id
     assert [(i.index, i.data) for i in items[2:]] == [(0, b"old 0"), (1, b"old 1"), (2, b"old 2"), (3, b"new 3")]

@@ -12,7 +12,7 @@ Typical use by a seat driver::
                 ...
 """
 
-from .endpoint import DEFAULT_PORT, Endpoint, open_endpoint
+from .endpoint import DEFAULT_PORT, Endpoint, dial, open_endpoint
 from .errors import (ConnectionClosed, DiscoveryUnavailable, HandshakeError, LobbyError, MeshError, NetError,
                      ProtocolError, TableRefused)
 from .framing import DEFAULT_MAX_FRAME, FrameDecoder, FramedStream, Limits, decode_body, encode_message
@@ -24,7 +24,7 @@ from .spectate import LogEntry, SpectatorHub, Watch, watch_table
 from .table import LobbyView, Proposal, SeatInfo, TableDescription
 
 __all__ = [
-    "DEFAULT_PORT", "DEFAULT_MAX_FRAME", "Endpoint", "open_endpoint", "Identity", "Channel",
+    "DEFAULT_PORT", "DEFAULT_MAX_FRAME", "Endpoint", "open_endpoint", "dial", "Identity", "Channel",
     "NetError", "ProtocolError", "HandshakeError", "ConnectionClosed", "LobbyError", "TableRefused", "MeshError",
     "DiscoveryUnavailable", "FrameDecoder", "FramedStream", "Limits", "decode_body", "encode_message",
     "HostLobby", "host_table", "join_table", "Mesh", "open_mesh", "Message", "PeerUp", "PeerDown", "PeerStatus",

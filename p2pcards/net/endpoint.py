@@ -80,24 +80,9 @@ class Endpoint:
     # -- outgoing -----------------------------------------------------------
     async def connect(self, host: str, port: int, *, role: str, session: bytes | None,
                       expect_key: bytes | None = None, timeout: float | None = None) -> Channel:
-        """Dial ``host:port`` and run the handshake as initiator.
-
-        Raises ConnectionClosed/HandshakeError/ProtocolError (all NetError) with the reason."""
-        timeout = self.handshake_timeout if timeout is None else timeout
-        try:
-            with trio.fail_after(timeout):
-                stream = await trio.open_tcp_stream(host, port)
-        except trio.TooSlowError:
-            raise NetError(f"connecting to {host}:{port} timed out after {timeout}s") from None
-        except OSError as exc:
-            raise NetError(f"cannot connect to {host}:{port}: {exc.strerror or exc}") from None
-        framed = FramedStream(stream, self.limits, peer=f"{host}:{port}")
-        try:
-            return await initiate(framed, self.identity, role=role, session=session,
-                                  expect_key=expect_key, timeout=timeout)
-        except BaseException:
-            await framed.aclose()
-            raise
+        """Dial ``host:port`` as this endpoint's identity (see ``dial``)."""
+        return await dial(self.identity, host, port, role=role, session=session, expect_key=expect_key,
+                          timeout=self.handshake_timeout if timeout is None else timeout, limits=self.limits)
 
     # -- incoming -----------------------------------------------------------
     async def _serve(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
@@ -147,6 +132,27 @@ class Endpoint:
         except Exception:  # a bug in one service must not take the listener down
             log.exception("service for %s failed", channel.describe())
             await channel.aclose("internal error")
+
+
+async def dial(identity: Identity, host: str, port: int, *, role: str, session: bytes | None,
+               expect_key: bytes | None = None, timeout: float = DEFAULT_HANDSHAKE_TIMEOUT,
+               limits: Limits = Limits()) -> Channel:
+    """Connect to ``host:port`` and run the handshake as initiator; no listener needed.
+
+    Raises NetError (ConnectionClosed/HandshakeError/ProtocolError) with the reason."""
+    try:
+        with trio.fail_after(timeout):
+            stream = await trio.open_tcp_stream(host, port)
+    except trio.TooSlowError:
+        raise NetError(f"connecting to {host}:{port} timed out after {timeout}s") from None
+    except OSError as exc:
+        raise NetError(f"cannot connect to {host}:{port}: {exc.strerror or exc}") from None
+    framed = FramedStream(stream, limits, peer=f"{host}:{port}")
+    try:
+        return await initiate(framed, identity, role=role, session=session, expect_key=expect_key, timeout=timeout)
+    except BaseException:
+        await framed.aclose()
+        raise
 
 
 @asynccontextmanager

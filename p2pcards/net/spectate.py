@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from typing import AsyncIterator
 
 import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from .endpoint import Endpoint
+from .endpoint import dial
 from .errors import ConnectionClosed, HandshakeError, NetError, ProtocolError
-from .handshake import Channel, Hello
+from .handshake import DEFAULT_HANDSHAKE_TIMEOUT, Channel, Hello, Identity
 from .messages import get_bytes, get_int, get_str
 from .table import LobbyView, TableDescription, parse_final_msg, parse_seats_msg
 
@@ -181,11 +182,15 @@ class Watch:
 
 
 @asynccontextmanager
-async def watch_table(endpoint: Endpoint, host: str, port: int, *, table_id: bytes | None = None,
+async def watch_table(host: str, port: int, *, private_key: Ed25519PrivateKey | None = None,
+                      name: str = "spectator", table_id: bytes | None = None,
+                      handshake_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT,
                       dead_after: float = 35.0) -> AsyncIterator[Watch]:
-    """Connect to a host as a spectator. ``async for item in watch`` yields the lobby views,
-    the final TableDescription, then LogEntry items. The host pings; we only listen."""
-    channel = await endpoint.connect(host, port, role="watch", session=table_id)
+    """Connect to a host as a spectator (a throwaway key is made if none is given).
+    ``async for item in watch`` yields the lobby views, the final TableDescription,
+    then LogEntry items; the loop ends at the host's 'end' (reason in ``watch.ended``)."""
+    identity = Identity(private_key or Ed25519PrivateKey.generate(), name)
+    channel = await dial(identity, host, port, role="watch", session=table_id, timeout=handshake_timeout)
     try:
         yield Watch(channel, dead_after)
     finally:
