@@ -226,3 +226,17 @@ def test_greedy_always_picks_a_legal_action(game_id, players):
             assert action in game.legal_actions(state)
             state = game.apply(state, action)
         check_scores(game, state)
+
+
+@pytest.mark.parametrize("game_id,players,options", [
+    ("kanasta", 4, {"pairs": False, "play_before_first_meld": True, "go_out_canasta": True}),
+    ("kanasta", 3, {"swap_twos": False, "one_meld_per_rank": True}),
+    ("kanaszta", 4, {"pairs": False, "red3_replacement": False}),
+    ("kanaszta", 2, {"go_out_canasta": False, "one_meld_per_rank": False}),
+])
+def test_hidden_cards_with_house_rules(game_id, players, options):
+    """The network's partial knowledge stays in step with full knowledge
+    under non-default options too (the generic test plays the defaults)."""
+    from tests.test_hidden_cards import play_deal
+    for seed in range(2):
+        play_deal(game_id, players, seed, options)
