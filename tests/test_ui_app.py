@@ -144,7 +144,9 @@ def test_a_kanasta_deal_played_through_the_command_line():
     async def script(player):
         table = player.table()
         assert "Stock:" in table and "Pile:" in table and "Melds" in table
-        assert "draw first" in await player.type("d 4C") or "draw" in player.message()
+        assert await player.next_turn()
+        said = await player.type("d 4C")  # before drawing: the engine says what comes first
+        assert said.startswith("d 4C: ") and "draw" in said, said
         assert await play_deal(player, rng, check) > 10
         assert "deal over" in player.session.last_moves()[-1]
         assert "Last deal:" in player.table()
@@ -259,3 +261,38 @@ def test_the_lobby_shows_until_a_session_is_there():
     with create_pipe_input() as pipe:
         output = Vt100_Output(io.StringIO(), lambda: Size(rows=20, columns=80), term="xterm")
         run_app(main, input=pipe, output=output)
+
+
+def test_ask_waits_for_yes_or_no_in_any_of_our_languages():
+    answers = []
+
+    async def main(ui):
+        player = Player(ui, None, pipe, None)
+        async with trio.open_nursery() as nursery:
+
+            async def answer():
+                await until(lambda: ui._question is not None)
+                assert "yes or no" in await player.type("maybe")
+                await player.type("tak")
+
+            nursery.start_soon(answer)
+            answers.append(await ui.ask(["Table: bura for 2", "Accept this table? (yes/no)"]))
+            assert "Accept this table? (yes/no)" in ui.status
+            nursery.start_soon(player.type, "nem")
+            answers.append(await ui.ask(["Again?"]))
+        ui.app.exit()
+
+    with create_pipe_input() as pipe:
+        output = Vt100_Output(io.StringIO(), lambda: Size(rows=20, columns=80), term="xterm")
+        run_app(main, input=pipe, output=output)
+    assert answers == [True, False]
+
+
+def test_leaving_the_table_shows_the_waiting_screen_again():
+    async def script(player):
+        player.ui.leave_table("The game could not go on: peer left", "Type quit to leave.")
+        assert player.ui.session is None
+        assert "peer left" in fragment_list_to_text(player.ui._lobby_text())
+        assert "not ready" in await player.type("d 7C")
+
+    at_table("warkocz", 2, script)

@@ -68,6 +68,9 @@ STYLE = Style.from_dict(
     }
 )
 
+# Answers in English, Polish and Hungarian.
+_YES = ("y", "yes", "t", "tak", "i", "igen")
+_NO = ("n", "no", "nie", "nem")
 WIDE = 100  # columns from which the log stands beside the table instead of below it
 TICK = 0.25  # seconds between countdown refreshes
 
@@ -105,6 +108,7 @@ class TableApp:
         self.pager_title = ""
         self.pager_offset = 0
         self.confirm_quit = False
+        self._question: tuple[trio.Event, list[bool]] | None = None
         self.remaining: float | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._token: trio.lowlevel.TrioToken | None = None
@@ -131,6 +135,32 @@ class TableApp:
         """The waiting text shown before a session exists (lobby, connecting)."""
         self.status = list(lines)
         self.invalidate()
+
+    async def ask(self, lines: list[str]) -> bool:
+        """Show ``lines`` (a question: accept this table?) and wait until the
+        player answers yes or no in the input line."""
+        if self.session is None:
+            self.set_status(*lines)
+        else:
+            self.say("\n".join(lines), "class:warn")
+        answered = trio.Event()
+        answer: list[bool] = []
+        self._question = (answered, answer)
+        self.invalidate()
+        try:
+            await answered.wait()
+        finally:
+            self._question = None
+            self.invalidate()
+        return answer[0]
+
+    def leave_table(self, *status: str) -> None:
+        """Back from the table to the waiting screen, showing ``status``."""
+        if self._unsubscribe:
+            self._unsubscribe()
+            self._unsubscribe = None
+        self.session = None
+        self.set_status(*status)
 
     def say(self, text: str, style: str = "") -> None:
         """A message in the line above the input."""
@@ -257,6 +287,8 @@ class TableApp:
     def _prompt(self):
         if self.confirm_quit:
             return [("class:error", "Leave the game? (y/n) ")]
+        if self._question is not None:
+            return [("class:warn", "(yes/no)> ")]
         s = self.session
         if s is not None and s.seat is not None and s.to_act() == s.seat:
             return [("class:prompt.turn", "your move> ")]
@@ -313,9 +345,11 @@ class TableApp:
             self.lines_handled += 1
 
     def _handle(self, text: str) -> bool:
+        if self._question is not None and not self.confirm_quit:
+            return self._answer(text)
         if self.confirm_quit:
             self.confirm_quit = False
-            if text.strip().lower() in ("y", "yes", "t", "tak", "i", "igen"):
+            if text.strip().lower() in _YES:
                 self.app.exit()
             else:
                 self.say("Staying at the table.", "class:label")
@@ -342,6 +376,20 @@ class TableApp:
         if isinstance(parsed, commands.UiCommand):
             return self._run_command(parsed)
         self._send_action(parsed)
+        return False
+
+    def _answer(self, text: str) -> bool:
+        word = text.strip().lower()
+        if word in ("quit", "exit"):
+            self._quit()
+            return False
+        if word in _YES or word in _NO:
+            answered, answer = self._question
+            answer.append(word in _YES)
+            self._token.run_sync_soon(answered.set)  # a trio Event is set from inside trio
+            self._question = None
+        else:
+            self.say("Please answer yes or no.", "class:error")
         return False
 
     def _run_command(self, cmd: commands.UiCommand) -> bool:
