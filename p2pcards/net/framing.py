@@ -85,24 +85,28 @@ def decode_body(body: bytes, limits: Limits = Limits()) -> dict:
 
 
 class FrameDecoder:
-    """Incremental splitter of a byte stream into frame bodies; holds at most one frame."""
+    """Incremental splitter of a byte stream into frame bodies.
+
+    A frame's header is checked as soon as it is complete, so an oversize frame is
+    refused before its body is buffered; the caller feeds at most one read chunk
+    beyond the current frame, which bounds the buffer."""
 
     def __init__(self, limits: Limits = Limits()) -> None:
         self.limits = limits
         self._buf = bytearray()
+        self._pos = 0  # start of the first unconsumed byte (avoids a memmove per frame)
 
     @property
     def buffered(self) -> int:
-        return len(self._buf)
+        return len(self._buf) - self._pos
 
     def feed(self, data: bytes) -> None:
         self._buf += data
-        # Fail as soon as the header announces too much, before buffering the body.
         self._check_header()
 
     def _check_header(self) -> None:
-        if len(self._buf) >= HEADER.size:
-            (n,) = HEADER.unpack_from(self._buf)
+        if self.buffered >= HEADER.size:
+            (n,) = HEADER.unpack_from(self._buf, self._pos)
             if n == 0:
                 raise ProtocolError("empty frame (length 0)")
             if n > self.limits.max_frame:
@@ -110,22 +114,18 @@ class FrameDecoder:
 
     def next_body(self) -> bytes | None:
         """The next complete frame body, or None if more bytes are needed."""
-        if len(self._buf) < HEADER.size:
-            return None
-        (n,) = HEADER.unpack_from(self._buf)
-        if len(self._buf) < HEADER.size + n:
-            return None
-        body = bytes(self._buf[HEADER.size : HEADER.size + n])
-        del self._buf[: HEADER.size + n]
-        self._check_header()
-        return body
-
-    def want(self) -> int:
-        """How many bytes may be read now without exceeding one frame in the buffer."""
-        if len(self._buf) < HEADER.size:
-            return HEADER.size - len(self._buf)
-        (n,) = HEADER.unpack_from(self._buf)
-        return max(1, HEADER.size + n - len(self._buf))
+        pos = self._pos
+        if self.buffered >= HEADER.size:
+            (n,) = HEADER.unpack_from(self._buf, pos)
+            end = pos + HEADER.size + n
+            if len(self._buf) >= end:
+                body = bytes(self._buf[pos + HEADER.size : end])
+                self._pos = end
+                self._check_header()
+                return body
+        del self._buf[:pos]  # compact only when waiting for more bytes
+        self._pos = 0
+        return None
 
 
 class FramedStream:
@@ -156,7 +156,7 @@ class FramedStream:
             if body is not None:
                 return body, decode_body(body, self.limits)
             try:
-                data = await self.stream.receive_some(min(_RECV_CHUNK, self._decoder.want()))
+                data = await self.stream.receive_some(_RECV_CHUNK)
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
                 raise ConnectionClosed(f"receive from {self.peer} failed: {exc or type(exc).__name__}") from None
             if not data:
