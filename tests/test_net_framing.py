@@ -150,3 +150,30 @@ def test_fuzz_handshake_parser_mutated_hello(pos, value, cut):
     except ProtocolError:
         return
     assert len(hello.key) == 32 and len(hello.nonce) == 32 and hello.role in ("lobby", "watch", "mesh")
+
+
+_seat = st.fixed_dictionaries({"name": st.text(max_size=70), "key": st.binary(min_size=31, max_size=33)},
+                              optional={"host": st.text(max_size=10), "port": st.integers(-1, 70000)})
+_lobby_fields = {
+    "round": st.integers(-2, 3), "table": st.binary(min_size=15, max_size=17),
+    "game": st.sampled_from(["bura", "BAD GAME", "", "kanasta"]), "v": st.integers(0, 2),
+    "options": st.dictionaries(st.text(max_size=5), st.one_of(st.integers(), st.text(max_size=5), st.booleans(),
+                                                              st.none()), max_size=3),
+    "wanted": st.integers(0, 10), "seats": st.lists(_seat, max_size=9), "notice": st.none() | st.text(max_size=5),
+    "contribs": st.lists(st.binary(min_size=31, max_size=33), max_size=9), "session": st.binary(max_size=33),
+}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["seats", "propose", "final"]),
+       st.fixed_dictionaries({}, optional=_lobby_fields))
+def test_fuzz_lobby_parsers(t, fields):
+    from p2pcards.net.table import parse_final_msg, parse_propose_msg, parse_seats_msg
+
+    msg = decode_body(msgpack.packb({"t": t, **fields}, use_bin_type=True))
+    parser = {"seats": parse_seats_msg, "final": parse_final_msg,
+              "propose": lambda m: parse_propose_msg(m, b"k" * 32)}[t]
+    try:
+        parser(msg)
+    except ProtocolError:
+        pass
