@@ -283,3 +283,37 @@ async def test_missing_peers_fail_ready_naming_their_seats():
             with pytest.raises(MeshError, match=r"seat\(s\) 1 \(seat1: never connected\), 2 \(seat2"):
                 async with open_mesh(E.eps[0], table, 0, ready_timeout=1.0, **FAST):
                     pass
+
+
+async def test_bye_is_final_and_not_redialled(caplog):
+    net_logging(caplog)
+    async with Endpoints(2) as E:
+        table = make_table(E.eps)
+        seen = []
+        closed = trio.Event()
+
+        async def leaver():
+            async with open_mesh(E.eps[0], table, 0, **FAST) as mesh:
+                assert await mesh.send(1, {"last": True})
+            closed.set()
+
+        async def stayer():
+            async with open_mesh(E.eps[1], table, 1, **FAST) as mesh:
+                while True:
+                    ev = await mesh.receive()
+                    seen.append(ev)
+                    if isinstance(ev, PeerDown):
+                        break
+                await closed.wait()
+                await trio.sleep(0.5)  # the dialler would have retried within this
+                status = mesh.peer_status()[0]
+                assert not status.connected and status.epoch == 1 and "peer closed the mesh" in status.reason
+
+        with trio.fail_after(20):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(leaver)
+                nursery.start_soon(stayer)
+    assert isinstance(seen[0], PeerUp)
+    assert [e.msg for e in seen if isinstance(e, Message)] == [{"last": True}]
+    assert isinstance(seen[-1], PeerDown) and seen[-1].final
+    assert "dialling seat 0" not in reasons(caplog)
