@@ -439,6 +439,20 @@ def describe(game, state, seat: int, action: dict, names: list[str]) -> str:
     cards as a count, a drawn card not at all. ``state`` is the state before
     the move (None if unknown); it tells how big a pile taken was."""
     who = names[seat] if 0 <= seat < len(names) else f"seat {seat}"
+    line = _describe(game, state, who, action)
+    if who == "You":  # "You beat with J♦", not "You beats"
+        verb, _, rest = line[len(who) + 1:].partition(" ")
+        line = f"{who} {_SECOND_PERSON.get(verb, verb)} {rest}".rstrip()
+    return line
+
+
+_SECOND_PERSON = {"draws": "draw", "takes": "take", "melds": "meld", "adds": "add", "swaps": "swap",
+                  "lays": "lay", "discards": "discard", "plays": "play", "passes": "pass", "leads": "lead",
+                  "beats": "beat", "throws": "throw", "declares": "declare", "shows": "show", "does": "do",
+                  "has": "have"}
+
+
+def _describe(game, state, who: str, action: dict) -> str:
     kind = action.get("type", "?")
     cards = " ".join(action.get("cards") or [])
     n = len(action.get("cards") or [])

@@ -113,7 +113,7 @@ def render_header(session, ascii: bool = False, remaining: float | None = None) 
     p.text(f" {session.game.id} ", "class:title")
     p.text(f"  deal {info.get('deal_index', 0) + 1}", "class:label")
     target = info.get("target")
-    if target:
+    if target and session.game.id != "bura":  # bura's target is a declaration's points, not the match's
         p.text(f" \u00b7 to {target}", "class:label")
     if info.get("chips") is not None:
         view = session.view() or {}
