@@ -14,6 +14,9 @@ from __future__ import annotations
 from collections import Counter
 
 WILD_RANKS = ("JK", "2")
+GOING_OUT = 10  # going out ends the deal: worth it, but not above building canastas
+KEEP = 5  # without a canasta, melds keep at least this many cards in hand
+MELD_WILD = 14  # the cost of spending a wild on a new meld once opened
 
 
 def _rank(card: str) -> str:
@@ -59,7 +62,7 @@ def _score(game, view, seat, mine, action) -> float:
     wilds = sum(_is_wild(c) for c in cards)
     naturals = len(cards) - wilds
     opened = view["opened"][mine]
-    going_out = 10 if left == 0 and kind in ("meld", "add", "take_pile", "swap") else 0
+    going_out = GOING_OUT if left == 0 and kind in ("meld", "add") else 0
     if kind == "red3":
         return 1000
     if kind == "take_pile":
@@ -67,8 +70,12 @@ def _score(game, view, seat, mine, action) -> float:
         return 200 + 2 * len(view["pile"]) - 15 * wilds + going_out
     if kind == "draw":
         return 100
+    if kind in ("meld", "add") and 0 < left < KEEP and not _can_go_out(game, view, seat, action):
+        # Without a canasta a short hand is stuck: it can't take the pile
+        # (kanaszta: not holding one card) nor go out, so keep cards back.
+        return -60
     if kind == "meld":
-        score = 20 + 4 * naturals - (4 if not opened else 14) * wilds + going_out
+        score = 20 + 4 * naturals - (4 if not opened else MELD_WILD) * wilds + going_out
         if len(cards) >= 7:
             score += 40
         if naturals and all(_rank(c) == "3" for c in cards if not _is_wild(c)):
@@ -90,6 +97,17 @@ def _score(game, view, seat, mine, action) -> float:
     if kind == "discard":
         return _discard_score(game, view, seat, action)
     return -100
+
+
+def _can_go_out(game, view, seat, action) -> bool:
+    """Does the seat's side hold a canasta (or make one with this action)?"""
+    for i, m in enumerate(view["melds"]):
+        if not _friendly(game, view, seat, m["owner"]):
+            continue
+        size = len(m["cards"]) + (len(action["cards"]) if action.get("meld") == i and action["type"] == "add" else 0)
+        if size >= 7:
+            return True
+    return action["type"] == "meld" and len(action["cards"]) >= 7
 
 
 def _discard_score(game, view, seat, action) -> float:
