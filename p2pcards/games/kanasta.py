@@ -56,7 +56,10 @@ View keys (``view(state, seat)``, spectators: ``seat`` None, ``hand`` None):
 ``{"owner": seat, "by": seat, "rank": "4".."A" or "W", "cards", "canasta":
 None/"clean"/"mixed"/"joker"}``) ``red3s`` (per seat) ``opened`` (per seat:
 first meld laid) ``minimum`` (the first-meld minimum, per seat)
-``turn_value can_take_pile turns_done went_out concealed scores options``.
+``turn_value`` (card value melded this turn) ``can_take_pile`` (just drew:
+take_pile still allowed) ``turns_done`` (per seat) ``went_out`` (seat or None)
+``concealed`` ``pending`` (a swapped-out wild that must go into the next
+meld, or None) ``scores`` (match totals before the deal) ``options``.
 """
 
 from __future__ import annotations

@@ -65,9 +65,12 @@ the side that went out); a side with no meld counts red 3s and hand as minus.
 ``seats`` splits it: each seat gets what it laid and holds (canasta bonus to
 the seat that began the meld), so each side's seats sum to ``sides``.
 
-View keys: as in ``kanasta`` (``canasta`` kind ``natural``/``mixed``;
-``owner`` of a meld is the side; ``opened`` and ``minimum`` per side) plus
-``frozen`` and ``stopped`` (the next player may not take the pile).
+View keys: as in ``kanasta`` (``phase`` also ``setup`` while red 3s are
+laid after the deal; ``canasta`` kind ``natural``/``mixed``; a meld's
+``rank`` also ``"3"`` for black 3s; ``owner`` of a meld is the side;
+``opened`` and ``minimum`` per side; ``turn_value`` counts toward the
+minimum; ``can_take_pile`` and ``pending`` unused) with ``frozen`` (a wild
+lies crosswise) and ``stopped`` (the next player may not take the pile).
 """
 
 from __future__ import annotations

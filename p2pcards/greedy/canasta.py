@@ -4,7 +4,9 @@ It decides from ``legal_actions`` and the acting seat's ``view`` only, so it
 plays the same with unknown tokens for every card it cannot see. The plan:
 take the pile whenever the rules let it (cards are points and melds), meld
 natural cards as early as possible, keep wilds back except to open, to make
-a canasta or to go out, add only to its own side's melds, and discard what
+a canasta or to go out, add only to its own side's melds, keep five cards
+back until its side has a canasta (a short hand can neither go out nor, in
+kanaszta, take the pile), and discard what
 helps nobody: black 3s first, then lone cards of ranks no opponent has melded,
 the costliest first, never a wild while anything else will do.
 """
