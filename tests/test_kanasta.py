@@ -417,3 +417,25 @@ def test_card_count_is_kept():
     state = act(deal({}), DRAW)
     total = sum(places(G, state).values())
     assert total == 108
+
+
+def test_option_first_meld():
+    state = act(deal({1: ["5H", "5S", "5D"] + PLAIN[:9]}, options={"first_meld": 15}), DRAW)
+    assert act(state, meld("5H", "5S", "5D")).opened[1]
+
+
+def test_option_one_meld_per_rank():
+    hand = ["KH", "KS", "KD", "KC", "KH", "KS"] + PLAIN[:6]
+    state = act(deal({1: hand}), DRAW, meld("KH", "KS", "KD"))
+    assert len(act(state, meld("KC", "KH", "KS")).melds) == 2  # default: a second meld of Ks is fine
+    state = act(deal({1: hand}, options={"one_meld_per_rank": True}), DRAW, meld("KH", "KS", "KD"))
+    refused(state, meld("KC", "KH", "KS"), "already have a meld of Ks")
+    assert {"type": "add", "meld": 0, "cards": ["KC", "KH", "KS"]} in G.legal_actions(state)
+
+
+def test_take_pile_with_a_wild_on_top():
+    state = deal({1: ["KH", "KS", "JK", "2C"] + PLAIN[:8]}, after=("2D",))
+    state = act(state, DRAW)
+    legal = [a for a in G.legal_actions(state) if a["type"] == "take_pile"]
+    assert {"type": "take_pile", "cards": ["KH", "KS"]} in legal  # K K + the 2 on top
+    assert {"type": "take_pile", "cards": ["2C", "JK"]} in legal  # an all-wild meld of three

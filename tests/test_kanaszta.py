@@ -384,3 +384,20 @@ def test_bad_input_is_refused_clearly(bad, words):
     if isinstance(bad, dict) and bad.get("type") in ("take_pile", "draw"):
         state = deal({1: ["KH", "KS"] + PLAIN[:13]})
     refused(state, bad, words)
+
+
+def test_card_values():
+    expected = {"JK": 50, "2C": 20, "AS": 20, "KD": 10, "8H": 10, "7S": 5, "4C": 5, "3C": 5, "3S": 5, "3H": 100}
+    assert {c: G.value(c) for c in expected} == expected
+
+
+def test_black3s_meld_as_the_player_goes_out():
+    hand = ["KH", "KH", "KS", "KS", "KD", "KD", "KC", "QH", "QS", "QD", "AH", "AS", "AD", "3C", "3S"]
+    state = act(deal({1: hand}, after=("9S", "3C")), DRAW)
+    state = act(state, meld("KH", "KH", "KS", "KS", "KD", "KD", "KC"), meld("QH", "QS", "QD"))
+    assert meld("3C", "3C", "3S") not in G.legal_actions(state)  # more melds to come first
+    state = act(state, meld("AH", "AS", "AD"))
+    assert meld("3C", "3C", "3S") in G.legal_actions(state)
+    refused(state, meld("3C", "3S"), "3 or 4 together")
+    state = act(state, meld("3C", "3C", "3S"))
+    assert G.deal_over(state) and state.melds[-1].rank == "3" and state.went_out == 1
