@@ -44,8 +44,11 @@ Actions (every one may carry ``"seat"``, which must be the seat to act)
 
 First meld: the melds a side lays in its first melding turn must together be
 worth ``view["minimum"][side]``; melds that could no longer reach it with the
-cards in hand (keeping cards to discard) are refused, and the discard is
-refused while the turn's melds fall short. Going out (hand empty by melding,
+cards in hand are refused, and the discard is refused while the turn's
+melds fall short. That dead-end check keeps two cards back (one with a
+canasta) and counts no black-3 meld, so a first meld that could reach the
+minimum only by going out in the same turn is refused: rare, and on the safe
+side (never a listed action that leads nowhere). Going out (hand empty by melding,
 or by the last discard) needs a side canasta (``go_out_canasta``); melds
 that would leave one card without one are refused. If a player is left with
 a single card they cannot go out with (after laying a red 3 with no
