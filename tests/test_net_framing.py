@@ -157,8 +157,8 @@ _seat = st.fixed_dictionaries({"name": st.text(max_size=70), "key": st.binary(mi
 _lobby_fields = {
     "round": st.integers(-2, 3), "table": st.binary(min_size=15, max_size=17),
     "game": st.sampled_from(["bura", "BAD GAME", "", "kanasta"]), "v": st.integers(0, 2),
-    "options": st.dictionaries(st.text(max_size=5), st.one_of(st.integers(), st.text(max_size=5), st.booleans(),
-                                                              st.none()), max_size=3),
+    "options": st.dictionaries(st.text(max_size=5), st.one_of(st.integers(-(2**63), 2**64 - 1), st.booleans(),
+                                                              st.text(max_size=5), st.none()), max_size=3),
     "wanted": st.integers(0, 10), "seats": st.lists(_seat, max_size=9), "notice": st.none() | st.text(max_size=5),
     "contribs": st.lists(st.binary(min_size=31, max_size=33), max_size=9), "session": st.binary(max_size=33),
 }
