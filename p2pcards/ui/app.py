@@ -41,7 +41,7 @@ from prompt_toolkit.widgets import TextArea
 from p2pcards.cards import display
 from p2pcards.games import IllegalAction
 from p2pcards.ui import commands
-from p2pcards.ui.render import render_header, render_log, render_table
+from p2pcards.ui.render import render_hand, render_header, render_log, render_table
 from p2pcards.ui.session import PHASE_ABORTED, PHASE_OVER
 
 STYLE = Style.from_dict(
@@ -181,7 +181,14 @@ class TableApp:
             history=InMemoryHistory(),
             accept_handler=self._accept,
         )
-        self.table_window = Window(FormattedTextControl(self._table_text), wrap_lines=True)
+        # The hand has its own window at the bottom of the table: however many
+        # melds the table shows, your cards stay in view.
+        self.table_window = HSplit(
+            [
+                Window(FormattedTextControl(self._table_text), wrap_lines=True),
+                Window(FormattedTextControl(self._hand_text), wrap_lines=True, dont_extend_height=True),
+            ]
+        )
         self.log_control = FormattedTextControl(
             self._log_text, get_cursor_position=self._log_cursor, show_cursor=False
         )
@@ -197,7 +204,9 @@ class TableApp:
             [
                 self.table_window,
                 Window(height=1, char="\u2500" if not self.ascii else "-", style="class:rule"),
-                Window(self.log_control, height=Dimension(min=3, max=7), wrap_lines=True),
+                # a short terminal gives its rows to the table, not the log
+                Window(self.log_control, height=lambda: Dimension(min=2, max=7 if self._rows() >= 32 else 3),
+                       wrap_lines=True),
             ]
         )
         lobby = Window(FormattedTextControl(self._lobby_text), wrap_lines=True)
@@ -239,6 +248,12 @@ class TableApp:
             input=input,
             output=output,
         )
+
+    def _rows(self) -> int:
+        try:
+            return self.app.output.get_size().rows
+        except Exception:
+            return 24
 
     def _columns(self) -> int:
         try:
@@ -299,9 +314,15 @@ class TableApp:
             return [("class:title", " p2pcards ")]
         return render_header(self.session, self.ascii, self.remaining)
 
-    def _table_text(self):
+    def _table_width(self) -> int:
         columns = self._columns()
-        return render_table(self.session, self.ascii, columns - 45 if columns >= WIDE else columns)
+        return columns - 45 if columns >= WIDE else columns
+
+    def _table_text(self):
+        return render_table(self.session, self.ascii, self._table_width(), with_hand=False)
+
+    def _hand_text(self):
+        return render_hand(self.session, self.ascii, self._table_width())
 
     def _log_text(self):
         fragments = render_log(self.session, self.ascii)

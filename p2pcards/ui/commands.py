@@ -472,8 +472,8 @@ def _describe(game, state, who: str, action: dict) -> str:
     if kind == "swap":
         natural, rest = (action.get("cards") or ["?"])[0], " ".join((action.get("cards") or [])[1:])
         return f"{who} swaps {natural} for the {action.get('wild')} in meld {(meld or 0) + 1} and melds {action.get('wild')} {rest}".rstrip()
-    if kind == "red3" and not n:
-        return f"{who} has no red 3"
+    if kind == "red3":
+        return f"{who} lays red 3s: {cards}" if n > 1 else f"{who} lays a red 3: {cards}" if n else f"{who} has no red 3 to lay"
     text = f"{who} {_PAST.get(kind, kind)}"
     if kind == "add" and meld is not None:
         text += f" to meld {meld + 1}"

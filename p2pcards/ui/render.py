@@ -77,6 +77,27 @@ class Painter:
             used += w
         return self.nl()
 
+    def flow(self, boxes: list[Fragments], indent: str = "  ", gap: str = "  ", used: int = 0) -> "Painter":
+        """Pieces of text side by side, wrapped to the width between pieces;
+        ``used``: columns already taken on the current line."""
+        start = used
+        for box in boxes:
+            w = sum(len(t) for _, t in box)
+            if used > start and used + len(gap) + w > self.width:
+                self.nl().text(indent)
+                used = start = len(indent)
+            elif used > start:
+                self.text(gap)
+                used += len(gap)
+            elif not used:
+                self.text(indent)
+                used = start = len(indent)
+            self.out.extend(box)
+            used += w
+        if boxes:
+            self.nl()
+        return self
+
     def label(self, s: str) -> "Painter":
         return self.text(s, "class:label")
 
@@ -179,8 +200,8 @@ def _players(p: Painter, session, view: dict | None, info: dict, extra: Callable
         p.nl()
 
 
-def render_table(session, ascii: bool = False, width: int = 100) -> Fragments:
-    """The table: players, the game's own area, your hand."""
+def render_table(session, ascii: bool = False, width: int = 100, with_hand: bool = True) -> Fragments:
+    """The table: players, the game's own area, and (``with_hand``) your hand."""
     p = Painter(ascii, width)
     view = session.view()
     info = session.match_info()
@@ -194,8 +215,17 @@ def render_table(session, ascii: bool = False, width: int = 100) -> Fragments:
     if area:
         area.draw(p, session, view)
     _outcome(p, session, info)
-    p.nl()
-    hand = view.get("hand")
+    if with_hand:
+        p.nl()
+        p.out += render_hand(session, ascii, width)
+    return p.out
+
+
+def render_hand(session, ascii: bool = False, width: int = 100) -> Fragments:
+    """This seat's hand, sorted, wrapped to ``width``; nothing for a spectator."""
+    p = Painter(ascii, width)
+    view = session.view()
+    hand = view.get("hand") if view else None
     if hand is not None and session.seat is not None:
         p.label(f"Your hand ({len(hand)}):").nl()
         p.hand(sort_hand(session.game.id, hand))
@@ -411,20 +441,16 @@ class CanastaArea(Area):
         owners: dict[int, list[int]] = {}
         for i, m in enumerate(melds):
             owners.setdefault(m["owner"], []).append(i)
-        p.label("Melds").text(" (a N CARD... adds to meld N)" if melds else ": none yet", "class:label").nl()
+        if not melds:
+            p.label("Melds: none yet").nl()
         mine = self.my_owner(session, view)
         for owner in sorted(owners, key=lambda o: (o != mine, o)):
-            p.text(f"  {self.owner_name(session, view, owner)}", "class:me" if owner == mine else "").nl()
-            for i in owners[owner]:
-                m = melds[i]
-                p.text(f"    {i + 1:>2}) ", "class:label")
-                p.cards(m["cards"])
-                p.text(f"  ({len(m['cards'])})", "class:label")
-                if m.get("canasta"):
-                    p.text(f"  {m['canasta']} canasta", "class:ok")
-                elif len(m["cards"]) >= 5:
-                    p.text(f"  {7 - len(m['cards'])} to a canasta", "class:label")
-                p.nl()
+            # Melds flow side by side after their owner's name as far as the
+            # width allows: small terminals must still show every meld.
+            label = f"  {self.owner_name(session, view, owner)}: "
+            p.text(label, "class:me" if owner == mine else "")
+            boxes = [self._meld_box(p, i, melds[i]) for i in owners[owner]]
+            p.flow(boxes, indent=" " * len(label), gap="   ", used=len(label))
         red3s = view.get("red3s") or []
         if any(red3s):
             p.label("Red 3s: ")
@@ -451,6 +477,19 @@ class CanastaArea(Area):
             p.text(f"{seat_name(session.names, view['went_out'])} went out{how}.", "class:warn").nl()
         elif view.get("deal_over"):
             p.text("The stock ran out: nobody went out.", "class:warn").nl()
+
+    @staticmethod
+    def _meld_box(p: Painter, i: int, meld: dict) -> Fragments:
+        box = Painter(p.ascii)
+        box.text(f"{i + 1}) ", "class:label").cards(meld["cards"])
+        n = len(meld["cards"])
+        if meld.get("canasta"):
+            box.text(f" ({n}, {meld['canasta']} canasta)", "class:ok")
+        elif n >= 5:
+            box.text(f" ({n}, {7 - n} to a canasta)", "class:label")
+        else:
+            box.text(f" ({n})", "class:label")
+        return box.out
 
     @staticmethod
     def _turn_help(game_id: str, view: dict) -> str:
