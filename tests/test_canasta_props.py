@@ -64,7 +64,7 @@ def check_scores(game, state):
     return scores
 
 
-def bad_actions(game, state, rng):
+def bad_actions(game, state):
     seat = game.to_act(state)
     hand = game.hand(state, seat)
     missing = next(c for c in sorted(set(canasta_deck())) if c not in hand)
@@ -92,7 +92,7 @@ def play_random(game_id, players, options, seed, check_every_action=False):
         for action in sample:
             game.apply(state, action)  # every listed action applies
         before = state.evolve()
-        for bad in bad_actions(game, state, rng):
+        for bad in bad_actions(game, state):
             if bad in legal:
                 continue
             with pytest.raises(IllegalAction):
