@@ -317,3 +317,45 @@ async def test_bye_is_final_and_not_redialled(caplog):
     assert [e.msg for e in seen if isinstance(e, Message)] == [{"last": True}]
     assert isinstance(seen[-1], PeerDown) and seen[-1].final
     assert "dialling seat 0" not in reasons(caplog)
+
+
+async def test_a_flooding_peer_does_not_crowd_out_the_others():
+    """Seat 2 floods seat 0, whose driver is busy; seat 1's later messages still get
+    into the inbox, because each peer may only have inbox_size messages undelivered."""
+    async with Endpoints(3) as E:
+        table = make_table(E.eps)
+        order = []
+        sent, done = trio.Event(), trio.Event()
+
+        async def busy_reader():
+            async with open_mesh(E.eps[0], table, 0, inbox_size=50, **FAST) as mesh:
+                await sent.wait()
+                await trio.sleep(0.5)  # busy: seat 2's reader hits its limit meanwhile
+                while sum(1 for s in order if s == 1) < 5 or len(order) < 505:
+                    ev = await mesh.receive()
+                    if isinstance(ev, Message):
+                        order.append(ev.seat)
+                done.set()
+
+        async def flooder():
+            async with open_mesh(E.eps[2], table, 2, **FAST) as mesh:
+                for i in range(500):
+                    assert await mesh.send(0, {"flood": i})
+                await trio.sleep(0.2)
+                sent.set()
+                await done.wait()
+
+        async def polite():
+            async with open_mesh(E.eps[1], table, 1, **FAST) as mesh:
+                await sent.wait()
+                for i in range(5):
+                    assert await mesh.send(0, {"polite": i})
+                await done.wait()
+
+        with trio.fail_after(20):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(busy_reader)
+                nursery.start_soon(flooder)
+                nursery.start_soon(polite)
+    last_polite = max(i for i, s in enumerate(order) if s == 1)
+    assert last_polite < 60, last_polite  # right after the 50 queued flood messages, not after 500

@@ -81,7 +81,7 @@ class Mesh:
     """Use through ``open_mesh``. All methods are for the seat driver's task(s)."""
 
     def __init__(self, endpoint: Endpoint, table: TableDescription, my_seat: int, *, queue_size: int = 1024,
-                 inbox_size: int = 4096, keepalive: float = 3.0, dead_after: float = 20.0,
+                 inbox_size: int = 1024, keepalive: float = 3.0, dead_after: float = 20.0,
                  backoff: tuple[float, float] = (0.05, 5.0), dial_timeout: float = 5.0) -> None:
         if not 0 <= my_seat < len(table.seats):
             raise MeshError(f"seat {my_seat} is not at this {len(table.seats)}-seat table")
@@ -91,8 +91,11 @@ class Mesh:
         self.queue_size, self.keepalive, self.dead_after = queue_size, keepalive, dead_after
         self.backoff, self.dial_timeout = backoff, dial_timeout
         self.peers = {s.seat: _Peer(s, dial=s.seat < my_seat) for s in table.seats if s.seat != my_seat}
-        # Unbounded so PeerUp/PeerDown are never lost; readers stop at inbox_size messages instead.
+        # Unbounded so PeerUp/PeerDown are never lost; instead each peer's reader stops
+        # while inbox_size of its messages are undelivered, so a flooding peer only
+        # holds itself up.
         self.inbox_size = inbox_size
+        self._undelivered = {seat: 0 for seat in self.peers}
         self._inbox_send, self._inbox_recv = trio.open_memory_channel(math.inf)
         self._space = trio.Event()
         self._changed = trio.Event()
@@ -120,9 +123,11 @@ class Mesh:
             event = await self._inbox_recv.receive()
         except (trio.EndOfChannel, trio.ClosedResourceError):
             raise MeshError("the mesh is closed") from None
-        if self._inbox_recv.statistics().current_buffer_used < self.inbox_size:
-            self._space.set()
-            self._space = trio.Event()
+        if isinstance(event, Message):
+            self._undelivered[event.seat] -= 1
+            if self._undelivered[event.seat] < self.inbox_size:
+                self._space.set()
+                self._space = trio.Event()
         return event
 
     def __aiter__(self) -> "Mesh":
@@ -164,9 +169,9 @@ class Mesh:
             pass
 
     async def _post_message(self, event: Message) -> None:
-        # Backpressure: a reader waits while the driver is inbox_size events behind.
-        while self._inbox_send.statistics().current_buffer_used >= self.inbox_size:
+        while self._undelivered[event.seat] >= self.inbox_size:
             await self._space.wait()
+        self._undelivered[event.seat] += 1
         self._post(event)
 
     def _enqueue(self, peer: _Peer, frame: bytes) -> bool:
