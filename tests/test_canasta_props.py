@@ -240,3 +240,35 @@ def test_hidden_cards_with_house_rules(game_id, players, options):
     from tests.test_hidden_cards import play_deal
     for seed in range(2):
         play_deal(game_id, players, seed, options)
+
+
+CODES = sorted(set(canasta_deck()))
+junk = st.one_of(st.none(), st.booleans(), st.integers(-3, 200), st.text(max_size=4), st.sampled_from(CODES),
+                 st.lists(st.sampled_from(CODES), max_size=3))
+fuzz_action = st.one_of(
+    junk,
+    st.dictionaries(st.sampled_from(["type", "cards", "meld", "seat", "wild", "freeze", "x"]), junk, max_size=5),
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(["draw", "take_pile", "meld", "add", "swap", "red3", "discard", "pass"])},
+        optional={"cards": st.one_of(st.lists(st.sampled_from(CODES), max_size=8), junk),
+                  "meld": junk, "wild": junk, "freeze": junk, "seat": junk}),
+)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 50), steps=st.integers(0, 120), action=fuzz_action)
+def test_any_input_is_applied_or_refused_cleanly(game_id, seed, steps, action):
+    game = get_game(game_id)
+    state = game.start(3, seed=seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if game.deal_over(state):
+            break
+        state = game.apply(state, rng.choice(game.legal_actions(state)))
+    before = state.evolve()
+    try:
+        game.apply(state, action)
+    except IllegalAction as refusal:
+        assert str(refusal)
+    assert state == before
