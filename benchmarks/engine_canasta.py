@@ -98,8 +98,8 @@ def main() -> None:
         print(f"{game_id} random play, legal_actions + apply every step:")
         for players, options in TABLES:
             rate, cpu_rate, deals, listed = throughput(game, players, options, args.seconds)
-            print(f"  {label(players, options)}: {rate:,.0f} actions/s ({cpu_rate:,.0f} per CPU second) over {deals} deals "
-                  f"({listed:.1f} legal actions a step on average)")
+            print(f"  {label(players, options)}: {rate:,.0f} actions/s ({cpu_rate:,.0f} per CPU second) "
+                  f"over {deals} deals ({listed:.1f} legal actions a step on average)")
         if not args.matches:
             continue
         target = {"target": args.target} if args.target else {}
