@@ -39,9 +39,11 @@ class SpectatorHub:
     """Host side. ``publish`` never blocks: a watcher that falls ``queue_size``
     messages behind is dropped with a logged reason."""
 
-    def __init__(self, table_id: bytes, *, queue_size: int = 4096, keepalive: float = 10.0) -> None:
+    def __init__(self, table_id: bytes, *, queue_size: int = 4096, keepalive: float = 10.0,
+                 max_watchers: int = 64) -> None:
         self.table_id = table_id
         self.queue_size = queue_size
+        self.max_watchers = max_watchers
         self.keepalive_interval = keepalive
         self._lobby: dict | None = None
         self._final: dict | None = None
@@ -58,6 +60,8 @@ class SpectatorHub:
             raise HandshakeError("no such table here")
         if self._ended is not None:
             raise HandshakeError("the game is over")
+        if len(self._watchers) >= self.max_watchers:
+            raise HandshakeError(f"this table already has {self.max_watchers} spectators")
         return self.table_id
 
     def _push(self, msg: dict) -> None:
