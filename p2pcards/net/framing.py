@@ -161,7 +161,8 @@ class FramedStream:
                 raise ConnectionClosed(f"receive from {self.peer} failed: {exc or type(exc).__name__}") from None
             if not data:
                 if self._decoder.buffered:
-                    raise ProtocolError(f"connection closed in the middle of a frame ({self._decoder.buffered} bytes)")
+                    raise ProtocolError("connection closed in the middle of a frame "
+                                        f"({self._decoder.buffered} bytes)")
                 raise ConnectionClosed(f"{self.peer} closed the connection")
             self._decoder.feed(data)
 

@@ -229,7 +229,8 @@ async def initiate(framed: FramedStream, identity: Identity, *, role: str, sessi
             if hello.key == identity.public_key or hello.nonce == nonce:
                 raise HandshakeError("peer reflected our own hello")
             if expect_key is not None and hello.key != expect_key:
-                raise HandshakeError(f"unexpected key {fingerprint(hello.key)}, expected {fingerprint(expect_key)}")
+                raise HandshakeError(f"unexpected key {fingerprint(hello.key)}, "
+                                     f"expected {fingerprint(expect_key)}")
             if hello.role != role:
                 raise HandshakeError(f"peer answered role {hello.role!r} to our {role!r}")
             if session is not None and hello.session != session:

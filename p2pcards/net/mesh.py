@@ -187,7 +187,8 @@ class Mesh:
         return False
 
     def _cut(self, peer: _Peer, reason: str) -> None:
-        log.warning("[seat %d] seat %d (%s): dropping the connection: %s", self.my_seat, peer.info.seat, peer.info.name, reason)
+        log.warning("[seat %d] seat %d (%s): dropping the connection: %s", self.my_seat, peer.info.seat,
+                    peer.info.name, reason)
         peer.reason = reason
         if peer.scope is not None:
             peer.scope.cancel()
@@ -244,7 +245,8 @@ class Mesh:
         await channel.aclose(reason if tell else None)
 
     def _down(self, peer: _Peer, reason: str, final: bool) -> None:
-        log.info("[seat %d] seat %d (%s) down (epoch %d): %s", self.my_seat, peer.info.seat, peer.info.name, peer.epoch, reason)
+        log.info("[seat %d] seat %d (%s) down (epoch %d): %s", self.my_seat, peer.info.seat, peer.info.name,
+                 peer.epoch, reason)
         self._post(PeerDown(peer.info.seat, peer.epoch, reason, final))
         peer.channel, peer.queue, peer.scope = None, None, None
         peer.reason, peer.left, peer.since = reason, final, trio.current_time()
@@ -309,7 +311,8 @@ class Mesh:
                     expect_key=peer.info.key, timeout=self.dial_timeout)
             except NetError as exc:
                 if attempt == 1 or attempt % 10 == 0:
-                    log.info("[seat %d] dialling seat %d (%s) at %s:%d failed (attempt %d): %s", self.my_seat, peer.info.seat,
+                    log.info("[seat %d] dialling seat %d (%s) at %s:%d failed (attempt %d): %s",
+                             self.my_seat, peer.info.seat,
                              peer.info.name, peer.info.host, peer.info.port, attempt, exc)
                 peer.reason = str(exc)
                 await trio.sleep(delay * random.uniform(0.5, 1.0))
