@@ -143,7 +143,7 @@ def test_a_kanasta_deal_played_through_the_command_line():
 
     async def script(player):
         table = player.table()
-        assert "Stock:" in table and "Pile:" in table and "Melds" in table
+        assert "Stock:" in table and "Pile:" in table and ("Melds: none yet" in table or "1) " in table)
         assert await player.next_turn()
         said = await player.type("d 4C")  # before drawing: the engine says what comes first
         assert said.startswith("d 4C: ") and "draw" in said, said
@@ -208,15 +208,12 @@ def test_quit_asks_first_during_a_game():
         assert "Leave the game?" in fragment_list_to_text(player.ui._prompt())
         assert "Staying" in await player.type("n")
         assert not player.ui.confirm_quit
-        state["running"] = player.ui.app.is_running
-        handled = player.ui.lines_handled
+        state["asked"] = True
         player.pipe.send_text("quit\ry\r")
-        await until(lambda: player.ui.lines_handled >= handled + 2)
-        state["exited"] = True
-        await trio.sleep_forever()  # the app has exited: run_app cancels us
+        await trio.sleep_forever()  # only the player's quit ends the app, and run_app then cancels us
 
     at_table("warkocz", 2, script)
-    assert state == {"running": True, "exited": True}
+    assert state == {"asked": True}
 
 
 def test_the_header_counts_down_the_turn_and_resizing_rearranges_the_table():

@@ -467,7 +467,7 @@ class CanastaArea(Area):
             minimum = view.get("minimum") or []
             if mine < len(opened) and not opened[mine] and mine < len(minimum):
                 p.label(f"Your first meld must be worth at least {minimum[mine]}")
-                if view.get("turn_value"):
+                if view.get("turn_value") and view.get("to_act") == session.seat:
                     p.label(f" (melded this turn: {view['turn_value']})")
                 p.nl()
         if view.get("to_act") == session.seat and session.seat is not None:
