@@ -78,3 +78,39 @@ async def test_advertised_table_is_found_on_loopback():
             await ad.update(seated=4)
             found = [a for a in await discovery.browse(2.5, interfaces=lo) if a.table_id == tid]
             assert found[0].seated == 4 and not found[0].joinable and "(full)" in found[0].describe()
+
+
+@pytest.mark.skipif(not discovery.available(), reason="zeroconf is not installed (optional: p2pcards[lan])")
+async def test_hosted_lobby_advertises_itself_and_tracks_the_seat_count():
+    from p2pcards.net import open_endpoint
+    from p2pcards.net.lobby import HostLobby, join_table
+
+    from .test_net_support import LOCAL, Seats, new_key
+
+    problem = await trio.to_thread.run_sync(multicast_loopback_problem)
+    if problem:
+        pytest.skip(problem)
+    lo = ["127.0.0.1"]
+    seats = Seats()
+    with trio.fail_after(40):
+        async with open_endpoint(new_key(), "Ala", bind=LOCAL) as host_ep:
+            lobby = HostLobby(host_ep, "bura", 3, on_update=seats, advertise=True, advertise_interfaces=lo)
+
+            async def find(seated):
+                for _ in range(10):
+                    ads = [a for a in await discovery.browse(1.5, interfaces=lo) if a.table_id == lobby.table_id]
+                    if ads and ads[0].seated == seated:
+                        return ads[0]
+                raise AssertionError(f"no advertisement with {seated} seated")
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(lobby.run)
+                ad = await find(1)
+                assert (ad.host_name, ad.port, ad.wanted, ad.address) == ("Ala", host_ep.port, 3, LOCAL)
+                async with open_endpoint(new_key(), "Bolek", bind=LOCAL) as ep:
+                    async with trio.open_nursery() as inner:
+                        inner.start_soon(join_table, ep, ad.address, ad.port)
+                        await seats.wait(2)
+                        await find(2)
+                        inner.cancel_scope.cancel()
+                nursery.cancel_scope.cancel()

@@ -17,10 +17,11 @@ import trio
 
 from .. import PROTOCOL_VERSION
 from .endpoint import Endpoint
-from .errors import HandshakeError, LobbyError, NetError, ProtocolError, TableRefused
+from .errors import DiscoveryUnavailable, HandshakeError, LobbyError, NetError, ProtocolError, TableRefused
 from .handshake import Channel, Hello
 from .messages import MAX_PLAYERS, NONCE_LEN, TABLE_ID_LEN, check_options, get_bytes, get_int, get_str
 from .spectate import SpectatorHub
+from .tasks import background_tasks
 from .table import (LobbyView, Proposal, SeatInfo, TableDescription, check_game, commit_of,
                     compute_session_id, final_msg, parse_final_msg, parse_propose_msg, parse_seats_msg,
                     propose_msg, seats_msg)
@@ -64,7 +65,10 @@ class HostLobby:
     def __init__(self, endpoint: Endpoint, game: str, players: int, *, options: dict | None = None,
                  accept: AcceptHook | None = None, on_update: UpdateHook | None = None,
                  accept_timeout: float = 300.0, reveal_timeout: float = 15.0, send_timeout: float = 10.0,
-                 keepalive: float = 10.0, dead_after: float = 35.0) -> None:
+                 keepalive: float = 10.0, dead_after: float = 35.0, advertise: bool = False,
+                 advertise_interfaces: list[str] | None = None) -> None:
+        """``advertise``: announce the table on the LAN (mDNS) while it waits for players;
+        if that is impossible here the lobby goes on and says why in the log."""
         try:
             check_game(game)
             options = check_options(options or {})
@@ -82,7 +86,8 @@ class HostLobby:
         self.joiners: list[_Joiner] = []
         self.view: LobbyView | None = None
         self._events_send, self._events_recv = trio.open_memory_channel(256)
-        self._proposing = False
+        self.advertise, self.advertise_interfaces = advertise, advertise_interfaces
+        self._advertiser = None
         self._done = False
         self._round = 0
 
@@ -152,7 +157,9 @@ class HostLobby:
         self.endpoint.register("lobby", self)
         self.endpoint.register("watch", self.spectators)
         try:
-            async with self._events_recv:
+            async with self._events_recv, background_tasks() as nursery:
+                if self.advertise:
+                    nursery.start_soon(self._advertise)
                 await self._announce(None)
                 while True:
                     while len(self.joiners) < self.players - 1:
@@ -165,6 +172,32 @@ class HostLobby:
             self.endpoint.register("lobby", None)
             for j in self.joiners:
                 j.scope.cancel()
+
+    async def _advertise(self) -> None:
+        """Runs until the lobby ends; the advertisement goes with it."""
+        from . import discovery
+
+        bind = self.endpoint.bind_host
+        try:
+            async with discovery.advertise(
+                    game=self.game, wanted=self.players, seated=len(self._seats()),
+                    host_name=self.endpoint.identity.name, port=self.endpoint.port, table_id=self.table_id,
+                    addresses=None if bind in ("0.0.0.0", "::", "") else [bind],
+                    interfaces=self.advertise_interfaces) as advertiser:
+                self._advertiser = advertiser
+                await self._update_advertisement()
+                await trio.sleep_forever()
+        except DiscoveryUnavailable as exc:
+            log.warning("not advertising the table on the LAN: %s", exc)
+        finally:
+            self._advertiser = None
+
+    async def _update_advertisement(self) -> None:
+        if self._advertiser is not None:
+            try:
+                await self._advertiser.update(seated=len(self._seats()))
+            except Exception as exc:  # zeroconf trouble must not stop the lobby
+                log.warning("could not update the LAN advertisement: %s", exc)
 
     def _drop(self, j: _Joiner, why: str, tell: str | None) -> None:
         """Remove a joiner; ``why`` goes to our log, ``tell`` to the peer."""
@@ -208,6 +241,7 @@ class HostLobby:
             if len(self.joiners) == before:
                 break
             notice = "a player left"
+        await self._update_advertisement()
         await _call(self.on_update, self.view)
 
     async def _waiting_event(self, event: tuple) -> None:
