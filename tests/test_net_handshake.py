@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from p2pcards import PROTOCOL_VERSION
-from p2pcards.net.errors import HandshakeError, NetError
+from p2pcards.net.errors import ConnectionClosed, HandshakeError, NetError
 from p2pcards.net.framing import FramedStream
 from p2pcards.net.handshake import (TAG_INITIATOR, Identity, ReplayGuard, initiate, make_hello, respond,
                                     transcript)
@@ -167,3 +167,15 @@ def test_fuzz_responder_never_crashes_or_hangs(chunks):
             await respond(FramedStream(b), BOB, admit=admit_all, timeout=5)
 
     trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+
+
+async def test_silent_peer_is_declared_dead_but_a_pinging_one_is_not(autojump_clock):
+    """After the handshake: pings keep a quiet connection alive; silence kills it."""
+    ci, cr = await run_pair(dict(role="mesh", session=SESSION), dict(admit=admit_all))
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(ci.keepalive, 3.0)
+        with trio.move_on_after(600):  # ten virtual minutes of pings only
+            await cr.receive_live(20.0)
+        nursery.cancel_scope.cancel()
+    with pytest.raises(ConnectionClosed, match="silent for 20.0s"):
+        await cr.receive_live(20.0)
