@@ -121,6 +121,7 @@ class HostLobby:
                             msg = await channel.receive_live(self.dead_after)
                             await self._events_send.send(("msg", j, msg))
                     except ProtocolError as exc:
+                        log.warning("lobby connection %s broke the protocol: %s", channel.describe(), exc)
                         reason = str(exc)
                         j.close_reason = f"protocol error: {exc}"
                     except NetError as exc:
