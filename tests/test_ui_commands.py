@@ -90,6 +90,15 @@ def test_meld_numbers_on_the_screen_start_at_one():
         C.parse("kanasta", "a 0 KH", legal)
 
 
+def test_a_meld_number_is_checked_against_the_table_the_player_sees():
+    view = {"melds": [{"cards": ["KH", "KS", "KD"]}, {"cards": ["7C", "7D", "7H"]}]}
+    with pytest.raises(C.CommandError, match="no meld 3 on the table: they are numbered 1 to 2"):
+        C.parse("kanasta", "a 3 KH", [], view)
+    with pytest.raises(C.CommandError, match="no meld 1 on the table: there are none yet"):
+        C.parse("kanaszta", "t 1", [], {"melds": []})
+    assert C.parse("kanasta", "a 2 7S", [], view) == {"type": "add", "meld": 1, "cards": ["7S"]}
+
+
 def test_kanaszta_discards_plainly_unless_told_crosswise():
     legal = [{"type": "discard", "cards": ["JK"]}, {"type": "discard", "cards": ["JK"], "freeze": True}]
     assert C.parse("kanaszta", "d JK", legal) == legal[0]
@@ -193,3 +202,20 @@ def test_card_codes_in_free_text_are_found():
     parts = C.split_cards("Ann melds KH 10S JK; say OK 2H?")
     assert [p for p, card in parts if card] == ["KH", "10S", "JK", "2H"]
     assert "".join(p for p, _ in parts) == "Ann melds KH 10S JK; say OK 2H?"
+
+
+def test_the_log_marks_a_warkocz_gag_exactly_when_the_row_ends():
+    game = engine("warkocz")
+    plays = gags = 0
+    for seed in range(8):
+        state, rng = game.start(players=3, seed=seed), random.Random(seed)
+        while not game.deal_over(state):
+            action = rng.choice(game.legal_actions(state))
+            line = C.describe(game, state, game.to_act(state), action, ["A", "B", "C"])
+            after = game.apply(state, action)
+            if action["type"] == "play" and not game.deal_over(after):
+                plays += 1
+                gags += line.endswith("(gag)")
+                assert line.endswith("(gag)") == (not game.view(after, None)["row"]), line
+            state = after
+    assert plays > 100 and 0 < gags < plays

@@ -390,7 +390,7 @@ class TableApp:
             return False
         session = self.session
         try:
-            parsed = commands.parse(session.game.id, text, session.legal_actions())
+            parsed = commands.parse(session.game.id, text, session.legal_actions(), session.view())
         except commands.CommandError as exc:
             self.say(str(exc), "class:error")
             return False

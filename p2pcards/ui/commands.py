@@ -16,7 +16,7 @@ import dataclasses
 import re
 from collections import Counter
 
-from p2pcards.cards import JOKER, RANKS, SUIT_SYMBOLS, is_code
+from p2pcards.cards import JOKER, RANKS, SUIT_SYMBOLS, is_code, rank
 
 # ----- cards -------------------------------------------------------------------
 
@@ -286,11 +286,12 @@ def _bare_cards_verb(game_id: str, legal: list[dict]) -> Verb | None:
     return next(v for v in VERBS[game_id] if v.type == natural[game_id][0])
 
 
-def parse(game_id: str, text: str, legal: list[dict]) -> UiCommand | dict:
+def parse(game_id: str, text: str, legal: list[dict], view: dict | None = None) -> UiCommand | dict:
     """What the player typed: a table command, or the action to send. The
     action is the matching legal action when there is one, else the action as
     typed (the engine will explain why it is refused). Raises CommandError for
-    input that is neither."""
+    input that is neither. ``view`` (the table now) lets a meld number be
+    checked in the numbering the player sees."""
     text = text.strip()
     if not text:
         raise CommandError("type a move or a command; help lists them")
@@ -309,6 +310,10 @@ def parse(game_id: str, text: str, legal: list[dict]) -> UiCommand | dict:
             raise CommandError(f"unknown command {tokens[0]!r}; help lists the commands") from None
         verb = _bare_cards_verb(game_id, legal)
     fields = _parse_args(verb, tokens)
+    melds = (view or {}).get("melds")
+    if "meld" in fields and melds is not None and fields["meld"] >= len(melds):
+        shown = f"they are numbered 1 to {len(melds)}" if melds else "there are none yet"
+        raise CommandError(f"there is no meld {fields['meld'] + 1} on the table: {shown}")
     fields_typed = {"type": verb.type, **fields}
     found = [a for a in legal if _matches(a, fields_typed)]
     if len(found) > 1:
@@ -481,9 +486,30 @@ def _describe(game, state, who: str, action: dict) -> str:
         text += " " + cards
     if action.get("as"):
         text += f" as {action['as']}"
+    if game.id == "warkocz" and _warkocz_gag(game, state, action):
+        text += " (gag)"
     if action.get("freeze"):
         text += " crosswise (pile frozen)"
     return text
+
+
+def _warkocz_gag(game, state, action: dict) -> bool:
+    """Whether a warkocz play ends the row: a K, or its next rank used up."""
+    cards = action.get("cards") or []
+    if action.get("type") != "play" or not cards:
+        return False
+    r = action.get("as") or rank(cards[0])
+    if r == "K":
+        return True
+    if state is None or r not in RANKS[:-2]:
+        return False
+    following = RANKS[RANKS.index(r) + 1]
+    try:
+        played = game.view(state, None).get("played") or {}
+    except Exception:  # a log line is not worth failing a move for
+        return False
+    laid_now = sum(1 for c in cards if c != "9C" and rank(c) == following)
+    return played.get(following, 0) + laid_now >= 4
 
 
 def _public_pile(game, state) -> list[str]:

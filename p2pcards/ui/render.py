@@ -390,8 +390,12 @@ class WarkoczArea(Area):
         p.label("Played: ")
         for r, n in played.items():
             p.text(f"{r}:{n} ", "class:dim" if r in exhausted else "")
+        p.nl()
+        # A gag is a K or a card whose next rank is used up.
+        gags = ["K"] + [RANKS[RANKS.index(r) - 1] for r in sorted(exhausted, key=RANKS.index) if r != "2"]
+        p.label("Gag now: ").text(" ".join(sorted(set(gags), key=RANKS.index)))
         if exhausted:
-            p.label(" gag ranks used up: ").text(" ".join(sorted(exhausted, key=RANKS.index)))
+            p.label(f"  ({', '.join(sorted(exhausted, key=RANKS.index))} used up)")
         p.nl()
         p.label("Rows done: ").text(str(len(view.get("rows_done") or [])))
         p.label("   Set aside: ").text(str(view.get("aside_count", 0)))
