@@ -309,3 +309,32 @@ async def test_late_spectator_gets_the_backlog_then_live_entries_then_the_end():
     assert isinstance(items[0], LobbyView) and isinstance(items[1], TableDescription)
     assert items[1].session_id == table.session_id
     assert [(i.index, i.data) for i in items[2:]] == [(0, b"old 0"), (1, b"old 1"), (2, b"old 2"), (3, b"new 3")]
+
+
+async def test_seated_joiner_sending_garbage_is_removed_and_the_table_goes_on(caplog):
+    net_logging(caplog)
+    outcome = {}
+    seats = Seats()
+
+    async def joiner(name, port):
+        async with open_endpoint(new_key(), name, bind=LOCAL) as ep:
+            outcome[name] = await join_table(ep, LOCAL, port)
+
+    with trio.fail_after(20):
+        async with open_endpoint(new_key(), "host", bind=LOCAL) as host_ep:
+            lobby = HostLobby(host_ep, "bura", 3, on_update=seats)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(_run, lobby, outcome)
+                nursery.start_soon(joiner, "good", host_ep.port)
+                await seats.wait(2)
+                rogue = await initiate(FramedStream(await trio.open_tcp_stream(LOCAL, host_ep.port)),
+                                       Identity(new_key(), "rogue"), role="lobby", session=None)
+                await rogue.send({"t": "join", "port": 9})
+                await seats.wait(3)  # seated; now a proposal is out and the rogue answers with junk
+                await rogue.framed.send_frame(HEADER.pack(3) + b"\xc1\xc1\xc1")
+                await seats.wait(2)
+                await rogue.aclose()
+                nursery.start_soon(joiner, "late", host_ep.port)
+    assert [s.name for s in outcome["host"].seats] == ["host", "good", "late"]
+    assert "rogue left" in [v.notice for v in seats.views]
+    assert "broke the protocol: undecodable frame" in reasons(caplog)
