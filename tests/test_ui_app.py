@@ -293,3 +293,24 @@ def test_leaving_the_table_shows_the_waiting_screen_again():
         assert "not ready" in await player.type("d 7C")
 
     at_table("warkocz", 2, script)
+
+
+def test_a_session_that_fails_to_draw_costs_a_message_not_the_game():
+    async def script(player):
+        session = player.session
+        real_view = session.view
+
+        def broken_view():
+            raise RuntimeError("state nobody foresaw")
+
+        session.view = broken_view
+        player.ui.invalidate()
+        table = fragment_list_to_text(player.ui._table_text())
+        assert "cannot draw this part: RuntimeError: state nobody foresaw" in table
+        said = await player.type("help")  # the input line still works
+        assert player.ui.pager is not None or said
+        session.view = real_view
+        await player.type("")
+        assert "Trump:" in fragment_list_to_text(player.ui._table_text())
+
+    at_table("bura", 2, script)

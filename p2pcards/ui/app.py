@@ -75,6 +75,18 @@ WIDE = 100  # columns from which the log stands beside the table instead of belo
 TICK = 0.25  # seconds between countdown refreshes
 
 
+def _guarded(draw):
+    """A drawing method that shows its failure instead of raising it."""
+
+    def guarded(self):
+        try:
+            return draw(self)
+        except Exception as exc:
+            return [("class:error", f"(cannot draw this part: {type(exc).__name__}: {exc})\n")]
+
+    return guarded
+
+
 class MoveCompleter(Completer):
     """Tab offers exactly the legal moves (and the table commands)."""
 
@@ -299,16 +311,22 @@ class TableApp:
         return max(1, (info.window_height if info else 20) - 2)
 
     # ----- what is drawn ---------------------------------------------------------------
+    # Every drawing function runs inside prompt-toolkit's render: an exception
+    # there (a session in a state nobody foresaw) would end the program, so
+    # each one shows the error in its place instead.
     def _prompt(self):
         if self.confirm_quit:
             return [("class:error", "Leave the game? (y/n) ")]
         if self._question is not None:
             return [("class:warn", "(yes/no)> ")]
         s = self.session
-        if s is not None and s.seat is not None and s.to_act() == s.seat:
-            return [("class:prompt.turn", "your move> ")]
-        return [("class:prompt", "> ")]
+        try:
+            mine = s is not None and s.seat is not None and s.to_act() == s.seat
+        except Exception:
+            mine = False
+        return [("class:prompt.turn", "your move> ")] if mine else [("class:prompt", "> ")]
 
+    @_guarded
     def _header_text(self):
         if self.session is None:
             return [("class:title", " p2pcards ")]
@@ -318,12 +336,15 @@ class TableApp:
         columns = self._columns()
         return columns - 45 if columns >= WIDE else columns
 
+    @_guarded
     def _table_text(self):
         return render_table(self.session, self.ascii, self._table_width(), with_hand=False)
 
+    @_guarded
     def _hand_text(self):
         return render_hand(self.session, self.ascii, self._table_width())
 
+    @_guarded
     def _log_text(self):
         fragments = render_log(self.session, self.ascii)
         self._log_lines = sum(text.count("\n") for _, text in fragments)
@@ -548,7 +569,10 @@ class TableApp:
         shown = None
         while True:
             session = self.session
-            deadline = session.turn_deadline() if session is not None else None
+            try:
+                deadline = session.turn_deadline() if session is not None else None
+            except Exception:  # no countdown is better than no game
+                deadline = None
             self.remaining = None if deadline is None else max(0.0, deadline - trio.current_time())
             whole = None if self.remaining is None else int(self.remaining)
             if whole != shown:

@@ -299,12 +299,12 @@ class BuraArea(Area):
         p.nl()
         trick = view.get("trick") or []
         lead_size = view.get("lead_size") or 0
-        p.label("Trick: ")
         if not trick:
             leader = view.get("leader")
             if view.get("phase") == "play" and leader is not None and leader >= 0:
-                p.text(f"{seat_name(names, leader)} leads (up to {view.get('max_lead', 3)} cards of one suit)")
+                p.label("Trick: ").text(f"{seat_name(names, leader)} leads (up to {view.get('max_lead', 3)} cards of one suit)")
         else:
+            p.label("Trick: ")
             p.text(f"{lead_size} card{'s' if lead_size != 1 else ''} each").nl()
             best = view.get("best")
             for play in trick:
@@ -345,7 +345,7 @@ class BuraArea(Area):
             p.text(f"{seat_name(names, decl['seat'])} declared {decl.get('points')} points and {verdict}: ", "class:warn")
             p.cards(decl.get("cards") or []).nl()
         result = view.get("result")
-        if result:
+        if result and not (decl and result.get("end") in ("declared", "failed_declaration")):
             p.text(self._result_text(result, names), "class:warn").nl()
 
     @staticmethod
