@@ -403,7 +403,8 @@ class WarkoczArea(Area):
         wb = view.get("warkocz_by")
         p.label("   Warkocz: ").text("not played yet" if wb is None else f"played by {seat_name(names, wb)}")
         p.nl()
-        scores = view.get("scores") or []
+        # The match totals, this deal's points included once it is over.
+        scores = session.match_info().get("scores") or view.get("scores") or []
         p.label("Points: ").text(", ".join(f"{seat_name(names, s)} {v}" for s, v in enumerate(scores)))
         p.text(f"  (to {view.get('target')})", "class:label").nl()
         if view.get("winner") is not None:
