@@ -127,7 +127,7 @@ def test_random_deals_hypothesis(game_id, seed, table, data):
     else:
         options.update(data.draw(st.fixed_dictionaries({
             "red3_replacement": st.booleans(), "go_out_canasta": st.booleans(),
-            "one_meld_per_rank": st.booleans()})))
+            "one_meld_per_rank": st.booleans(), "empty_stock_ends": st.booleans()})))
     play_random(game_id, players, options, seed)
 
 
@@ -232,7 +232,7 @@ def test_greedy_always_picks_a_legal_action(game_id, players):
     ("kanasta", 4, {"pairs": False, "play_before_first_meld": True, "go_out_canasta": True}),
     ("kanasta", 3, {"swap_twos": False, "one_meld_per_rank": True}),
     ("kanaszta", 4, {"pairs": False, "red3_replacement": False}),
-    ("kanaszta", 2, {"go_out_canasta": False, "one_meld_per_rank": False}),
+    ("kanaszta", 2, {"go_out_canasta": False, "one_meld_per_rank": False, "empty_stock_ends": False}),
 ])
 def test_hidden_cards_with_house_rules(game_id, players, options):
     """The network's partial knowledge stays in step with full knowledge

@@ -401,3 +401,17 @@ def test_black3s_meld_as_the_player_goes_out():
     refused(state, meld("3C", "3S"), "3 or 4 together")
     state = act(state, meld("3C", "3C", "3S"))
     assert G.deal_over(state) and state.melds[-1].rank == "3" and state.went_out == 1
+
+
+def test_decision_empty_stock_ends_the_deal_unless_the_pile_must_be_taken():
+    def facing_empty_stock(options=None):
+        state = deal({1: ["KH", "KS", "AH", "AS", "AC"] + PLAIN[:10], 0: ["KC"]}, options=options)
+        state = act(state, DRAW, discard("4C"), DRAW, discard("KC")).evolve()
+        state.stock = []  # set directly: the stock ran out
+        return state
+    state = facing_empty_stock()
+    assert DRAW in G.legal_actions(state) and take("KH", "KS") in G.legal_actions(state)
+    assert G.deal_over(act(state, DRAW))
+    state = facing_empty_stock({"empty_stock_ends": False})
+    assert DRAW not in G.legal_actions(state) and take("KH", "KS") in G.legal_actions(state)
+    refused(state, DRAW, "must take it")

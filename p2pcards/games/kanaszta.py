@@ -56,7 +56,10 @@ replacement: an empty stock, or ``red3_replacement`` false), they discard it
 without going out, and play on with an empty hand until they draw.
 
 Decisions (options): ``pairs`` (true with 4 players), ``target`` 15000,
-``red3_replacement`` (true), ``go_out_canasta`` (true),
+``red3_replacement`` (true), ``go_out_canasta`` (true), ``empty_stock_ends``
+(true: with the stock empty, ``draw`` ends the deal even when the player
+could take the pile; false: a player who can take it must, and the deal
+ends only with one who can't),
 ``one_meld_per_rank`` (true: a side has at most one meld of a rank; more
 cards of it are added). A side that goes out does not count its cards left in
 hand (the partner's, in pairs), as RULES.md reads.
@@ -101,11 +104,12 @@ class Kanaszta(CanastaGame):
         "red3_replacement": "a red 3 laid apart is replaced from the stock",
         "go_out_canasta": "a side needs a canasta to go out",
         "one_meld_per_rank": "a side holds at most one meld of each rank",
+        "empty_stock_ends": "with the stock empty a player may end the deal instead of taking the pile",
     }
 
     def default_options(self, players: int) -> dict:
         return {"pairs": players == 4, "target": 15000, "red3_replacement": True,
-                "go_out_canasta": True, "one_meld_per_rank": True}
+                "go_out_canasta": True, "one_meld_per_rank": True, "empty_stock_ends": True}
 
     def minimums(self, opts, scores, owners):
         # The seed's table by the side's match total (the first deal: 0 -> 50).
@@ -205,7 +209,21 @@ class Kanaszta(CanastaGame):
 
     # ----- the pile ---------------------------------------------------------------------------
     def _draw_actions(self, state, seat):
-        return [{"type": "draw"}] + self.pile_actions(state, seat)
+        takes = self.pile_actions(state, seat)
+        if takes and self._must_take(state, seat):
+            return takes
+        return [{"type": "draw"}] + takes
+
+    def _must_take(self, state, seat) -> bool:
+        """With ``empty_stock_ends`` off, a player facing an empty stock who
+        can take the pile must (known only with the hand known)."""
+        return not state.stock and not state.options["empty_stock_ends"]
+
+    def _do_draw(self, state, seat, action):
+        if (state.phase == "draw" and self._must_take(state, seat)
+                and not any(C.is_unknown(c) for c in state.hands[seat]) and self.pile_actions(state, seat)):
+            raise IllegalAction("the stock is empty and you can take the pile: you must take it")
+        return super()._do_draw(state, seat, action)
 
     def _pile_closed(self, state, seat) -> str | None:
         if state.phase != "draw":
