@@ -124,7 +124,7 @@ msgpack_values = st.recursive(
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.dictionaries(st.sampled_from(["t", "v", "key", "nonce", "name", "role", "session", "sig", "x"]),
+@given(st.dictionaries(st.sampled_from(["t", "v", "key", "nonce", "name", "role", "session", "kx", "sig", "x"]),
                        msgpack_values, max_size=9))
 def test_fuzz_handshake_parsers_structured(fields):
     body = msgpack.packb(fields, use_bin_type=True)
@@ -136,7 +136,7 @@ def test_fuzz_handshake_parsers_structured(fields):
 
 
 _IDENTITY = Identity(new_key(), "fuzz")
-_VALID_HELLO = make_hello(_IDENTITY, "lobby", None, b"\x01" * 32)
+_VALID_HELLO = make_hello(_IDENTITY, "lobby", None, b"\x01" * 32, b"\x02" * 32)
 
 
 @settings(max_examples=400, deadline=None)
@@ -149,7 +149,7 @@ def test_fuzz_handshake_parser_mutated_hello(pos, value, cut):
         hello = parse_hello(body)
     except ProtocolError:
         return
-    assert len(hello.key) == 32 and len(hello.nonce) == 32 and hello.role in ("lobby", "watch", "mesh")
+    assert len(hello.key) == len(hello.nonce) == len(hello.kx) == 32 and hello.role in ("lobby", "watch", "mesh")
 
 
 _seat = st.fixed_dictionaries({"name": st.text(max_size=70), "key": st.binary(min_size=31, max_size=33)},

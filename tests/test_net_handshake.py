@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from p2pcards import PROTOCOL_VERSION
-from p2pcards.net.errors import ConnectionClosed, HandshakeError, NetError
+from p2pcards.net.errors import ConnectionClosed, HandshakeError, NetError, ProtocolError
 from p2pcards.net.framing import FramedStream
 from p2pcards.net.handshake import (TAG_INITIATOR, Identity, ReplayGuard, initiate, make_hello, respond,
                                     transcript)
@@ -23,6 +23,7 @@ from .test_net_support import Recorder, frame, new_key
 ALICE = Identity(new_key(), "Alice")
 BOB = Identity(new_key(), "Bob")
 SESSION = b"S" * 32
+KX = bytes(range(1, 33))  # any X25519 public value
 
 
 def admit_all(hello):
@@ -84,7 +85,7 @@ async def test_own_key_is_refused():
 
 async def test_wrong_version_is_refused_with_reason():
     a, b = trio.testing.memory_stream_pair()
-    hello = msgpack.unpackb(make_hello(ALICE, "lobby", None, b"n" * 32))
+    hello = msgpack.unpackb(make_hello(ALICE, "lobby", None, b"n" * 32, KX))
     hello["v"] = PROTOCOL_VERSION + 1
     await a.send_all(frame(hello))
     with pytest.raises(HandshakeError, match=f"version {PROTOCOL_VERSION + 1}"):
@@ -96,7 +97,7 @@ async def test_forged_signature_is_refused():
     mallory = Identity(new_key(), "Alice")
     a, b = trio.testing.memory_stream_pair()
     fa = FramedStream(a)
-    hello_i = make_hello(ALICE, "lobby", None, b"m" * 32)  # Alice's public key, Mallory's connection
+    hello_i = make_hello(ALICE, "lobby", None, b"m" * 32, KX)  # Alice's public key, Mallory's connection
     await fa.send_frame(frame(msgpack.unpackb(hello_i))[:4] + hello_i)
 
     async def mallory_side():
@@ -140,7 +141,7 @@ async def test_half_open_connection_times_out(autojump_clock):
 
 async def test_slowloris_trickle_times_out(autojump_clock):
     a, b = trio.testing.memory_stream_pair()
-    data = frame(msgpack.unpackb(make_hello(ALICE, "lobby", None, b"n" * 32)))
+    data = frame(msgpack.unpackb(make_hello(ALICE, "lobby", None, b"n" * 32, KX)))
 
     async def trickle():
         for byte in data[:-1]:
@@ -181,3 +182,36 @@ async def test_silent_peer_is_declared_dead_but_a_pinging_one_is_not(autojump_cl
         nursery.cancel_scope.cancel()
     with pytest.raises(ConnectionClosed, match="silent for 20.0s"):
         await cr.receive_live(20.0)
+
+
+async def _sealed_pair():
+    a, b = trio.testing.memory_stream_pair()
+    rec = Recorder(a)
+    fi = FramedStream(rec)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(functools.partial(initiate, fi, ALICE, role="mesh", session=SESSION))
+        cr = await respond(FramedStream(b), BOB, admit=admit_all)
+    return fi, rec, cr
+
+
+async def test_after_the_handshake_frames_are_sealed_to_their_connection():
+    """An on-path attacker can neither inject a frame, nor replay one, nor move one
+    from another connection: each fails to open."""
+    fi, rec, cr = await _sealed_pair()
+    start = len(rec.sent)
+    await fi.send({"t": "app", "m": "first"})
+    sealed_first = bytes(rec.sent[start:])
+    assert b"first" not in sealed_first
+    assert await cr.receive() == {"t": "app", "m": "first"}
+
+    cases = {"injected": frame({"t": "app", "m": "injected"}), "replayed": sealed_first}
+    for what, forged in cases.items():
+        fi2, rec2, cr2 = await _sealed_pair() if what == "injected" else (fi, rec, cr)
+        await rec2.inner.send_all(forged)
+        with pytest.raises(ProtocolError, match="frame failed authentication"):
+            await cr2.receive()
+    # Moved: the first frame of one connection, shown to another at the same counter.
+    fi3, rec3, cr3 = await _sealed_pair()
+    await rec3.inner.send_all(sealed_first)
+    with pytest.raises(ProtocolError, match="frame failed authentication"):
+        await cr3.receive()

@@ -5,9 +5,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from p2pcards.net.handshake import (TAG_INITIATOR, TAG_RESPONDER, Identity, make_hello, parse_hello,
+from p2pcards.net.framing import FrameCipher, encode_frame
+from p2pcards.net.handshake import (TAG_INITIATOR, TAG_RESPONDER, Identity, frame_keys, make_hello, parse_hello,
                                     transcript, verify)
 from p2pcards.net.messages import encode_options, fingerprint
 from p2pcards.net.table import SeatInfo, commit_of, compute_session_id
@@ -24,12 +28,19 @@ def hexblock(label: str) -> bytes:
 
 ALA = Identity(Ed25519PrivateKey.from_private_bytes(b"\x01" * 32), "Ala")
 BOLEK = Identity(Ed25519PrivateKey.from_private_bytes(b"\x02" * 32), "Bolek")
+EPH_ALA = X25519PrivateKey.from_private_bytes(b"\x03" * 32)
+EPH_BOLEK = X25519PrivateKey.from_private_bytes(b"\x04" * 32)
+
+
+def raw(k) -> bytes:
+    return k.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
 
 
 def test_handshake_vector():
     assert hexblock("key_Ala") == ALA.public_key and hexblock("key_Bolek") == BOLEK.public_key
-    hi = make_hello(ALA, "mesh", b"\x33" * 32, b"\xaa" * 32)
-    hr = make_hello(BOLEK, "mesh", b"\x33" * 32, b"\xbb" * 32)
+    assert hexblock("kx_Ala") == raw(EPH_ALA) and hexblock("kx_Bolek") == raw(EPH_BOLEK)
+    hi = make_hello(ALA, "mesh", b"\x33" * 32, b"\xaa" * 32, raw(EPH_ALA))
+    hr = make_hello(BOLEK, "mesh", b"\x33" * 32, b"\xbb" * 32, raw(EPH_BOLEK))
     assert hi == hexblock("HI") and hr == hexblock("HR")
     assert parse_hello(hi).name == "Ala"
     ti = transcript(TAG_INITIATOR, hi, hr)
@@ -38,6 +49,14 @@ def test_handshake_vector():
     assert verify(BOLEK.public_key, hexblock("sig_R"), transcript(TAG_RESPONDER, hi, hr))
     assert not verify(BOLEK.public_key, hexblock("sig_R"), ti)  # the tag matters
     assert fingerprint(ALA.public_key) in WIRE
+    keys = frame_keys(EPH_ALA, raw(EPH_BOLEK), hi, hr)
+    assert keys == frame_keys(EPH_BOLEK, raw(EPH_ALA), hi, hr) == (hexblock("k_IR"), hexblock("k_RI"))
+    seal, unseal = FrameCipher(keys[0]), FrameCipher(keys[0])
+    ping = msgpack.packb({"t": "ping"})
+    for label in ("ping0", "ping1"):
+        frame = encode_frame(seal.seal(ping))
+        assert frame == hexblock(label)
+        assert unseal.open(frame[4:]) == ping
 
 
 def test_session_vector():

@@ -15,7 +15,8 @@ Typical use by a seat driver::
 from .endpoint import DEFAULT_PORT, Endpoint, dial, open_endpoint
 from .errors import (ConnectionClosed, DiscoveryUnavailable, HandshakeError, LobbyError, MeshError, NetError,
                      ProtocolError, TableRefused)
-from .framing import DEFAULT_MAX_FRAME, FrameDecoder, FramedStream, Limits, decode_body, encode_message
+from .framing import (DEFAULT_MAX_FRAME, FrameDecoder, FramedStream, Limits, decode_body, encode_message,
+                      pack_message)
 from .handshake import Channel, Identity
 from .lobby import HostLobby, host_table, join_table
 from .mesh import Mesh, Message, PeerDown, PeerStatus, PeerUp, open_mesh
@@ -27,6 +28,7 @@ __all__ = [
     "DEFAULT_PORT", "DEFAULT_MAX_FRAME", "Endpoint", "open_endpoint", "dial", "Identity", "Channel",
     "NetError", "ProtocolError", "HandshakeError", "ConnectionClosed", "LobbyError", "TableRefused", "MeshError",
     "DiscoveryUnavailable", "FrameDecoder", "FramedStream", "Limits", "decode_body", "encode_message",
+    "pack_message",
     "HostLobby", "host_table", "join_table", "Mesh", "open_mesh", "Message", "PeerUp", "PeerDown", "PeerStatus",
     "SpectatorHub", "Watch", "watch_table", "LogEntry", "LobbyView", "Proposal", "SeatInfo", "TableDescription",
     "fingerprint",

@@ -1,4 +1,5 @@
-"""Frames: a 4-byte big-endian length, then one msgpack map with a ``"t"`` field.
+"""Frames: a 4-byte big-endian length, then one msgpack map with a ``"t"`` field
+(after the handshake, sealed with ChaCha20-Poly1305).
 
 ``FrameDecoder`` is sans-IO (feed bytes, get bodies) so it can be fuzzed
 directly; ``FramedStream`` puts it on a trio stream.
@@ -12,11 +13,14 @@ from typing import Any
 
 import msgpack
 import trio
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
 from .errors import ConnectionClosed, ProtocolError
 
 DEFAULT_MAX_FRAME = 1 << 20  # 1 MiB
 HEADER = struct.Struct(">I")
+TAG_LEN = 16  # Poly1305 tag; a plaintext body may be at most max_frame - TAG_LEN
 _RECV_CHUNK = 64 * 1024
 
 
@@ -38,15 +42,22 @@ def _reject_ext(code: int, data: bytes) -> Any:
     raise ValueError(f"msgpack extension type {code} is not allowed")
 
 
-def encode_message(msg: dict, limits: Limits = Limits()) -> bytes:
-    """Encode one message to a complete frame (header + body)."""
+def pack_message(msg: dict, limits: Limits = Limits()) -> bytes:
+    """Encode one message to a frame body; ValueError if it is not a message or too big."""
     if not isinstance(msg, dict) or not isinstance(msg.get("t"), str):
         raise ValueError("a message is a dict with a str 't' field")
     try:
         body = msgpack.packb(msg, use_bin_type=True)
     except (TypeError, ValueError, OverflowError) as exc:
         raise ValueError(f"message cannot be encoded: {exc}") from None
-    return encode_frame(body, limits)
+    if len(body) + TAG_LEN > limits.max_frame:
+        raise ValueError(f"message of {len(body)} bytes exceeds the maximum {limits.max_frame - TAG_LEN}")
+    return body
+
+
+def encode_message(msg: dict, limits: Limits = Limits()) -> bytes:
+    """One message as a complete plaintext frame (header + body)."""
+    return encode_frame(pack_message(msg, limits), limits)
 
 
 def encode_frame(body: bytes, limits: Limits = Limits()) -> bytes:
@@ -128,8 +139,33 @@ class FrameDecoder:
         return None
 
 
+class FrameCipher:
+    """One direction of a connection: ChaCha20-Poly1305 with the nonce
+    4 zero bytes || u64 big-endian frame counter, so a frame that is forged,
+    replayed, dropped or moved fails to open."""
+
+    def __init__(self, key: bytes) -> None:
+        self._aead = ChaCha20Poly1305(key)
+        self._counter = 0
+
+    def _nonce(self) -> bytes:
+        nonce = b"\x00" * 4 + self._counter.to_bytes(8, "big")
+        self._counter += 1
+        return nonce
+
+    def seal(self, body: bytes) -> bytes:
+        return self._aead.encrypt(self._nonce(), body, None)
+
+    def open(self, sealed: bytes) -> bytes:
+        try:
+            return self._aead.decrypt(self._nonce(), sealed, None)
+        except InvalidTag:
+            raise ProtocolError("frame failed authentication (forged, replayed or out of order)") from None
+
+
 class FramedStream:
-    """A trio stream carrying frames. Sends are serialised by a lock."""
+    """A trio stream carrying frames. Sends are serialised by a lock; once the
+    handshake has set keys (``seal_with``), every frame is sealed."""
 
     def __init__(self, stream: trio.abc.Stream, limits: Limits = Limits(), peer: str = "?") -> None:
         self.stream = stream
@@ -137,23 +173,40 @@ class FramedStream:
         self.peer = peer
         self._decoder = FrameDecoder(limits)
         self._send_lock = trio.Lock()
+        self._send_cipher: FrameCipher | None = None
+        self._recv_cipher: FrameCipher | None = None
         self.closed = False
 
+    def seal_with(self, send_key: bytes, receive_key: bytes) -> None:
+        self._send_cipher, self._recv_cipher = FrameCipher(send_key), FrameCipher(receive_key)
+
     async def send(self, msg: dict) -> None:
-        await self.send_frame(encode_message(msg, self.limits))
+        await self.send_body(pack_message(msg, self.limits))
+
+    async def send_body(self, body: bytes) -> None:
+        async with self._send_lock:  # sealing under the lock keeps counters in write order
+            if self._send_cipher is not None:
+                body = self._send_cipher.seal(body)
+            await self._send_all(encode_frame(body, self.limits))
 
     async def send_frame(self, frame: bytes) -> None:
+        """Raw bytes, bypassing framing and sealing (tests use it to play a hostile peer)."""
         async with self._send_lock:
-            try:
-                await self.stream.send_all(frame)
-            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-                raise ConnectionClosed(f"send to {self.peer} failed: {exc or type(exc).__name__}") from None
+            await self._send_all(frame)
+
+    async def _send_all(self, frame: bytes) -> None:
+        try:
+            await self.stream.send_all(frame)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+            raise ConnectionClosed(f"send to {self.peer} failed: {exc or type(exc).__name__}") from None
 
     async def receive_raw(self) -> tuple[bytes, dict]:
         """The next frame as (exact body bytes, decoded message)."""
         while True:
             body = self._decoder.next_body()
             if body is not None:
+                if self._recv_cipher is not None:
+                    body = self._recv_cipher.open(body)
                 return body, decode_body(body, self.limits)
             try:
                 data = await self.stream.receive_some(_RECV_CHUNK)

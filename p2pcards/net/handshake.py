@@ -5,9 +5,10 @@
     initiator -> responder   auth
 
 Each ``auth`` is an Ed25519 signature over a transcript binding both hellos
-(exact bytes: versions, keys, fresh nonces, names, role, session) and a
-direction tag, so a signature cannot be replayed into another connection nor
-reflected back to its author.
+(exact bytes: versions, keys, fresh nonces, ephemeral X25519 keys, names,
+role, session) and a direction tag, so a signature cannot be replayed into
+another connection nor reflected back to its author. Every later frame is
+sealed with keys from the X25519 exchange, so it belongs to this connection.
 """
 
 from __future__ import annotations
@@ -21,12 +22,15 @@ from typing import Callable
 
 import trio
 from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from .. import PROTOCOL_VERSION
 from .errors import ConnectionClosed, HandshakeError, NetError, ProtocolError
-from .framing import FramedStream, Limits, decode_body, encode_frame
+from .framing import FramedStream, Limits, decode_body
 from .messages import (KEY_LEN, MAX_NAME, NONCE_LEN, SESSION_ID_LEN, SIG_LEN, check_name, fingerprint,
                        get_bytes, get_int, get_str)
 import msgpack
@@ -37,6 +41,7 @@ ROLES = ("lobby", "watch", "mesh")
 TRANSCRIPT_DOMAIN = b"p2pcards-handshake-v1\x00"
 TAG_INITIATOR = b"initiator"
 TAG_RESPONDER = b"responder"
+FRAME_KEYS_INFO = b"p2pcards-frames-v1"
 DEFAULT_HANDSHAKE_TIMEOUT = 10.0
 
 
@@ -76,12 +81,13 @@ class Hello:
     name: str
     role: str
     session: bytes | None
+    kx: bytes  # ephemeral X25519 public key for the frame keys
     raw: bytes  # the exact frame body, as signed in the transcript
 
 
-def make_hello(identity: Identity, role: str, session: bytes | None, nonce: bytes) -> bytes:
+def make_hello(identity: Identity, role: str, session: bytes | None, nonce: bytes, kx: bytes) -> bytes:
     msg = {"t": "hello", "v": PROTOCOL_VERSION, "key": identity.public_key, "nonce": nonce,
-           "name": identity.name, "role": role, "session": session}
+           "name": identity.name, "role": role, "session": session, "kx": kx}
     return msgpack.packb(msg, use_bin_type=True)
 
 
@@ -103,7 +109,8 @@ def parse_hello(body: bytes, limits: Limits = Limits()) -> Hello:
     session = get_bytes(msg, "session", max_len=SESSION_ID_LEN, optional=True)
     if session is not None and not session:
         raise ProtocolError("empty session id (send nil for none)")
-    return Hello(version, key, nonce, name, role, session, body)
+    kx = get_bytes(msg, "kx", KEY_LEN)
+    return Hello(version, key, nonce, name, role, session, kx, body)
 
 
 def parse_auth(body: bytes, limits: Limits = Limits()) -> bytes:
@@ -118,6 +125,22 @@ def parse_auth(body: bytes, limits: Limits = Limits()) -> bytes:
 def transcript(tag: bytes, hello_initiator: bytes, hello_responder: bytes) -> bytes:
     return (TRANSCRIPT_DOMAIN + tag + b"\x00" + hashlib.sha256(hello_initiator).digest()
             + hashlib.sha256(hello_responder).digest())
+
+
+def frame_keys(ephemeral: X25519PrivateKey, peer_kx: bytes, hello_initiator: bytes,
+               hello_responder: bytes) -> tuple[bytes, bytes]:
+    """(initiator->responder key, responder->initiator key) for sealing frames."""
+    try:
+        shared = ephemeral.exchange(X25519PublicKey.from_public_bytes(peer_kx))
+    except ValueError:  # a low-order point gives an all-zero secret: refused
+        raise HandshakeError("unusable key-exchange value from peer") from None
+    salt = hashlib.sha256(hello_initiator).digest() + hashlib.sha256(hello_responder).digest()
+    okm = HKDF(algorithm=hashes.SHA256(), length=64, salt=salt, info=FRAME_KEYS_INFO).derive(shared)
+    return okm[:32], okm[32:]
+
+
+def _raw_x25519(private: X25519PrivateKey) -> bytes:
+    return private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
 
 
 def verify(key: bytes, sig: bytes, data: bytes) -> bool:
@@ -218,10 +241,11 @@ async def initiate(framed: FramedStream, identity: Identity, *, role: str, sessi
     if role not in ROLES:
         raise ValueError(f"unknown role {role!r}")
     nonce = secrets.token_bytes(NONCE_LEN)
-    own_hello = make_hello(identity, role, session, nonce)
+    ephemeral = X25519PrivateKey.generate()
+    own_hello = make_hello(identity, role, session, nonce, _raw_x25519(ephemeral))
     try:
         with trio.fail_after(timeout):
-            await framed.send_frame(encode_frame(own_hello, framed.limits))
+            await framed.send_body(own_hello)
             body, msg = await framed.receive_raw()
             if msg["t"] == "error":
                 raise HandshakeError(f"peer rejected us: {get_str(msg, 'reason')}")
@@ -238,8 +262,10 @@ async def initiate(framed: FramedStream, identity: Identity, *, role: str, sessi
             sig = parse_auth((await framed.receive_raw())[0], framed.limits)
             if not verify(hello.key, sig, transcript(TAG_RESPONDER, own_hello, hello.raw)):
                 raise HandshakeError("bad handshake signature from responder")
+            send_key, receive_key = frame_keys(ephemeral, hello.kx, own_hello, hello.raw)
             own_sig = identity.private_key.sign(transcript(TAG_INITIATOR, own_hello, hello.raw))
             await framed.send({"t": "auth", "sig": own_sig})
+            framed.seal_with(send_key, receive_key)
     except trio.TooSlowError:
         raise HandshakeError(f"handshake timed out after {timeout}s") from None
     remote, local = _addresses(framed.stream)
@@ -252,6 +278,7 @@ async def respond(framed: FramedStream, identity: Identity, *, admit: Callable[[
     """Run the responder side. ``admit(hello)`` raises HandshakeError to refuse the
     peer, else returns the session value to echo in our hello."""
     nonce = secrets.token_bytes(NONCE_LEN)
+    ephemeral = X25519PrivateKey.generate()
     try:
         with trio.fail_after(timeout):
             body, _ = await framed.receive_raw()
@@ -261,13 +288,15 @@ async def respond(framed: FramedStream, identity: Identity, *, admit: Callable[[
             if replay is not None:
                 replay.check_and_add(hello.nonce)
             session = admit(hello)
-            own_hello = make_hello(identity, hello.role, session, nonce)
+            own_hello = make_hello(identity, hello.role, session, nonce, _raw_x25519(ephemeral))
+            receive_key, send_key = frame_keys(ephemeral, hello.kx, hello.raw, own_hello)
             own_sig = identity.private_key.sign(transcript(TAG_RESPONDER, hello.raw, own_hello))
-            await framed.send_frame(encode_frame(own_hello, framed.limits))
+            await framed.send_body(own_hello)
             await framed.send({"t": "auth", "sig": own_sig})
             sig = parse_auth((await framed.receive_raw())[0], framed.limits)
             if not verify(hello.key, sig, transcript(TAG_INITIATOR, hello.raw, own_hello)):
                 raise HandshakeError("bad handshake signature from initiator")
+            framed.seal_with(send_key, receive_key)
     except trio.TooSlowError:
         raise HandshakeError(f"handshake timed out after {timeout}s") from None
     remote, local = _addresses(framed.stream)

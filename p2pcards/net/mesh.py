@@ -18,7 +18,7 @@ import trio
 
 from .endpoint import Endpoint
 from .errors import HandshakeError, MeshError, NetError, ProtocolError
-from .framing import encode_message
+from .framing import pack_message
 from .handshake import Channel, Hello
 from .messages import get_str
 from .table import SeatInfo, TableDescription
@@ -107,15 +107,15 @@ class Mesh:
         after its PeerUp). Raises ValueError for an unencodable or oversize message."""
         if seat not in self.peers:
             raise ValueError(f"no peer at seat {seat}")
-        frame = encode_message({"t": "app", "m": msg}, self.endpoint.limits)
+        body = pack_message({"t": "app", "m": msg}, self.endpoint.limits)
         await trio.lowlevel.checkpoint()
-        return self._enqueue(self.peers[seat], frame)
+        return self._enqueue(self.peers[seat], body)
 
     async def broadcast(self, msg: Any) -> dict[int, bool]:
         """Queue ``msg`` for every peer; returns seat -> queued (as ``send``)."""
-        frame = encode_message({"t": "app", "m": msg}, self.endpoint.limits)
+        body = pack_message({"t": "app", "m": msg}, self.endpoint.limits)
         await trio.lowlevel.checkpoint()
-        return {seat: self._enqueue(peer, frame) for seat, peer in self.peers.items()}
+        return {seat: self._enqueue(peer, body) for seat, peer in self.peers.items()}
 
     async def receive(self) -> MeshEvent:
         """The next event. Raises MeshError once the mesh is closed."""
@@ -174,11 +174,11 @@ class Mesh:
         self._undelivered[event.seat] += 1
         self._post(event)
 
-    def _enqueue(self, peer: _Peer, frame: bytes) -> bool:
+    def _enqueue(self, peer: _Peer, body: bytes) -> bool:
         if peer.queue is None:
             return False
         try:
-            peer.queue.send_nowait(frame)
+            peer.queue.send_nowait(body)
             return True
         except trio.WouldBlock:
             self._cut(peer, f"send queue overflow ({self.queue_size} frames): peer too slow")
@@ -284,8 +284,8 @@ class Mesh:
                       scope: trio.CancelScope) -> None:
         try:
             async with queue:
-                async for frame in queue:
-                    await channel.framed.send_frame(frame)
+                async for body in queue:  # sealed on the way out, per connection
+                    await channel.framed.send_body(body)
             return  # queue closed by aclose(): the reader waits for the peer's bye/EOF
         except NetError as exc:
             outcome.append((str(exc), False, False))
@@ -327,7 +327,7 @@ class Mesh:
         live = [p for p in self.peers.values() if p.queue is not None]
         for p in live:
             try:
-                p.queue.send_nowait(encode_message({"t": "bye", "reason": "mesh closed"}))
+                p.queue.send_nowait(pack_message({"t": "bye", "reason": "mesh closed"}))
             except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
                 pass
             p.queue.close()
