@@ -353,6 +353,8 @@ def test_the_side_that_went_out_adds_its_melds_others_subtract_hands():
     assert sc["canastas"] == [500, 0] and sc["going_out"] == [100, 0]
     assert sc["sides"] == [500 + 100 + 70, 80 - 5 - 5]  # the partner's AH is not counted (RULES.md)
     assert sc["seats"][0] + sc["seats"][2] == sc["sides"][0]
+    s.options = G.options(4, {"partner_hand_counts": True})
+    assert G.deal_scores(s)["sides"] == [500 + 100 + 70 - 20, 80 - 5 - 5]
 
 
 def test_mixed_canasta_300():

@@ -61,8 +61,9 @@ Decisions (options): ``pairs`` (true with 4 players), ``target`` 15000,
 could take the pile; false: a player who can take it must, and the deal
 ends only with one who can't),
 ``one_meld_per_rank`` (true: a side has at most one meld of a rank; more
-cards of it are added). A side that goes out does not count its cards left in
-hand (the partner's, in pairs), as RULES.md reads.
+cards of it are added), ``partner_hand_counts`` (false: a side that goes out
+does not count its cards left in hand, the partner's in pairs, as RULES.md
+reads; true: the partner's count as minus, as in classic canasta).
 
 Scores (``deal_scores``): per side ``red3s`` (100 each, 800 for all four),
 ``canastas`` (natural 500, mixed 300), ``going_out`` (100, concealed 200),
@@ -105,11 +106,13 @@ class Kanaszta(CanastaGame):
         "go_out_canasta": "a side needs a canasta to go out",
         "one_meld_per_rank": "a side holds at most one meld of each rank",
         "empty_stock_ends": "with the stock empty a player may end the deal instead of taking the pile",
+        "partner_hand_counts": "the partner of the player who went out counts their cards in hand as minus",
     }
 
     def default_options(self, players: int) -> dict:
         return {"pairs": players == 4, "target": 15000, "red3_replacement": True,
-                "go_out_canasta": True, "one_meld_per_rank": True, "empty_stock_ends": True}
+                "go_out_canasta": True, "one_meld_per_rank": True, "empty_stock_ends": True,
+                "partner_hand_counts": False}
 
     def minimums(self, opts, scores, owners):
         # The seed's table by the side's match total (the first deal: 0 -> 50).
@@ -381,7 +384,8 @@ class Kanaszta(CanastaGame):
             each = 200 if reds[d] == 4 else 100
             red = each * len(state.red3s[s]) * (1 if has[d] else -1)
             hand = sum(self.value(c) for c in state.hands[s])
-            hand_pts = 0 if d == out_side else -hand
+            spared = d == out_side and not state.options["partner_hand_counts"]
+            hand_pts = 0 if spared else -hand
             out = out_pts if s == state.went_out else 0
             seats[s] = red + bonus_by[s] + out + state.meld_value_by[s] + hand_pts
             parts["red3s"][d] += red
