@@ -191,6 +191,7 @@ def test_help_rules_moves_and_chat():
         await player.type("chat dzie\u0144 dobry")
         assert player.session.last_moves()[-1] == "You: dzie\u0144 dobry"
         assert "chat what" in await player.type("chat")
+        assert "still being played" in await player.type("next")
         if await player.next_turn():
             said = await player.type("moves")
             listed = player.ui.pager if player.ui.pager is not None else said.splitlines()

@@ -219,3 +219,11 @@ def test_the_log_marks_a_warkocz_gag_exactly_when_the_row_ends():
                 assert line.endswith("(gag)") == (not game.view(after, None)["row"]), line
             state = after
     assert plays > 100 and 0 < gags < plays
+
+
+def test_canastas_are_named_in_english_and_in_the_players_words():
+    assert C.canasta_word("kanasta", "mixed") == "mixed canasta (brudna)"
+    assert C.canasta_word("kanasta", "clean") == "clean canasta (czysta)"
+    assert C.canasta_word("kanasta", "joker") == "joker canasta"
+    assert C.canasta_word("kanaszta", "mixed") == "mixed canasta (kevert)"
+    assert C.canasta_word("kanaszta", "natural") == "natural canasta (tiszta)"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -42,7 +43,7 @@ from p2pcards.cards import display
 from p2pcards.games import IllegalAction
 from p2pcards.ui import commands
 from p2pcards.ui.render import render_hand, render_header, render_log, render_table
-from p2pcards.ui.session import PHASE_ABORTED, PHASE_OVER
+from p2pcards.ui.session import PHASE_ABORTED, PHASE_OVER, PHASE_PLAYING
 
 STYLE = Style.from_dict(
     {
@@ -475,8 +476,14 @@ class TableApp:
             else:
                 self._submit(lambda: session.chat(cmd.arg))
         elif cmd.name == "next":
-            self._submit(session.ready)
-            self.say("Ready for the next deal.", "class:label")
+            phase = session.match_info().get("phase")
+            if phase in (PHASE_OVER, PHASE_ABORTED):
+                self.say("The match is over; quit leaves the table.", "class:label")
+            elif phase == PHASE_PLAYING:
+                self.say("The deal is still being played.", "class:label")
+            else:
+                self._submit(session.ready)
+                self.say("Ready for the next deal.", "class:label")
         elif cmd.name == "quit":
             self._quit()
         return False
@@ -626,8 +633,14 @@ def run_app(trio_main: Callable[[TableApp], Awaitable[Any]], *, ascii: bool = Fa
     the screen; it calls ``ui.set_status(...)`` while it sets things up and
     ``ui.show(session)`` once a seat session exists. Returns when the player
     quits; an exception from ``trio_main`` ends the screen and is re-raised."""
-    ui = TableApp(ascii=ascii, input=input, output=output)
+    ui = TableApp(ascii=ascii or not unicode_terminal(), input=input, output=output)
     return asyncio.run(run_app_async(trio_main, ui))
+
+
+def unicode_terminal() -> bool:
+    """Whether the terminal takes the suit symbols; if not, cards are drawn KH, 10S."""
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    return encoding in ("utf8", "utf16", "utf32", "")
 
 
 def play_local(

@@ -151,12 +151,15 @@ UI_COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
 GLOSSARY: dict[str, list[tuple[str, str]]] = {
     "kanasta": [
         ("kanasta", "a meld of 7 or more cards: clean 500, mixed 300, jokers only 1000"),
+        ("czysta", "a clean kanasta: 7 or more natural cards (wilds may lie on top), 500"),
+        ("brudna", "a mixed kanasta: wilds among fewer than 7 naturals, 300"),
         ("dzika karta", "wild card: JK or 2"),
     ],
     "kanaszta": [
         ("kanaszta", "a meld of 7 or more cards: natural 500, mixed 300"),
+        ("tiszta", "a natural kanaszta: no wild in it, 500"),
+        ("kevert", "a mixed kanaszta: 1 to 3 wilds in it, 300"),
         ("befagyasztás", "freezing the pile by discarding a wild crosswise (d JK x)"),
-        ("dolgozó", "a stop card (black 3, or a wild discarded plainly): the next player may not take the pile"),
     ],
     "warkocz": [
         ("warkocz", "the 9\u2663: it stands for any card; other players pay its player"),
@@ -170,6 +173,17 @@ GLOSSARY: dict[str, list[tuple[str, str]]] = {
         ("pas", "do not declare now"),
     ],
 }
+
+
+# The canasta kinds of the engines' views in the players' own words.
+CANASTA_WORDS = {"clean": "czysta", "mixed": None, "natural": "tiszta", "joker": None}
+_MIXED = {"kanasta": "brudna", "kanaszta": "kevert"}
+
+
+def canasta_word(game_id: str, kind: str) -> str:
+    """``mixed canasta (brudna)``: the English name and, if any, the local one."""
+    local = _MIXED.get(game_id) if kind == "mixed" else CANASTA_WORDS.get(kind)
+    return f"{kind} canasta" + (f" ({local})" if local else "")
 
 
 def verbs(game_id: str) -> list[Verb]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from p2pcards.cards import RANKS, display, is_red, is_unknown, rank, suit
-from p2pcards.ui.commands import split_cards
+from p2pcards.ui.commands import canasta_word, split_cards
 from p2pcards.ui.session import PHASE_ABORTED, PHASE_BETWEEN, PHASE_DEALING, PHASE_OVER, seat_name
 
 Fragments = list[tuple[str, str]]
@@ -454,7 +454,7 @@ class CanastaArea(Area):
             # width allows: small terminals must still show every meld.
             label = f"  {self.owner_name(session, view, owner)}: "
             p.text(label, "class:me" if owner == mine else "")
-            boxes = [self._meld_box(p, i, melds[i]) for i in owners[owner]]
+            boxes = [self._meld_box(p, i, melds[i], session.game.id) for i in owners[owner]]
             p.flow(boxes, indent=" " * len(label), gap="   ", used=len(label))
         red3s = view.get("red3s") or []
         if any(red3s):
@@ -484,12 +484,12 @@ class CanastaArea(Area):
             p.text("The stock ran out: nobody went out.", "class:warn").nl()
 
     @staticmethod
-    def _meld_box(p: Painter, i: int, meld: dict) -> Fragments:
+    def _meld_box(p: Painter, i: int, meld: dict, game_id: str) -> Fragments:
         box = Painter(p.ascii)
         box.text(f"{i + 1}) ", "class:label").cards(meld["cards"])
         n = len(meld["cards"])
         if meld.get("canasta"):
-            box.text(f" ({n}, {meld['canasta']} canasta)", "class:ok")
+            box.text(f" ({n}, {canasta_word(game_id, meld['canasta'])})", "class:ok")
         elif n >= 5:
             box.text(f" ({n}, {7 - n} to a canasta)", "class:label")
         else:
