@@ -3,6 +3,18 @@ on the same thread so the networking (trio) and the screen share one loop.
 
     run_app(trio_main)        # trio_main(ui) sets up a session, then ui.show(session)
 
+What ``trio_main`` may call on ``ui`` (a :class:`TableApp`), from trio:
+
+- ``ui.set_status(*lines)``: the waiting screen's text (lobby, connecting);
+- ``await ui.ask(lines) -> bool``: show a question, wait for yes or no;
+- ``ui.show(session)``: from now on the table of this ``SeatSession``;
+- ``ui.leave_table(*lines)``: back to the waiting screen;
+- ``ui.say(text, style)``: a message above the input line.
+
+When ``trio_main`` returns, the screen stays until the player quits; when it
+raises, the screen closes and ``run_app`` raises the same exception. Quitting
+cancels ``trio_main``.
+
 The screen redraws whenever the session reports a change; moves typed by the
 player go to the session through one trio worker task, in order, so the input
 line never blocks while the network answers.
