@@ -197,6 +197,10 @@ def _players(p: Painter, session, view: dict | None, info: dict, extra: Callable
         if st:
             cls = "class:ok" if st in ("connected", "bot") else "class:warn"
             p.text(f"  {st}", cls)
+        prints = getattr(session, "fingerprints", None) or []
+        if s < len(prints) and prints[s] and p.width >= 72:
+            # who is who, to compare with the players in person
+            p.text(f"  key {prints[s][:9]}", "class:dim")
         p.nl()
 
 

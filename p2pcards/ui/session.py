@@ -91,7 +91,8 @@ class SeatSession(Protocol):
         """The ``trio.current_time()`` by which the seat to act must act, or None."""
 
     def last_moves(self) -> list[str]:
-        """Human-readable recent moves, deal results and chat lines, oldest first."""
+        """Human-readable recent moves, deal results and chat lines ("Name:
+        text"), oldest first; card codes in them (KH) are drawn as cards."""
 
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
         """Call ``callback()`` (no arguments, from trio, must not block) after
