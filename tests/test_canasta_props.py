@@ -272,3 +272,69 @@ def test_any_input_is_applied_or_refused_cleanly(game_id, seed, steps, action):
     except IllegalAction as refusal:
         assert str(refusal)
     assert state == before
+
+
+def _normal(action):
+    out = dict(action)
+    if "cards" in out:
+        out["cards"] = sorted(out["cards"])
+    return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in out.items()))
+
+
+def _candidates(game, state):
+    """Many actions, legal or not: every meld of 3-4 hand cards, every add of
+    1-2, every take of 0-3, every swap and discard."""
+    from itertools import combinations
+    seat = game.to_act(state)
+    hand = sorted(game.hand(state, seat))
+    subsets = {k: {tuple(c) for c in combinations(hand, k)} for k in range(5)}
+    melds = range(len(state.melds))
+    yield {"type": "draw"}
+    for k in (3, 4):
+        for cards in subsets[k]:
+            yield {"type": "meld", "cards": list(cards)}
+    for k in (1, 2):
+        for cards in subsets[k]:
+            for i in melds:
+                yield {"type": "add", "meld": i, "cards": list(cards)}
+    for k in range(4):
+        for cards in subsets[k]:
+            yield {"type": "take_pile", "cards": list(cards)}
+            for i in melds:
+                yield {"type": "take_pile", "cards": list(cards), "meld": i}
+    for card in set(hand):
+        yield {"type": "discard", "cards": [card]}
+        yield {"type": "discard", "cards": [card], "freeze": True}
+        yield {"type": "red3", "cards": [card]}
+        for i in melds:
+            for w in set(state.melds[i].cards):
+                yield {"type": "swap", "meld": i, "wild": w, "cards": [card]}
+    for k in range(3):
+        for cards in subsets[k]:
+            if all(c in ("3H", "3D") for c in cards):
+                yield {"type": "red3", "cards": list(cards)}
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+@pytest.mark.parametrize("players", (2, 4))
+def test_legal_actions_lists_every_action_that_applies(game_id, players):
+    game = get_game(game_id)
+    rng = random.Random(players)
+    checked = 0
+    for seed in range(3):
+        state = game.start(players, seed=seed)
+        step = 0
+        while not game.deal_over(state):
+            legal = game.legal_actions(state)
+            if step % 7 == 0 and len(game.hand(state, game.to_act(state))) <= 16:
+                listed = {_normal(a) for a in legal}
+                for action in _candidates(game, state):
+                    try:
+                        game.apply(state, action)
+                    except IllegalAction:
+                        continue
+                    assert _normal(action) in listed, action
+                checked += 1
+            state = game.apply(state, rng.choice(legal))
+            step += 1
+    assert checked > 20
