@@ -63,6 +63,14 @@ def test_strict_decoding(obj, reason):
         decode_body(body)
 
 
+def test_map_keys_must_be_unique_strings_at_every_level():
+    with pytest.raises(ProtocolError, match="duplicate map key 't'"):
+        decode_body(b"\x82\xa1t\xa1a\xa1t\xa1b")  # {"t": "a", "t": "b"}
+    with pytest.raises(ProtocolError, match="is not a string"):
+        decode_body(msgpack.packb({"t": "a", "m": {b"bin key": 1}}, use_bin_type=True))
+    assert decode_body(msgpack.packb({"t": "a", "m": {"k": [{"x": 1}]}})) == {"t": "a", "m": {"k": [{"x": 1}]}}
+
+
 def test_trailing_bytes_and_invalid_utf8_are_rejected():
     with pytest.raises(ProtocolError, match="undecodable"):
         decode_body(msgpack.packb({"t": "a"}) + b"\x01")

@@ -42,6 +42,18 @@ def _reject_ext(code: int, data: bytes) -> Any:
     raise ValueError(f"msgpack extension type {code} is not allowed")
 
 
+def _strict_map(pairs: list) -> dict:
+    # Only str keys, each once: two decoders must never read one map two ways.
+    out: dict = {}
+    for key, value in pairs:
+        if type(key) is not str:
+            raise ValueError(f"map key {key!r} is not a string")
+        if key in out:
+            raise ValueError(f"duplicate map key {key!r}")
+        out[key] = value
+    return out
+
+
 def pack_message(msg: dict, limits: Limits = Limits()) -> bytes:
     """Encode one message to a frame body; ValueError if it is not a message or too big."""
     if not isinstance(msg, dict) or not isinstance(msg.get("t"), str):
@@ -82,6 +94,7 @@ def decode_body(body: bytes, limits: Limits = Limits()) -> dict:
             max_map_len=limits.max_map_len,
             max_ext_len=0,
             ext_hook=_reject_ext,
+            object_pairs_hook=_strict_map,
         )
     except ProtocolError:
         raise
