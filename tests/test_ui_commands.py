@@ -80,6 +80,12 @@ def test_long_verbs_and_short_forms_make_the_same_action():
     assert C.parse("kanasta", "draw", legal) == {"type": "draw"}
 
 
+def test_canasta_cards_alone_discard_one_or_meld_several():
+    legal = [{"type": "meld", "cards": ["KH", "KS", "KD"]}, {"type": "discard", "cards": ["7C"]}]
+    assert C.parse("kanasta", "kh ks kd", legal) == legal[0]
+    assert C.parse("kanaszta", "7c", legal) == legal[1]
+
+
 def test_meld_numbers_on_the_screen_start_at_one():
     legal = [{"type": "add", "meld": 1, "cards": ["KH"]}]
     assert C.parse("kanasta", "a 2 KH", legal) == legal[0]

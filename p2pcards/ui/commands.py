@@ -290,9 +290,11 @@ def _matches(action: dict, fields: dict) -> bool:
     return True
 
 
-def _bare_cards_verb(game_id: str, legal: list[dict]) -> Verb | None:
-    """The verb meant by typing cards alone: the game's natural card move."""
-    natural = {"warkocz": ("play",), "bura": ("lead", "beat"), "kanasta": ("discard",), "kanaszta": ("discard",)}
+def _bare_cards_verb(game_id: str, legal: list[dict], count: int) -> Verb:
+    """The verb meant by typing ``count`` cards alone: the game's natural card
+    move (in the canastas one card is a discard, more a meld)."""
+    canasta = ("discard",) if count == 1 else ("meld",)
+    natural = {"warkocz": ("play",), "bura": ("lead", "beat"), "kanasta": canasta, "kanaszta": canasta}
     types = {a["type"] for a in legal}
     for t in natural[game_id]:
         if t in types:
@@ -322,7 +324,7 @@ def parse(game_id: str, text: str, legal: list[dict], view: dict | None = None) 
             parse_card(tokens[0].partition("=")[0])
         except CommandError:
             raise CommandError(f"unknown command {tokens[0]!r}; help lists the commands") from None
-        verb = _bare_cards_verb(game_id, legal)
+        verb = _bare_cards_verb(game_id, legal, len(tokens))
     fields = _parse_args(verb, tokens)
     melds = (view or {}).get("melds")
     if "meld" in fields and melds is not None and fields["meld"] >= len(melds):
