@@ -132,6 +132,8 @@ def render_header(session, ascii: bool = False, remaining: float | None = None) 
     p = Painter(ascii)
     info = session.match_info()
     p.text(f" {session.game.id} ", "class:title")
+    if session.seat is None:
+        p.text(" watching", "class:warn")
     p.text(f"  deal {info.get('deal_index', 0) + 1}", "class:label")
     target = info.get("target")
     if target and session.game.id != "bura":  # bura's target is a declaration's points, not the match's
