@@ -315,3 +315,12 @@ def test_a_session_that_fails_to_draw_costs_a_message_not_the_game():
         assert "Trump:" in fragment_list_to_text(player.ui._table_text())
 
     at_table("bura", 2, script)
+
+
+def test_a_spectator_watches_and_is_told_moves_are_not_theirs():
+    async def script(player):
+        assert " watching" in fragment_list_to_text(render_header(player.session))
+        assert "Your hand" not in player.table()
+        assert "spectators do not play" in await player.type("pl 7H")
+
+    at_table("warkocz", 3, script, seat=None)
