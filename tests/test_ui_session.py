@@ -119,3 +119,23 @@ async def test_a_broken_bot_plays_at_random_instead_of_ending_the_game():
     session.bots[0].choose = broken
     await session.run()
     assert any("bot error RuntimeError: played at random" in m for m in session.last_moves())
+
+
+@pytest.mark.parametrize("game_id, players, options", [("warkocz", 2, {"target": 6}), ("bura", 3, {"rounds": 1}),
+                                                     ("kanaszta", 2, {"target": 500})])
+async def test_a_whole_match_ends_with_its_verdict_on_the_table(game_id, players, options):
+    from prompt_toolkit.formatted_text import fragment_list_to_text
+
+    from p2pcards.ui.render import render_header, render_table
+
+    session = LocalSession(game_id, players, seat=None, bots="greedy", seed=2, bot_delay=0, pause=0, options=options)
+    await session.run()
+    info = session.match_info()
+    assert info["phase"] == PHASE_OVER and info["result"] is not None
+    table = fragment_list_to_text(render_table(session))
+    assert "The match is over: " in table
+    assert "match over" in fragment_list_to_text(render_header(session))
+    if info["chips"] is not None:
+        assert "Final chips: " in table
+    assert session.last_moves()[-1] == "the match is over"
+    assert not any("bot error" in line for line in session.last_moves())

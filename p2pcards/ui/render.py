@@ -12,7 +12,9 @@ from collections.abc import Callable
 
 from p2pcards.cards import RANKS, display, is_red, is_unknown, rank, suit
 from p2pcards.ui.commands import canasta_word, split_cards
-from p2pcards.ui.session import PHASE_ABORTED, PHASE_BETWEEN, PHASE_DEALING, PHASE_OVER, seat_name
+from p2pcards.ui.session import (
+    PHASE_ABORTED, PHASE_BETWEEN, PHASE_DEALING, PHASE_OVER, PHASE_PLAYING, seat_name,
+)
 
 Fragments = list[tuple[str, str]]
 
@@ -139,7 +141,8 @@ def render_header(session, ascii: bool = False, remaining: float | None = None) 
     if target and session.game.id != "bura":  # bura's target is a declaration's points, not the match's
         p.text(f" \u00b7 to {target}", "class:label")
     if info.get("chips") is not None:
-        view = session.view() or {}
+        # During a deal its own view is the freshest; after it, the match's.
+        view = (session.view() or {}) if info.get("phase") == PHASE_PLAYING else {}
         p.text(f" \u00b7 bank {view.get('bank', info.get('bank', 0))}", "class:label")
     p.text("   ")
     phase = info.get("phase")
@@ -250,16 +253,30 @@ def _outcome(p: Painter, session, info: dict) -> None:
         p.nl()
     result = info.get("result")
     if phase == PHASE_OVER and result:
-        winner = result.get("winner")
-        n = len(session.names)
-        if winner is None:
-            p.text("The match is over: a draw.", "class:warn")
-        elif session.game.sides(n, session.options) != n:
-            members = [session.names[s] for s in range(n) if session.game.side_of(s, n, session.options) == winner]
-            p.text(f"The match is over: {' and '.join(members)} win!", "class:warn")
-        else:
-            p.text(f"The match is over: {seat_name(session.names, winner)} wins!", "class:warn")
-        p.nl()
+        p.text(f"The match is over: {match_verdict(session, result)}", "class:warn").nl()
+        chips = result.get("chips")
+        if chips is not None:
+            p.label("Final chips: ").text(", ".join(f"{seat_name(session.names, s)} {c}" for s, c in enumerate(chips)))
+            p.nl()
+
+
+def match_verdict(session, result: dict) -> str:
+    """Who won: the engine's winner (a side), else for chip games the biggest stack."""
+    names = session.names
+    n = len(names)
+    winner = result.get("winner")
+    chips = result.get("chips")
+    if winner is None and chips:
+        best = max(chips)
+        if chips.count(best) == 1:
+            winner = chips.index(best)
+    if winner is None:
+        return "a draw."
+    if session.game.sides(n, session.options) != n:
+        members = [names[s] for s in range(n) if session.game.side_of(s, n, session.options) == winner]
+        return f"{' and '.join(members)} win!"
+    who = seat_name(names, winner)
+    return f"{who} win!" if who == "You" else f"{who} wins!"
 
 
 def render_log(session, ascii: bool = False, lines: int = 30) -> Fragments:
