@@ -1,0 +1,120 @@
+"""The audit: clean logs pass, tampered logs are refused (exit 2) and never
+crash it, and violations are blamed on whoever committed them."""
+
+import json
+import random
+import subprocess
+import sys
+
+import msgpack
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from p2pcards.audit import CLEAN, UNVERIFIABLE, VIOLATIONS, audit_file
+from p2pcards.log import HEADER, write_log
+from tests.tablesim import run_match
+
+
+@pytest.fixture(scope="module")
+def clean_log(tmp_path_factory):
+    drivers = run_match("bura", 3, {"rounds": 1}, seed=3)
+    path = tmp_path_factory.mktemp("audit") / "clean.p2plog"
+    write_log(path, drivers[0].log)
+    return path
+
+
+def frames(data: bytes) -> list[bytes]:
+    out, i = [], len(HEADER)
+    while i < len(data):
+        n = int.from_bytes(data[i:i + 4], "big")
+        out.append(data[i:i + 4 + n])
+        i += 4 + n
+    return out
+
+
+def test_clean_log_passes_with_the_contract_json(clean_log):
+    report = audit_file(clean_log)
+    assert report.exit_code == CLEAN
+    out = report.as_json()
+    assert set(out) == {"ok", "game", "players", "entries", "deals", "violations", "scores", "chips"}
+    assert out["ok"] is True and out["game"] == "bura" and out["violations"] == []
+    assert [p["seat"] for p in out["players"]] == [0, 1, 2]
+    assert all(len(p["key"]) == 64 for p in out["players"])
+    assert out["chips"] is not None and "bank" in out["chips"]
+
+
+def test_cli_exit_codes_and_json(clean_log, tmp_path):
+    run = subprocess.run([sys.executable, "-m", "p2pcards", "audit", str(clean_log), "--json"],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["ok"] is True
+    broken = tmp_path / "broken.p2plog"
+    broken.write_bytes(clean_log.read_bytes()[:-10])
+    run = subprocess.run([sys.executable, "-m", "p2pcards", "audit", str(broken)], capture_output=True, text=True)
+    assert run.returncode == 2
+    assert "Traceback" not in run.stderr and "NOT A VERIFIABLE LOG" in run.stdout
+
+
+def _mutate(data: bytes, how: str, rnd: random.Random) -> bytes:
+    parts = frames(data)
+    if how == "flip":
+        i = rnd.randrange(len(data))
+        return data[:i] + bytes([data[i] ^ (1 << rnd.randrange(8))]) + data[i + 1:]
+    if how == "truncate":
+        return data[: rnd.randrange(len(data))]
+    if how == "drop":
+        i = rnd.randrange(1, len(parts))
+        return HEADER + b"".join(parts[:i] + parts[i + 1:])
+    if how == "duplicate":
+        i = rnd.randrange(1, len(parts))
+        return HEADER + b"".join(parts[:i + 1] + parts[i:])
+    if how == "swap":
+        i = rnd.randrange(1, len(parts) - 1)
+        parts[i], parts[i + 1] = parts[i + 1], parts[i]
+        return HEADER + b"".join(parts)
+    if how == "resign":
+        i = rnd.randrange(1, len(parts) - 1)
+        body, _sig = msgpack.unpackb(parts[i][4:], raw=False)
+        raw = msgpack.packb([body, Ed25519PrivateKey.generate().sign(body)], use_bin_type=True)
+        parts[i] = len(raw).to_bytes(4, "big") + raw
+        return HEADER + b"".join(parts)
+    raise AssertionError(how)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(how=st.sampled_from(["flip", "truncate", "drop", "duplicate", "swap", "resign"]), seed=st.integers(0, 2**32))
+def test_tampering_is_refused_never_passed_never_a_crash(clean_log, tmp_path, how, seed):
+    data = clean_log.read_bytes()
+    bad = _mutate(data, how, random.Random(seed))
+    if bad == data:
+        return
+    path = tmp_path / f"t-{how}-{seed}.p2plog"
+    path.write_bytes(bad)
+    report = audit_file(path)
+    assert report.exit_code == UNVERIFIABLE, (how, report.as_json())
+    assert report.error
+
+
+def test_two_logs_that_part_show_equivocation(tmp_path):
+    from p2pcards.log import GameLog, make_entry
+
+    drivers = run_match("warkocz", 2, {"target": 3}, seed=5)
+    log = drivers[0].log
+    a = tmp_path / "a.p2plog"
+    write_log(a, log)
+    # A second log in which the author of entry 5 signed something else there.
+    forged = GameLog()
+    for e in log[:5]:
+        forged.append(e)
+    author = log[5].author
+    entry = make_entry(5, forged.head_hash, author, log[5].kind, {"deal": 0, "chat": ["other"]},
+                       drivers[author].signer)
+    forged.append(entry)
+    b = tmp_path / "b.p2plog"
+    write_log(b, forged)
+    from p2pcards.audit import audit_pair
+
+    report = audit_pair(a, b)
+    assert report.exit_code == VIOLATIONS
+    assert report.violations[0]["kind"] == "equivocate" and report.violations[0]["seat"] == author
