@@ -101,6 +101,7 @@ async def test_deals_follow_each_other_through_the_match_hooks(autojump_clock):
     async with trio.open_nursery() as nursery:
         nursery.start_soon(session.run)
         await until(lambda: session.match_info()["phase"] == PHASE_BETWEEN)
+        assert session.turn_deadline() is None
         await trio.sleep(100)  # with no pause set, the next deal waits for ready()
         assert session.match_info()["phase"] == PHASE_BETWEEN
         assert session.view()["dealer"] == 0
@@ -139,3 +140,12 @@ async def test_a_whole_match_ends_with_its_verdict_on_the_table(game_id, players
         assert "Final chips: " in table
     assert session.last_moves()[-1] == "the match is over"
     assert not any("bot error" in line for line in session.last_moves())
+
+
+async def test_between_deals_the_next_deal_starts_by_itself_after_the_pause(autojump_clock):
+    session = LocalSession("warkocz", 2, seat=None, bots="random", seed=8, bot_delay=0, pause=20, max_deals=2)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(session.run)
+        await until(lambda: session.match_info()["phase"] == PHASE_BETWEEN)
+        assert session.turn_deadline() - trio.current_time() == pytest.approx(20, abs=0.5)
+    assert sum(1 for line in session.last_moves() if line.startswith("deal over")) == 2

@@ -151,6 +151,8 @@ def render_header(session, ascii: bool = False, remaining: float | None = None) 
         p.text("dealing\u2026", "class:warn")
     elif phase == PHASE_BETWEEN:
         p.text("deal over \u2014 type next for the next deal", "class:warn")
+        if remaining is not None:
+            p.text(f" (it starts in {fmt_clock(remaining)})", "class:label")
     elif phase == PHASE_OVER:
         p.text("match over", "class:warn")
     elif phase == PHASE_ABORTED:

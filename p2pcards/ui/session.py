@@ -88,7 +88,8 @@ class SeatSession(Protocol):
         """Per other seat: "connected", "bot", "reconnecting (12 s)", "left"."""
 
     def turn_deadline(self) -> float | None:
-        """The ``trio.current_time()`` by which the seat to act must act, or None."""
+        """The ``trio.current_time()`` by which the seat to act must act; between
+        deals, when the next deal starts by itself; None if there is no limit."""
 
     def last_moves(self) -> list[str]:
         """Human-readable recent moves, deal results and chat lines ("Name:
@@ -355,5 +356,7 @@ class LocalSession:
 
     async def _between_deals(self) -> None:
         deadline = trio.current_time() + self.pause if self.pause is not None else None
+        self._deadline = deadline
         while not self._ready and (deadline is None or trio.current_time() < deadline):
             await self._wait_change(deadline)
+        self._deadline = None
