@@ -324,3 +324,18 @@ def test_a_spectator_watches_and_is_told_moves_are_not_theirs():
         assert "spectators do not play" in await player.type("pl 7H")
 
     at_table("warkocz", 3, script, seat=None)
+
+
+def test_the_cards_that_fit_a_move_are_marked_in_the_hand():
+    from p2pcards.ui.render import playable_cards, render_hand
+
+    async def script(player):
+        assert await player.next_turn()
+        legal = player.session.legal_actions()
+        marked = playable_cards(player.session)
+        assert marked == {c for a in legal if a["type"] == "play" for c in a["cards"]}
+        fragments = render_hand(player.session, ascii=True)  # ascii: a card is drawn as its code
+        assert {text for style, text in fragments if "underline" in style} == marked
+        assert "dealer" in player.table()
+
+    at_table("warkocz", 2, script, ascii=True)

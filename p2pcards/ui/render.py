@@ -66,8 +66,9 @@ class Painter:
                 self.text(piece, style)
         return self
 
-    def hand(self, codes: list[str], indent: str = "  ") -> "Painter":
-        """Cards on as many lines as the width needs, never splitting a card."""
+    def hand(self, codes: list[str], marked: set[str] = frozenset(), indent: str = "  ") -> "Painter":
+        """Cards on as many lines as the width needs, never splitting a card;
+        the ``marked`` ones underlined."""
         used = len(indent)
         self.text(indent)
         for code in codes:
@@ -75,7 +76,7 @@ class Painter:
             if used + w > self.width and used > len(indent):
                 self.nl().text(indent)
                 used = len(indent)
-            self.card(code).text("  ")
+            self.card(code, "underline" if code in marked else "").text("  ")
             used += w
         return self.nl()
 
@@ -109,10 +110,11 @@ def fmt_clock(seconds: float) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def sort_hand(game_id: str, hand: list[str]) -> list[str]:
-    """Canastas group by rank (wilds last), the rest by suit then rank as the engine orders."""
+def sort_hand(game_id: str, hand: list[str], trump_suit: str | None = None) -> list[str]:
+    """Canastas group by rank (wilds, then 3s last); the others keep the
+    engine's order (suit, then rank), bura's trumps moved to the end."""
     if game_id not in ("kanasta", "kanaszta"):
-        return list(hand)
+        return sorted(hand, key=lambda c: suit(c) == trump_suit) if trump_suit else list(hand)
 
     def key(c: str):
         r = rank(c)
@@ -200,6 +202,8 @@ def _players(p: Painter, session, view: dict | None, info: dict, extra: Callable
                 p.text(f"{score:>6} pts{' (pair ' + str(s % 2 + 1) + ')' if pairs else ''}  ")
         if extra:
             p.text(extra(s))
+        if view and view.get("dealer") == s:
+            p.text("  dealer", "class:dim")
         st = status.get(s)
         if st:
             cls = "class:ok" if st in ("connected", "bot") else "class:warn"
@@ -238,9 +242,27 @@ def render_hand(session, ascii: bool = False, width: int = 100) -> Fragments:
     view = session.view()
     hand = view.get("hand") if view else None
     if hand is not None and session.seat is not None:
-        p.label(f"Your hand ({len(hand)}):").nl()
-        p.hand(sort_hand(session.game.id, hand))
+        playable = playable_cards(session)
+        p.label(f"Your hand ({len(hand)}):")
+        if playable:
+            p.label("  underlined: cards you can play now")
+        p.nl()
+        p.hand(sort_hand(session.game.id, hand, view.get("trump_suit")), playable)
     return p.out
+
+
+# Moves that take any card (a discard, a face-down throw) say nothing about
+# which cards fit; the others do.
+_ANY_CARD = ("discard", "throw", "red3")
+
+
+def playable_cards(session) -> set[str]:
+    """The hand's cards that some legal move (other than one taking any card) uses."""
+    out: set[str] = set()
+    for action in session.legal_actions():
+        if action.get("type") not in _ANY_CARD:
+            out.update(action.get("cards") or [])
+    return out
 
 
 def _outcome(p: Painter, session, info: dict) -> None:
