@@ -116,6 +116,10 @@ def test_a_bura_deal_played_through_the_command_line():
     async def script(player):
         assert "unknown command 'xyzzy'" in await player.type("xyzzy")
         assert "is not a card" in await player.type("b QQ")
+        for line in ["decl", "bessa", "th", "l", "p", "9C=7", "a 1 KH", "??", "b 6C 6C 6C 6C", "help b", "moves"]:
+            said = await player.type(line)
+            assert (said or player.ui.pager is not None) and "internal error" not in said, (line, said)
+            await player.type("")  # closes the pager if the line opened it
         typed = await play_deal(player, rng, check)
         assert typed > 0
         log = fragment_list_to_text(render_log(player.session))

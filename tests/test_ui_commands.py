@@ -233,3 +233,22 @@ def test_canastas_are_named_in_english_and_in_the_players_words():
     assert C.canasta_word("kanasta", "joker") == "joker canasta"
     assert C.canasta_word("kanaszta", "mixed") == "mixed canasta (kevert)"
     assert C.canasta_word("kanaszta", "natural") == "natural canasta (tiszta)"
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_WORDS = st.sampled_from(["m", "d", "a", "t", "sw", "x", "r3", "pl", "p", "l", "b", "th", "decl", "bessa", "as", "=",
+                          "KH", "10s", "9C=7", "JK", "2", "0", "-1", "99999999999999999999", "\u2665", "k\u2665",
+                          "help", "chat", "x", "freeze", "", " ", "\t", "\u00e9", "??", "?3"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(game_id=st.sampled_from(GAME_IDS), words=st.lists(st.one_of(_WORDS, st.text(max_size=6)), max_size=6))
+def test_any_input_is_a_command_a_move_or_an_explanation(game_id, words):
+    text = " ".join(words)
+    try:
+        result = C.parse(game_id, text, [], {"melds": []})
+    except C.CommandError as exc:
+        assert str(exc)
+    else:
+        assert isinstance(result, C.UiCommand) or result["type"] in {v.type for v in C.verbs(game_id)}
