@@ -67,6 +67,7 @@ class TablePeer:
         self.chat_seen: list[tuple[int, str]] = []
         self.error: str | None = None
         self._changed = trio.Event()
+        self._to_write = trio.Event()
         self._progress_at = trio.current_time()
         self._published = 1
         self.backlog = list(backlog or [])  # mesh events that came before this peer ran
@@ -126,6 +127,7 @@ class TablePeer:
             length += 1
         if length > self.driver.final_len:
             self.driver.finalize(length)
+            self._to_write.set()
             self._progress_at = trio.current_time()
             if self.publish is not None:
                 while self._published < length:
@@ -249,7 +251,7 @@ class TablePeer:
             start = msg["next"]
             if type(start) is not int or start < 1:
                 raise ValueError("bad have")
-            for entry in self.driver.log.entries[start:start + MAX_AHEAD]:
+            for entry in self.driver.log[start:start + MAX_AHEAD]:
                 await self.mesh.send(sender, {"t": "entry", "raw": entry.raw})
         elif kind == "endsig":
             digest, sig = msg["hash"], msg["sig"]
@@ -269,15 +271,30 @@ class TablePeer:
 
     # ----- the main loop
     async def run(self) -> None:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(self._reader)
-            try:
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._reader)
+                nursery.start_soon(self._writer)
                 log.info("seat %s: playing", self.seat)
                 await self._main()
                 log.info("seat %s: the log is complete (%d entries)", self.seat, len(self.driver.log))
+                # The end entry carries every player's signature on the whole
+                # log: that is agreement, whoever's acknowledgements are late.
+                self.driver.finalize()
+                self._to_write.set()
                 await self._linger()
-            finally:
                 nursery.cancel_scope.cancel()
+        finally:
+            # The writer task has stopped (its thread finished first); write the rest.
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(self.driver.write_final)
+
+    async def _writer(self) -> None:
+        """Final entries go to the file off the event loop (fsync blocks)."""
+        while True:
+            await self._to_write.wait()
+            self._to_write = trio.Event()
+            await trio.to_thread.run_sync(self.driver.write_final)
 
     async def _linger(self) -> None:
         """Stay a moment so slower peers can finish too (they may need our

@@ -10,6 +10,7 @@ mesh; tests and the audit can feed it directly.
 from __future__ import annotations
 
 import os
+import threading
 
 from p2pcards.games import IllegalAction
 from p2pcards.log import END, Entry, GameLog, LogError, LogFile, assemble, check_body_signature, sign_body
@@ -31,7 +32,9 @@ class SeatDriver:
             first = GameLog()
             first.append(genesis)
             self.file = LogFile.create(log_path, first)
-        self.final_len = 1
+        self.final_len = 1  # entries every player acknowledged
+        self.written_len = 1  # entries durably in the file
+        self._write_lock = threading.Lock()  # write_final runs in worker threads
         self.machine: TableMachine = new_machine(genesis)
         self.machine.head_hash = genesis.hash
         self.me = Seat(seat, seeds) if seat is not None else None
@@ -63,12 +66,20 @@ class SeatDriver:
             self.me.refresh(self.machine)
 
     def finalize(self, length: int | None = None) -> None:
-        """Write the entries before ``length`` (default: all) durably to the file."""
+        """The entries before ``length`` (default: all) are final: no abort
+        can replace them. ``write_final`` puts them in the file."""
         length = len(self.log) if length is None else min(length, len(self.log))
-        if self.file is not None:
-            for entry in self.log.entries[self.final_len:length]:
-                self.file.append(entry)
         self.final_len = max(self.final_len, length)
+
+    def write_final(self) -> None:
+        """Append the final entries not yet in the file, durably (blocks on
+        fsync: from trio, run it in a thread)."""
+        with self._write_lock:
+            while self.written_len < self.final_len:
+                entry = self.log[self.written_len]
+                if self.file is not None:
+                    self.file.append(entry)
+                self.written_len += 1
 
     def rollback(self, length: int) -> None:
         """Forget the entries from ``length`` on (never a final one): they were
