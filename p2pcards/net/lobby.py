@@ -155,6 +155,8 @@ class HostLobby:
         """Wait for players, get everyone's acceptance, return the final table.
 
         Raises TableRefused if the host's own accept hook says no."""
+        if self._done:
+            raise LobbyError("this lobby has already run; make a new HostLobby")
         self.endpoint.register("lobby", self)
         self.endpoint.register("watch", self.spectators)
         try:
