@@ -76,9 +76,7 @@ async def _run_with_ui(ui, config, game_id: str, extra_tasks=None) -> None:
             result = await run_seat(config, decide=session.decide, on_driver=on_driver, on_change=session.changed)
             nursery.cancel_scope.cancel()
     except RunError as exc:
-        ui.set_status(f"The game could not go on: {exc}", "Type quit to leave.")
-        ui.session = None
-        ui.invalidate()
+        ui.leave_table(f"The game could not go on: {exc}", "Type quit to leave.")
         await trio.sleep_forever()
     session.changed()
     ui.say(f"The log is kept in {result.log_path}. Audit it with: p2pcards audit {result.log_path}. Type quit to leave.",
