@@ -23,9 +23,12 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+import msgpack
 import trio
 
 from p2pcards.games import IllegalAction
@@ -71,6 +74,9 @@ class TablePeer:
         self._progress_at = trio.current_time()
         self._published = 1
         self.backlog = list(backlog or [])  # mesh events that came before this peer ran
+        self.bytes_sent = 0
+        trace_dir = os.environ.get("P2PCARDS_TRACE")
+        self._trace_file = open(os.path.join(trace_dir, f"trace-{driver.seat}.txt"), "a", buffering=1) if trace_dir else None
         self.cheats = None
         if self.options.cheat:
             from p2pcards.cheats import Cheater
@@ -100,12 +106,20 @@ class TablePeer:
     def turn_deadline(self) -> float:
         return self._progress_at + self.options.turn_timeout
 
+    # ----- tracing (benchmarks/table.py): P2PCARDS_TRACE=DIR
+    def _trace(self, event: str, entry: Entry, size: int = 0) -> None:
+        if self._trace_file is not None:
+            self._trace_file.write(f"{time.monotonic_ns()} {self.seat} {event} {entry.seq} {entry.kind} {entry.author} {size}\n")
+
     # ----- sending
     async def _broadcast(self, msg: dict) -> None:
+        if self._trace_file is not None:
+            self.bytes_sent += len(msgpack.packb(msg, use_bin_type=True)) * len(self.others())
         await self.mesh.broadcast(msg)
 
     async def _send_entry(self, entry: Entry) -> None:
         self._progress_at = trio.current_time()  # the others' acknowledgements are due from now
+        self._trace("write", entry, len(entry.raw))
         await self._broadcast({"t": "entry", "raw": entry.raw})
         await self._ack(entry)
 
@@ -159,6 +173,7 @@ class TablePeer:
             self._accuse(Violation(culprit, v.kind, v.detail), [entry.raw])
             return
         self._progress_at = trio.current_time()
+        self._trace("take", entry)
         await self._ack(entry)
         self._chats_logged(entry)
         self._wake()
@@ -288,6 +303,9 @@ class TablePeer:
             # The writer task has stopped (its thread finished first); write the rest.
             with trio.CancelScope(shield=True):
                 await trio.to_thread.run_sync(self.driver.write_final)
+            if self._trace_file is not None:
+                self._trace_file.write(f"{time.monotonic_ns()} {self.seat} bytes {self.bytes_sent} - - 0\n")
+                self._trace_file.close()
 
     async def _writer(self) -> None:
         """Final entries go to the file off the event loop (fsync blocks)."""

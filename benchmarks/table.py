@@ -1,0 +1,87 @@
+"""A whole 4-player game between bot peers, each in its own OS process, over
+loopback TCP (``p2pcards selfplay``), traced: move latency (from the moment a
+player sends an action to the moment the last peer has taken it in), wall
+time of the game and bytes each peer sends. Prints one JSON object.
+
+    PYTHONPATH=. python benchmarks/table.py [--game kanasta] [--players 4] [--deals 1] [--proof-rounds 40]
+
+Timestamps are CLOCK_MONOTONIC (time.monotonic_ns), shared by the processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from p2pcards.selfplay import selfplay  # noqa: E402
+
+
+def percentile(values, q):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--game", default="kanasta")
+    ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--deals", type=int, default=1)
+    ap.add_argument("--proof-rounds", type=int, default=40)
+    args = ap.parse_args()
+    trace = tempfile.mkdtemp(prefix="p2pcards-trace-")
+    os.environ["P2PCARDS_TRACE"] = trace
+    out = os.path.join(trace, "game.p2plog")
+    start = time.monotonic()
+    summary = selfplay(args.game, args.players, "bench", out,
+                       options={"table.deals": args.deals, "table.proof_rounds": args.proof_rounds,
+                                "table.turn_timeout": 60})
+    wall = time.monotonic() - start
+    writes, takes, kinds, sent = {}, defaultdict(list), {}, {}
+    first = last = None
+    for name in os.listdir(trace):
+        if not name.startswith("trace-"):
+            continue
+        for line in open(os.path.join(trace, name)):
+            t, seat, event, seq, kind, author, size = line.split()
+            t = int(t)
+            if event == "bytes":
+                sent[int(seat)] = int(seq)
+                continue
+            first = t if first is None else min(first, t)
+            last = t if last is None else max(last, t)
+            if event == "write":
+                writes[int(seq)] = t
+                kinds[int(seq)] = kind
+            else:
+                takes[int(seq)].append(t)
+    lat = {k: [] for k in ("action", "all")}
+    for seq, t in writes.items():
+        if len(takes[seq]) == args.players - 1:
+            ms = (max(takes[seq]) - t) / 1e6
+            lat["all"].append(ms)
+            if kinds[seq] == "action":
+                lat["action"].append(ms)
+    actions = lat["action"]
+    print(json.dumps({
+        "game": args.game, "players": args.players, "deals": args.deals, "proof_rounds": args.proof_rounds,
+        "entries": len(writes),
+        "wall_s_total": round(wall, 2),
+        "wall_s_first_to_last_entry": round((last - first) / 1e9, 2) if first else None,
+        "move_latency_ms_p50": round(statistics.median(actions), 2) if actions else None,
+        "move_latency_ms_p99": round(percentile(actions, 0.99), 2) if actions else None,
+        "entry_latency_ms_p50": round(statistics.median(lat["all"]), 2),
+        "bytes_sent_per_peer": {str(k): v for k, v in sorted(sent.items())},
+        "log_bytes": os.path.getsize(out),
+        "result": summary["result"],
+    }))
+
+
+if __name__ == "__main__":
+    main()
