@@ -94,6 +94,8 @@ def _run_bot_seat(args, join=None) -> int:
         cheat=args.cheat,
         cheat_seat=args.cheater,
         on_port=on_port,
+        # A hosted table is announced on the LAN, but not a selfplay one on loopback.
+        advertise=join is None and not args.print_port,
     )
     try:
         result = trio.run(run_seat, config)

@@ -154,30 +154,16 @@ def host_interactive(args) -> int:
     ident = _identity(args.key)
     config = SeatConfig(name=args.name or "host", private_key=ident.private_key, game=args.game,
                         players=args.players, options=options, bind=args.bind, port=args.port,
-                        out=args.out, log_dir=args.log_dir)
+                        out=args.out, log_dir=args.log_dir, advertise=True)
 
     async def main(ui) -> None:
         ui.set_status(f"Hosting {args.game} for {args.players} on {args.bind}:{args.port}. "
                       f"Others join with: p2pcards join <this machine's address>:{args.port}",
                       f"Your key fingerprint: {ident.fingerprint}")
-        await _run_with_ui(ui, config, args.game, extra_tasks=_advertise(args, ident))
+        await _run_with_ui(ui, config, args.game)
 
     run_app(main, ascii=args.ascii)
     return 0
-
-
-def _advertise(args, ident):
-    async def advertise(nursery) -> None:
-        try:
-            from p2pcards.net.discovery import advertise_table
-        except ImportError:
-            return
-        try:
-            await advertise_table(game=args.game, players=args.players, port=args.port, host_name=args.name or "host")
-        except Exception:  # no multicast here: joining by address still works
-            return
-
-    return advertise
 
 
 def join_interactive(args) -> int:

@@ -75,6 +75,7 @@ class SeatConfig:
     cheat_seat: int | None = None
     on_port: Callable[[int], None] | None = None
     accept: Callable | None = None  # lobby accept hook (None: accept)
+    advertise: bool = False  # host: announce the table on the LAN (mDNS) while it fills
     on_update: Callable | None = None
 
 
@@ -162,7 +163,7 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
                 rules, _ = split_options(config.options)
                 get_game(config.game).options(config.players, rules)  # refuse bad options before anyone joins
                 lobby = HostLobby(endpoint, config.game, config.players, options=config.options,
-                                  accept=accept, on_update=config.on_update)
+                                  accept=accept, on_update=config.on_update, advertise=config.advertise)
                 table = await lobby.run()
             else:
                 host, port = config.join
