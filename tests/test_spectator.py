@@ -1,0 +1,319 @@
+"""Spectators (``p2pcards join ADDR:PORT --watch``): a real table of bot peers
+over loopback, followed by spectators that verify every entry and see only
+what lies open on the table."""
+
+from contextlib import asynccontextmanager
+
+import pytest
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2pcards.cards import is_code
+from p2pcards.log import Entry, make_entry
+from p2pcards.net import open_endpoint
+from p2pcards.net.spectate import SpectatorHub
+from p2pcards.net.table import final_msg
+from p2pcards.runner import SeatConfig, run_seat
+from p2pcards.spectator import Spectator, SpectatorSession, WatchError
+from p2pcards.table import SeatDriver
+
+LOCAL = "127.0.0.1"
+OPTIONS = {"table.turn_timeout": 5, "table.proof_rounds": 8}
+
+
+def codes_in(value) -> set[str]:
+    """Every card code anywhere in a view (nested maps and lists)."""
+    found: set[str] = set()
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif isinstance(v, str) and is_code(v):
+            found.add(v)
+    return found
+
+
+def hidden_codes_shown(view, machine) -> set[str]:
+    """Codes in ``view`` that no card opened to everybody has (a view may
+    name one open card in several places: the trick and the last trick)."""
+    return codes_in(view) - set(machine.public_codes.values())
+
+
+class Table:
+    """A table of bot peers over loopback (seat 0 hosts through run_seat, as
+    ``p2pcards host`` does) that spectators can watch."""
+
+    def __init__(self, tmp_path, game, players, options, patch_host=True):
+        self.patch_host = patch_host
+        self.tmp_path, self.game, self.players = tmp_path, game, players
+        self.options = {**OPTIONS, **options}
+        self.keys = [Ed25519PrivateKey.generate() for _ in range(players)]
+        self.port_ready = trio.Event()
+        self.port = None
+        self.host_peer = None
+        self.results = {}
+
+    def _on_port(self, port):
+        self.port = port
+        self.port_ready.set()
+
+    def _on_host_driver(self, peer):
+        self.host_peer = peer
+        # WORKAROUND: the host's TablePeer publishes entries from 1 on; entry 0
+        # must reach the spectators first (reported: runner.py should do this).
+        if not self.patch_host:
+            return
+        hub = peer.publish.__self__
+        if not hub._entries:
+            peer.publish(peer.driver.log[0].raw)
+        # Likewise TablePeer.run finalizes the end entry without publishing it
+        # (reported too). Both patches do nothing once the host does it itself;
+        # test_the_host_feeds_spectators_the_whole_log_itself checks that.
+        finalize = peer.driver.finalize
+
+        def finalize_and_publish(length=None):
+            finalize(length)
+            while peer._published < peer.driver.final_len:
+                peer.publish(peer.driver.log[peer._published].raw)
+                peer._published += 1
+
+        if self.patch_host:
+            peer.driver.finalize = finalize_and_publish
+
+    async def seat(self, i):
+        config = SeatConfig(name=f"p{i}", private_key=self.keys[i], bind=LOCAL, port=0,
+                            log_dir=str(self.tmp_path / f"logs{i}"), strategy="random", bot_seed=f"s:{i}")
+        on_driver = None
+        if i == 0:
+            config.game, config.players, config.options, config.on_port = self.game, self.players, self.options, self._on_port
+            on_driver = self._on_host_driver
+        else:
+            await self.port_ready.wait()
+            await trio.sleep(0.05 * i)
+            config.join = (LOCAL, self.port)
+        self.results[i] = await run_seat(config, on_driver=on_driver)
+
+    async def final_entries(self, n):
+        """Until the host has made ``n`` entries final."""
+        while self.host_peer is None or self.host_peer.driver.final_len < n:
+            await trio.sleep(0.02)
+
+
+class Recorder:
+    """A spectator with its session, as the terminal shows it, recording each view."""
+
+    def __init__(self, port, late_after=None):
+        self.spectator = Spectator((LOCAL, port), name="watcher")
+        self.session = SpectatorSession()
+        self.views = []  # (log length, view, hidden codes shown)
+        self.first_index = None
+        self.late_after = late_after
+
+    def on_change(self):
+        spectator, session = self.spectator, self.session
+        if spectator.driver is None:
+            return
+        if session.peer is None:
+            session.attach(spectator)
+        session.changed()
+        machine = spectator.machine
+        if self.first_index is None:
+            self.first_index = len(spectator.log)
+        if machine.state is not None:
+            view = session.view()
+            self.views.append((len(spectator.log), view, hidden_codes_shown(view, machine)))
+
+    async def run(self):
+        await self.spectator.run(self.on_change)
+
+
+async def watched_game(tmp_path, game, players, options, late_after=10):
+    """Play a match with one spectator from the start and one joining after
+    ``late_after`` final entries; returns (table, early recorder, late recorder)."""
+    table = Table(tmp_path, game, players, options)
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            for i in range(players):
+                nursery.start_soon(table.seat, i)
+            await table.port_ready.wait()
+            early = Recorder(table.port)
+            nursery.start_soon(early.run)
+            await table.final_entries(late_after)
+            late = Recorder(table.port)
+            nursery.start_soon(late.run)
+    return table, early, late
+
+
+@pytest.fixture(scope="module")
+def bura_game(tmp_path_factory):
+    """One bura match (2 players, one deal), watched by an early and a late spectator."""
+    return trio.run(watched_game, tmp_path_factory.mktemp("bura"), "bura", 2, {"table.deals": 1})
+
+
+def test_the_spectators_log_is_the_players_byte_for_byte(bura_game, tmp_path):
+    table, early, late = bura_game
+    player_log = open(table.results[0].log_path, "rb").read()
+    assert open(table.results[1].log_path, "rb").read() == player_log
+    for recorder in (early, late):
+        spectator = recorder.spectator
+        assert spectator.finished and spectator.error is None and spectator.ended == "the game is over"
+        out = tmp_path / f"watched-{id(recorder)}.p2plog"
+        spectator.write(out)
+        assert out.read_bytes() == player_log
+    from p2pcards.audit import audit_file
+
+    assert audit_file(str(out)).exit_code == 0
+
+
+def test_a_late_spectator_gets_the_backlog_then_follows_live(bura_game):
+    table, early, late = bura_game
+    assert early.first_index == 1  # it saw the table made, then every entry
+    # The late one joined after 10 final entries: all of them came at once, first.
+    assert late.first_index == 1 and len(late.spectator.log) == len(table.results[0].driver.log)
+    lengths = [n for n, _, _ in late.views]
+    assert lengths[0] < lengths[-1]  # ... and it kept following afterwards
+
+
+def test_a_spectators_views_show_only_open_cards(bura_game):
+    table, early, late = bura_game
+    for recorder in (early, late):
+        assert recorder.views, "the spectator never saw a deal"
+        for length, view, hidden in recorder.views:
+            assert not hidden, f"after entry {length - 1} the spectator saw {sorted(hidden)}"
+            assert view.get("hand") in (None, [])
+        assert recorder.session.legal_actions() == [] and recorder.session.hint() is None
+    # The check can fail: a player's own view, replayed over the same log, shows its hand.
+    host = table.results[0].driver
+    replay = SeatDriver(host.log[0], 0, seeds=host.me.seeds)
+    leaks = 0
+    for entry in host.log.entries[1:]:
+        replay.receive(entry)
+        if replay.machine.state is not None:
+            leaks += bool(hidden_codes_shown(replay.me.view(replay.machine), replay.machine))
+    assert leaks > 0
+
+
+def test_the_spectators_history_reads_like_a_players(bura_game):
+    table, early, late = bura_game
+    lines = early.session.last_moves()
+    assert any("shuffling" in line for line in lines)
+    assert any(line.startswith("deal over") for line in lines)
+    assert lines[-1].startswith("the match is over")
+    assert early.session.match_info()["phase"] == "over"
+    assert early.session.match_info()["result"] is not None
+
+
+async def test_a_spectator_cannot_play_or_chat(bura_game):
+    from p2pcards.games import IllegalAction
+
+    session = bura_game[1].session
+    with pytest.raises(IllegalAction, match="spectators do not play"):
+        await session.act({"type": "lead", "cards": ["AS"]})
+    with pytest.raises(IllegalAction, match="spectators do not chat"):
+        await session.chat("hello")
+
+
+# ----- a host that lies: a fake host serving a real log, tampered
+
+
+@asynccontextmanager
+async def fake_host(table_description, entries):
+    """A host on loopback whose spectator feed is ``entries`` (raw bytes),
+    then "end" once a spectator is there to hear it."""
+    async with open_endpoint(Ed25519PrivateKey.generate(), "liar", bind=LOCAL) as endpoint:
+        hub = SpectatorHub(table_description.table_id)
+        endpoint.register("watch", hub)
+        hub.set_final(final_msg(1, table_description))
+        for raw in entries:
+            hub.publish(raw)
+
+        async def end_when_watched():
+            while not hub.watchers:
+                await trio.sleep(0.01)
+            hub.end("the game is over")  # queued behind the backlog
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(end_when_watched)
+            yield endpoint.port
+            nursery.cancel_scope.cancel()  # the spectator may have quit before "end"
+
+
+async def watch_fake(bura_game, entries):
+    table, early, _ = bura_game
+    with trio.fail_after(30):
+        async with fake_host(early.spectator.table, entries) as port:
+            spectator = Spectator((LOCAL, port))
+            with pytest.raises(WatchError) as caught:
+                await spectator.run()
+    assert spectator.error == str(caught.value)
+    return spectator, str(caught.value)
+
+
+async def test_an_entry_with_a_flipped_byte_stops_the_watch(bura_game):
+    log = bura_game[0].results[0].driver.log
+    raws = [e.raw for e in log.entries]
+    k = 7
+    body = bytearray(log[k].body)
+    body[-3] ^= 0x01
+    raws[k] = Entry.from_wire(make_entry_raw(log[k], bytes(body))).raw
+    spectator, error = await watch_fake(bura_game, raws)
+    assert f"entry {k} fails verification" in error and "signature" in error
+    assert len(spectator.log) == k  # everything before it was taken, nothing after
+
+
+def make_entry_raw(entry, body):
+    import msgpack
+
+    return msgpack.packb([body, entry.signature], use_bin_type=True)
+
+
+async def test_a_properly_signed_illegal_move_stops_the_watch(bura_game):
+    """The author's own key re-signs a move it never could make: signatures
+    and chain hold, the rules do not."""
+    table = bura_game[0]
+    log = table.results[0].driver.log
+    k = next(i for i, e in enumerate(log.entries) if e.kind == "action")
+    bad = log[k]
+    payload = dict(bad.payload, action={"type": "bessa", "cards": []})
+    forged = make_entry(bad.seq, bad.prev_hash, bad.author, bad.kind, payload, table.keys[bad.author])
+    raws = [e.raw for e in log.entries[:k]] + [forged.raw]
+    spectator, error = await watch_fake(bura_game, raws)
+    assert f"entry {k} (seat {bad.author}'s action) breaks the rules" in error
+
+
+async def test_a_host_that_stops_early_is_reported(bura_game):
+    log = bura_game[0].results[0].driver.log
+    spectator, error = await watch_fake(bura_game, [e.raw for e in log.entries[:12]])
+    assert "the host stopped after entry 11, before the game ended" in error
+
+
+async def test_a_feed_without_the_table_entry_is_refused(bura_game):
+    log = bura_game[0].results[0].driver.log
+    _, error = await watch_fake(bura_game, [e.raw for e in log.entries[1:5]])
+    assert "the host sent entry 1 as entry 0" in error
+
+
+async def test_nobody_at_the_address(bura_game):
+    async with open_endpoint(Ed25519PrivateKey.generate(), "gone", bind=LOCAL) as endpoint:
+        port = endpoint.port
+    spectator = Spectator((LOCAL, port))
+    with trio.fail_after(30), pytest.raises(WatchError, match=f"cannot watch the table at {LOCAL}:{port}"):
+        await spectator.run()
+
+
+@pytest.mark.xfail(strict=True, reason="the host does not publish entry 0 nor the end entry (reported to the lead)")
+async def test_the_host_feeds_spectators_the_whole_log_itself(tmp_path):
+    """No patches: what ``p2pcards host`` really sends a spectator. When this
+    passes, drop the WORKAROUND in Table._on_host_driver and this mark."""
+    table = Table(tmp_path, "bura", 2, {"table.deals": 1}, patch_host=False)
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            for i in range(2):
+                nursery.start_soon(table.seat, i)
+            await table.port_ready.wait()
+            watcher = Recorder(table.port)
+            await watcher.run()
+    assert watcher.spectator.log.to_bytes() == table.results[0].driver.log.to_bytes()
