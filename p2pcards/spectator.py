@@ -145,11 +145,11 @@ class Spectator:
             entry = Entry.from_wire(data, index)
         except LogError as exc:
             raise WatchError(f"the host sent a malformed log entry: {exc}") from None
-        if entry.seq != index:
-            raise WatchError(f"the host sent entry {entry.seq} as entry {index}")
         if self.driver is None:
             self._start(entry)
             return
+        if entry.seq != index:
+            raise WatchError(f"the host sent entry {entry.seq} as entry {index}")
         try:
             self.driver.receive(entry)
         except LogError as exc:
@@ -161,7 +161,7 @@ class Spectator:
             self.chat_seen.extend((entry.author, text) for text in entry.payload["chat"])
 
     def _start(self, genesis: Entry) -> None:
-        if genesis.kind != TABLE:
+        if genesis.kind != TABLE or genesis.seq != 0:
             raise WatchError("the host's feed does not begin with the table entry (entry 0); "
                              "nothing after it can be verified")
         try:
@@ -280,7 +280,7 @@ async def watch_on(ui, spectator: Spectator, out: str | None = None) -> int:
         await spectator.run(on_change)
     except WatchError as exc:
         if session.peer is None:
-            ui.set_status(f"Cannot watch: {exc}", "Type quit to leave.")
+            ui.set_status(str(exc)[:1].upper() + str(exc)[1:] + ".", "Type quit to leave.")
         else:
             ui.say(f"The watch stopped: {exc}. Type quit to leave.", "class:error")
         return 1

@@ -105,16 +105,17 @@ class Table:
 class Recorder:
     """A spectator with its session, as the terminal shows it, recording each view."""
 
-    def __init__(self, port, late_after=None):
+    def __init__(self, port):
         self.spectator = Spectator((LOCAL, port), name="watcher")
         self.session = SpectatorSession()
         self.views = []  # (log length, view, hidden codes shown)
         self.first_index = None
-        self.late_after = late_after
+        self.lobby_lines = []  # the waiting screen, each time it changed
 
     def on_change(self):
         spectator, session = self.spectator, self.session
         if spectator.driver is None:
+            self.lobby_lines.append(spectator.status_lines())
             return
         if session.peer is None:
             session.attach(spectator)
@@ -171,6 +172,8 @@ def test_the_spectators_log_is_the_players_byte_for_byte(bura_game, tmp_path):
 def test_a_late_spectator_gets_the_backlog_then_follows_live(bura_game):
     table, early, late = bura_game
     assert early.first_index == 1  # it saw the table made, then every entry
+    assert any("bura, 1 of 2 seated" in lines[0] for lines in early.lobby_lines)  # and the lobby fill
+    assert any("bura, 2 of 2 seated" in lines[0] and "  seat 1: p1" in lines[2] for lines in early.lobby_lines)
     # The late one joined after 10 final entries: all of them came at once, first.
     assert late.first_index == 1 and len(late.spectator.log) == len(table.results[0].driver.log)
     lengths = [n for n, _, _ in late.views]
@@ -277,11 +280,11 @@ async def test_a_properly_signed_illegal_move_stops_the_watch(bura_game):
     log = table.results[0].driver.log
     k = next(i for i, e in enumerate(log.entries) if e.kind == "action")
     bad = log[k]
-    payload = dict(bad.payload, action={"type": "bessa", "cards": []})
+    payload = dict(bad.payload, action=dict(bad.payload["action"], type="beat"))  # nothing to beat yet
     forged = make_entry(bad.seq, bad.prev_hash, bad.author, bad.kind, payload, table.keys[bad.author])
     raws = [e.raw for e in log.entries[:k]] + [forged.raw]
     spectator, error = await watch_fake(bura_game, raws)
-    assert f"entry {k} (seat {bad.author}'s action) breaks the rules" in error
+    assert f"entry {k} (seat {bad.author}'s action) breaks the rules: illegal-move" in error
 
 
 async def test_a_host_that_stops_early_is_reported(bura_game):
@@ -293,7 +296,7 @@ async def test_a_host_that_stops_early_is_reported(bura_game):
 async def test_a_feed_without_the_table_entry_is_refused(bura_game):
     log = bura_game[0].results[0].driver.log
     _, error = await watch_fake(bura_game, [e.raw for e in log.entries[1:5]])
-    assert "the host sent entry 1 as entry 0" in error
+    assert "the host's feed does not begin with the table entry (entry 0)" in error
 
 
 async def test_nobody_at_the_address(bura_game):
@@ -317,3 +320,78 @@ async def test_the_host_feeds_spectators_the_whole_log_itself(tmp_path):
             watcher = Recorder(table.port)
             await watcher.run()
     assert watcher.spectator.log.to_bytes() == table.results[0].driver.log.to_bytes()
+
+
+# ----- the terminal
+
+
+async def until(predicate):
+    with trio.fail_after(30):
+        while not predicate():
+            await trio.sleep(0.005)
+
+
+def test_the_terminal_follows_the_table_refuses_moves_and_writes_the_log(bura_game, tmp_path):
+    from prompt_toolkit.formatted_text import fragment_list_to_text
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from p2pcards.spectator import watch_on
+    from p2pcards.ui.app import run_app
+    from p2pcards.ui.render import render_header
+
+    table, early, _ = bura_game
+    log = table.results[0].driver.log
+    out = tmp_path / "sub" / "watched.p2plog"
+    said = {}
+
+    with create_pipe_input() as pipe:
+
+        async def type_(ui, line):
+            handled = ui.lines_handled
+            pipe.send_text(line + "\r")
+            await until(lambda: ui.lines_handled > handled and ui.jobs_done == ui.jobs_submitted)
+            return "".join(text for _, text in ui.message)
+
+        async def main(ui):
+            async with fake_host(early.spectator.table, [e.raw for e in log.entries]) as port:
+                code = await watch_on(ui, Spectator((LOCAL, port)), str(out))
+            said["end"] = "".join(text for _, text in ui.message)
+            said["header"] = fragment_list_to_text(render_header(ui.session))
+            said["play"] = await type_(ui, "lead AS")
+            said["chat"] = await type_(ui, "chat well played")
+            said["moves"] = ui.session.last_moves()
+            pipe.send_text("quit\r")  # the match is over: quit leaves at once
+            return code
+
+        code = run_app(main, input=pipe, output=DummyOutput())
+    assert code == 0
+    assert out.read_bytes() == open(table.results[0].log_path, "rb").read()
+    assert f"The log is in {out}" in said["end"]
+    assert " watching" in said["header"] and "match over" in said["header"]
+    assert "spectators do not play" in said["play"]
+    assert "spectators do not chat" in said["chat"]
+    assert said["moves"][-1].startswith("the match is over")
+
+
+def test_the_terminal_says_why_a_watch_cannot_start():
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from p2pcards.spectator import watch_on
+    from p2pcards.ui.app import run_app
+
+    status = []
+    with create_pipe_input() as pipe:
+
+        async def main(ui):
+            async with open_endpoint(Ed25519PrivateKey.generate(), "gone", bind=LOCAL) as endpoint:
+                port = endpoint.port
+            code = await watch_on(ui, Spectator((LOCAL, port)), None)
+            status.extend(ui.status)
+            pipe.send_text("quit\r")
+            return code
+
+        code = run_app(main, input=pipe, output=DummyOutput())
+    assert code == 1
+    assert status[0].startswith(f"Cannot watch the table at {LOCAL}:")
