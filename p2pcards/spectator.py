@@ -232,6 +232,10 @@ class SpectatorSession(NetworkSession):
         await trio.lowlevel.checkpoint()
         raise IllegalAction("spectators do not chat: only the players write to the table's log")
 
+    async def ready(self) -> None:
+        await trio.lowlevel.checkpoint()
+        raise IllegalAction("the players deal on by themselves; a spectator waits")
+
     def peer_status(self) -> dict[int, str]:
         machine = self._machine
         return {} if machine is None else {s: "blamed" for s in machine.excluded}
