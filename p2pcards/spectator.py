@@ -283,10 +283,11 @@ async def watch_on(ui, spectator: Spectator, out: str | None = None) -> int:
     try:
         await spectator.run(on_change)
     except WatchError as exc:
+        unwritten = f" Nothing was written to {out}: the log is not finished." if out else ""
         if session.peer is None:
-            ui.set_status(str(exc)[:1].upper() + str(exc)[1:] + ".", "Type quit to leave.")
+            ui.set_status(str(exc)[:1].upper() + str(exc)[1:] + "." + unwritten, "Type quit to leave.")
         else:
-            ui.say(f"The watch stopped: {exc}. Type quit to leave.", "class:error")
+            ui.say(f"The watch stopped: {exc}.{unwritten} Type quit to leave.", "class:error")
         return 1
     message = "The game is over and every entry of its log checked out."
     if out:

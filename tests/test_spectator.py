@@ -445,3 +445,26 @@ def test_the_terminal_says_why_a_watch_cannot_start():
         code = run_app(main, input=pipe, output=DummyOutput())
     assert code == 1
     assert status[0].startswith(f"Cannot watch the table at {LOCAL}:")
+
+
+def test_the_command_says_why_it_cannot_watch_and_exits_1():
+    """``p2pcards join ADDR:PORT --watch`` in a terminal, nobody at the address."""
+    import os
+    import socket
+    import sys
+
+    pexpect = pytest.importorskip("pexpect")
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind((LOCAL, 0))
+        port = probe.getsockname()[1]
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))), TERM="xterm")
+    child = pexpect.spawn(sys.executable, ["-m", "p2pcards", "join", f"{LOCAL}:{port}", "--watch", "--ascii"],
+                          env=env, dimensions=(30, 100), timeout=30, encoding="utf-8")
+    try:
+        child.expect("Cannot watch the table at")
+        child.expect("Type quit to leave")
+        child.send("quit\r")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 1
