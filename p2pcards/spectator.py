@@ -157,6 +157,8 @@ class Spectator:
         except Violation as exc:
             who = f"seat {entry.author}'s" if entry.author >= 0 else "the"
             raise WatchError(f"entry {index} ({who} {entry.kind}) breaks the rules: {exc}") from None
+        except Exception as exc:  # a signed entry the checks cannot even read: as bad as a refused one
+            raise WatchError(f"entry {index} cannot be checked ({type(exc).__name__}: {exc})") from None
         if isinstance(entry.payload, dict) and isinstance(entry.payload.get("chat"), list):
             self.chat_seen.extend((entry.author, text) for text in entry.payload["chat"])
 
