@@ -12,7 +12,7 @@ from p2pcards.cards import is_code
 from p2pcards.log import Entry, make_entry
 from p2pcards.net import open_endpoint
 from p2pcards.net.spectate import SpectatorHub
-from p2pcards.net.table import final_msg
+from p2pcards.net.table import compute_session_id, final_msg
 from p2pcards.runner import SeatConfig, run_seat
 from p2pcards.spectator import Spectator, SpectatorSession, WatchError
 from p2pcards.table import SeatDriver
@@ -468,3 +468,21 @@ def test_the_command_says_why_it_cannot_watch_and_exits_1():
     finally:
         child.close(force=True)
     assert child.exitstatus == 1
+
+
+async def test_a_table_entry_for_another_table_than_announced_is_refused(bura_game):
+    import dataclasses
+
+    table, early, _ = bura_game
+    log = table.results[0].driver.log
+    announced = early.spectator.table
+    # The same people in other seats: a table the lobby could have made, but not this log's.
+    seats = tuple(dataclasses.replace(s, seat=i) for i, s in enumerate(reversed(announced.seats)))
+    session = compute_session_id(announced.table_id, announced.version, announced.game, announced.options,
+                                 seats, announced.contributions)
+    other = dataclasses.replace(announced, seats=seats, session_id=session)
+    async with fake_host(other, [e.raw for e in log.entries]) as port:
+        spectator = Spectator((LOCAL, port))
+        with trio.fail_after(30), pytest.raises(WatchError, match="the table entry is for another table than the one the host announced"):
+            await spectator.run()
+    assert spectator.driver is None
