@@ -234,11 +234,16 @@ def test_the_spectators_history_reads_like_a_players(bura_game):
 async def test_a_spectator_cannot_play_or_chat(bura_game):
     from p2pcards.games import IllegalAction
 
+    from p2pcards.ui.session import SeatSession
+
     session = bura_game[1].session
+    assert isinstance(session, SeatSession) and session.seat is None
     with pytest.raises(IllegalAction, match="spectators do not play"):
         await session.act({"type": "lead", "cards": ["AS"]})
     with pytest.raises(IllegalAction, match="spectators do not chat"):
         await session.chat("hello")
+    with pytest.raises(IllegalAction, match="a spectator waits"):
+        await session.ready()
 
 
 @pytest.mark.parametrize("game,players,options", [("warkocz", 3, {"target": 4}), ("kanasta", 4, {"table.deals": 1})])
