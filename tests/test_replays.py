@@ -1,0 +1,120 @@
+"""The recorded matches in ``replays/`` stay readable: every file verifies,
+audits to what ``replays/README.md`` says (clean, or exit 1 blaming exactly
+the recorded cheater) and replays without error. A change of the log format,
+the dealing or the rules engines that would orphan old replays fails here.
+
+The whole-match kanasta and kanaszta logs take minutes to audit (every shuffle
+proof is verified again: see ``benchmarks/audit.py``), so their full audit and
+replay are marked ``slow`` (``pytest -m slow tests/test_replays.py``); the
+default run still checks every signature, the hash chain and the end entry of
+every file, and audits and replays the smaller ones in full.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from p2pcards.log import read_log
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPLAYS = os.path.join(REPO, "replays")
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    game: str
+    players: int
+    entries: int
+    deals: int
+    exit_code: int  # of `p2pcards audit`
+    cheater: int | None = None  # the one seat the audit blames
+    slow: bool = False  # the full audit and replay run only with -m slow
+
+
+# What replays/README.md describes, file by file.
+CASES = {
+    "bura-3p.p2plog": Case("bura", 3, 361, 5, 0),
+    "warkocz-3p.p2plog": Case("warkocz", 3, 91, 2, 0),
+    "kanasta-4p.p2plog": Case("kanasta", 4, 2484, 11, 0, slow=True),
+    "kanaszta-4p.p2plog": Case("kanaszta", 4, 2197, 13, 0, slow=True),
+    "bura-3p-phantom-card.p2plog": Case("bura", 3, 18, 0, 1, cheater=1),
+    "warkocz-3p-false-pass.p2plog": Case("warkocz", 3, 90, 2, 1, cheater=1),
+}
+
+
+def _params():
+    return [pytest.param(name, marks=[pytest.mark.slow] if case.slow else [], id=name.removesuffix(".p2plog"))
+            for name, case in CASES.items()]
+
+
+def test_every_replay_is_listed_and_described():
+    files = {f for f in os.listdir(REPLAYS) if f.endswith(".p2plog")}
+    assert files == set(CASES), "a replay without a case here (or a case without its file)"
+    with open(os.path.join(REPLAYS, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    for name in CASES:
+        assert name in readme, f"{name} is not described in replays/README.md"
+
+
+@pytest.mark.parametrize("name", list(CASES), ids=[n.removesuffix(".p2plog") for n in CASES])
+def test_file_verifies(name):
+    """Signatures, hash chain, entry 0 and the end entry: fast, for every file."""
+    case = CASES[name]
+    log = read_log(os.path.join(REPLAYS, name), strict=True, finished=True)
+    assert log.table.game == case.game
+    assert len(log.table.players) == case.players
+    assert len(log) == case.entries
+    end = log.end.payload
+    blamed = {b["seat"] for b in end.get("blame") or []}
+    if case.cheater is not None and end.get("blame"):
+        assert blamed == {case.cheater}  # caught at the table: the honest peers' end entry names it
+    elif case.cheater is None:
+        assert not blamed
+
+
+def _check_report(case: Case, report: dict) -> None:
+    assert report["game"] == case.game
+    assert report["entries"] == case.entries
+    assert report["deals"] == case.deals
+    if case.cheater is None:
+        assert report["ok"] is True and report["violations"] == [], report["violations"]
+    else:
+        assert report["ok"] is False
+        assert {v["seat"] for v in report["violations"]} == {case.cheater}, report["violations"]
+
+
+@pytest.mark.parametrize("name", _params())
+def test_audit_and_replay(name):
+    """``load_replay`` runs the audit (``audit_log``, as ``p2pcards audit``
+    does) and then replays the log entry by entry: one pass for both."""
+    from p2pcards.replay import load_replay, replay_text
+
+    case = CASES[name]
+    replay = load_replay(os.path.join(REPLAYS, name))
+    assert (0 if replay.audit_ok else 1) == case.exit_code
+    _check_report(case, replay.result)
+    assert len(replay.frames) == case.entries
+    assert len(replay.deal_starts()) >= max(1, case.deals)
+    lines = list(replay_text(replay, show_all=True))
+    assert lines[-1].startswith("audit: clean" if case.cheater is None else "audit: ")
+    assert not any("REFUSED" in line for line in lines)
+    if case.cheater is not None:
+        assert any(line.lstrip().startswith("!!") and f"seat {case.cheater}" in line for line in lines)
+    seat_lines = list(replay_text(replay, seat=0))
+    assert any("your hand:" in line for line in seat_lines) or case.deals == 0
+
+
+# The command line itself on the two cheapest files (a clean one, a cheat).
+@pytest.mark.parametrize("name", ["warkocz-3p.p2plog", "bura-3p-phantom-card.p2plog"])
+def test_cli_audit_exit_code(name):
+    case = CASES[name]
+    run = subprocess.run([sys.executable, "-m", "p2pcards", "audit", os.path.join(REPLAYS, name), "--json"],
+                         capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=REPO), timeout=600)
+    assert run.returncode == case.exit_code, run.stdout + run.stderr
+    _check_report(case, json.loads(run.stdout))
