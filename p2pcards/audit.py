@@ -187,7 +187,7 @@ def _judge_abort(log: GameLog, before: TableMachine, abort_entry: Entry, accusat
                 and all(_signed_by(log, e, culprit) for e in entries)):
             return [_violation(accusation, abort_entry.seq)]
         return [_false(accuser, abort_entry.seq, "equivocation without two differing entries signed by the accused")]
-    if accusation.kind in ("timeout", "silent"):
+    if accusation.kind in ("timeout", "silent", "left"):
         # Silence leaves no evidence; the log shows whether it was the accused's turn.
         want = before.expect() if not before.finished else None
         if want is not None and (want.author == culprit or want.author is None):

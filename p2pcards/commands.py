@@ -22,6 +22,13 @@ def _address(text: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
+def _seat_entry(text: str) -> tuple[int, int]:
+    seat, sep, entry = text.partition(":")
+    if not sep or not seat.isdigit() or not entry.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not SEAT:ENTRY (e.g. 1:40)")
+    return int(seat), int(entry)
+
+
 def _players(text: str) -> int:
     if not text.isdigit():
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of players")
@@ -94,6 +101,8 @@ def _run_bot_seat(args, join=None) -> int:
         cheat=args.cheat,
         cheat_seat=args.cheater,
         on_port=on_port,
+        key_path=str(ident.path) if ident.path else None,
+        on_state=lambda path: print(f"STATE {path}", flush=True) if args.print_port else None,
         # A hosted table is announced on the LAN, but not a selfplay one on loopback.
         advertise=join is None and not args.print_port,
     )
@@ -143,7 +152,8 @@ def cmd_selfplay(args) -> int:
         raise CliError(f"--cheater must be a seat 0..{args.players - 1}")
     try:
         summary = selfplay(args.game, args.players, args.seed, args.out, options=options,
-                           cheat=args.cheat, cheater=args.cheater, strategy=args.strategy)
+                           cheat=args.cheat, cheater=args.cheater, strategy=args.strategy,
+                           crash=args.crash, drop=args.drop)
     except SelfplayError as exc:
         raise CliError(str(exc)) from None
     print(json.dumps(summary))
@@ -197,6 +207,31 @@ def cmd_replay(args) -> int:
     from p2pcards.ui.replay_viewer import run_viewer
 
     run_viewer(replay, seat=args.as_seat, show_all=args.all)
+    return 0
+
+
+def cmd_resume(args) -> int:
+    """Back to a game after a crash or a lost connection."""
+    import trio
+
+    from p2pcards.runner import RunError, resume_seat
+    from p2pcards.statefile import StateError, load
+
+    try:
+        state = load(args.statefile)
+    except StateError as exc:
+        raise CliError(str(exc)) from None
+    if state.strategy is None and not args.bot:
+        from p2pcards.netplay import resume_interactive
+
+        return resume_interactive(args)
+    try:
+        result = trio.run(resume_seat, args.statefile)
+    except RunError as exc:
+        raise CliError(str(exc)) from None
+    machine = result.driver.machine
+    summary = machine.end_payload() if machine.finished else {"unfinished": True}
+    print(json.dumps({"seat": result.seat, "log": result.log_path, "result": summary}), flush=True)
     return 0
 
 
@@ -268,11 +303,21 @@ def register(sub) -> None:
     p.add_argument("--cheat", metavar="KIND", help="the cheater bot commits this cheat once")
     p.add_argument("--cheater", type=int, metavar="SEAT")
     p.add_argument("--strategy", default="greedy", choices=("greedy", "random"))
+    p.add_argument("--crash", type=_seat_entry, metavar="SEAT:ENTRY",
+                   help="kill that peer abruptly when its log reaches ENTRY, then resume it")
+    p.add_argument("--drop", type=_seat_entry, metavar="SEAT:ENTRY",
+                   help="cut that peer's connections for a few seconds when its log reaches ENTRY")
     p.add_argument("--turn-timeout", type=int, default=DEFAULT_SELFPLAY_TIMEOUT, metavar="S",
                    help=f"seconds before a silent peer is blamed (default {DEFAULT_SELFPLAY_TIMEOUT})")
     p.add_argument("--proof-rounds", type=int, metavar="T", help="shuffle proof rounds (default 40)")
     p.add_argument("-o", dest="option", action="append", metavar="KEY=VALUE", help="a rules option")
     p.set_defaults(func=cmd_selfplay)
+
+    p = sub.add_parser("resume", help="come back to a game after a crash or a lost connection")
+    p.add_argument("statefile", metavar="STATEFILE", help="the .state file beside the game's log")
+    p.add_argument("--bot", action="store_true", help="let a bot play the rest")
+    p.add_argument("--ascii", action="store_true", help="plain letters for suits")
+    p.set_defaults(func=cmd_resume)
 
     p = sub.add_parser("audit", help="verify a finished log (exit 0 clean, 1 violations, 2 not verifiable)")
     p.add_argument("file", metavar="FILE")

@@ -224,3 +224,31 @@ def list_tables(args) -> int:
     for t in tables:
         print(t.describe())
     return 0
+
+
+def resume_interactive(args) -> int:
+    """A person back at the table after a crash or a lost connection."""
+    from p2pcards.netsession import NetworkSession
+    from p2pcards.runner import RunError, resume_seat
+    from p2pcards.ui.app import run_app
+
+    async def main(ui) -> None:
+        session = NetworkSession(None)
+        ui.set_status(f"Coming back to the game of {args.statefile}…", "Reconnecting to the other players.")
+
+        def on_driver(peer) -> None:
+            session.attach(peer)
+            ui.show(session)
+
+        try:
+            result = await resume_seat(args.statefile, decide=session.decide, on_driver=on_driver,
+                                       on_change=session.changed)
+        except RunError as exc:
+            ui.leave_table(f"Cannot come back: {exc}", "Type quit to leave.")
+            await trio.sleep_forever()
+        session.changed()
+        ui.say(f"The log is kept in {result.log_path}. Type quit to leave.", "class:label")
+        await trio.sleep_forever()
+
+    run_app(main, ascii=args.ascii)
+    return 0

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import signal
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -45,7 +46,11 @@ LINGER = 3.0  # seconds a finished peer stays to help slower ones finish
 @dataclass
 class PeerOptions:
     turn_timeout: float = 120.0  # a player's move, a key, an acknowledgement
+    rejoin_timeout: float = 120.0  # how long a player whose connection broke may take to come back
     cheat: str | None = None  # selfplay: the one cheat this seat commits (p2pcards.cheats)
+    crash_at: int | None = None  # fault injection: die abruptly once the log reaches this entry
+    drop_at: int | None = None  # fault injection: cut every connection once the log reaches this entry
+    drop_seconds: float = 3.0
 
 
 Decide = Callable[["TablePeer"], Awaitable[dict]]
@@ -54,7 +59,8 @@ Decide = Callable[["TablePeer"], Awaitable[dict]]
 class TablePeer:
     def __init__(self, driver: SeatDriver, mesh, decide: Decide | None, options: PeerOptions | None = None,
                  on_change: Callable[[], None] | None = None, publish: Callable[[bytes], None] | None = None,
-                 backlog: list | None = None):
+                 backlog: list | None = None, persist: Callable[[bytes | None], None] | None = None,
+                 pending: bytes | None = None):
         self.driver = driver
         self.mesh = mesh
         self.decide = decide
@@ -74,6 +80,11 @@ class TablePeer:
         self._progress_at = trio.current_time()
         self._published = 1
         self.backlog = list(backlog or [])  # mesh events that came before this peer ran
+        # Saves this seat's state file (seeds, the entry about to be sent) before
+        # anything leaves: a crash must never make us sign a different entry.
+        self.persist = persist
+        self.down_since: dict[int, float] = {}
+        self._resend_pending(pending)
         self.bytes_sent = 0
         trace_dir = os.environ.get("P2PCARDS_TRACE")
         self._trace_file = open(os.path.join(trace_dir, f"trace-{driver.seat}.txt"), "a", buffering=1) if trace_dir else None
@@ -103,8 +114,25 @@ class TablePeer:
     def referee(self, culprit: int | None = None) -> int:
         return self.machine.referee(culprit)
 
-    def turn_deadline(self) -> float:
-        return self._progress_at + self.options.turn_timeout
+    def turn_deadline(self, culprit: int | None = None) -> float:
+        """When waiting for ``culprit`` (or anybody) stops: a turn's time, or
+        for a player whose connection broke, the time it has to come back."""
+        deadline = self._progress_at + self.options.turn_timeout
+        if culprit is not None and culprit in self.down_since:
+            deadline = max(deadline, self.down_since[culprit] + self.options.rejoin_timeout)
+        return deadline
+
+    def _resend_pending(self, pending: bytes | None) -> None:
+        """After a restart: the entry we sent last, if the log does not hold it
+        yet, goes in again as it was (the others may have it already)."""
+        if pending is None:
+            return
+        entry = Entry.from_wire(pending)
+        if entry.seq == self.driver.log.next_seq:
+            try:
+                self.driver.receive(entry)
+            except (LogError, Violation) as exc:
+                log.warning("seat %s: the entry sent before the restart no longer fits: %s", self.seat, exc)
 
     # ----- tracing (benchmarks/table.py): P2PCARDS_TRACE=DIR
     def _trace(self, event: str, entry: Entry, size: int = 0) -> None:
@@ -118,36 +146,60 @@ class TablePeer:
         await self.mesh.broadcast(msg)
 
     async def _send_entry(self, entry: Entry) -> None:
+        if self.persist is not None:
+            await trio.to_thread.run_sync(self.persist, entry.raw)
         self._progress_at = trio.current_time()  # the others' acknowledgements are due from now
         self._trace("write", entry, len(entry.raw))
         await self._broadcast({"t": "entry", "raw": entry.raw})
         await self._ack(entry)
 
+    def _faults(self) -> None:
+        """Fault injection (selfplay --crash / --drop)."""
+        length = len(self.driver.log)
+        if self.options.crash_at is not None and length >= self.options.crash_at:
+            log.warning("seat %s: crashing on purpose at entry %d", self.seat, length)
+            os.kill(os.getpid(), signal.SIGKILL)  # abrupt: no clean-up, like a power cut
+        if self.options.drop_at is not None and length >= self.options.drop_at:
+            self.options.drop_at = None
+            log.warning("seat %s: dropping every connection for %g s at entry %d", self.seat,
+                        self.options.drop_seconds, length)
+            self.mesh.drop(self.options.drop_seconds)
+
     async def _ack(self, entry: Entry) -> None:
+        self._faults()
         self.acks.setdefault(entry.seq, {})[self.seat] = entry.hash
         await self._broadcast({"t": "ack", "seq": entry.seq, "hash": entry.hash})
         self._check_final()
 
     # ----- finality
     def _check_final(self) -> None:
-        """Make final (and write to the file) every entry all players acknowledged."""
+        """Make final (and write to the file) every entry all players acknowledged.
+        An acknowledgement of entry j vouches for every entry before it too (its
+        hash chains them), so acks lost while a peer was away do not matter."""
         log_ = self.driver.log
-        length = self.driver.final_len
-        while length < len(log_):
-            entry = log_[length]
-            acks = self.acks.get(entry.seq, {})
-            if any(acks.get(s) != entry.hash for s in range(self.machine.players) if s not in self.machine.excluded):
-                break
-            length += 1
+        length = len(log_)
+        for seat in range(self.machine.players):
+            if seat in self.machine.excluded:
+                continue
+            upto = self.driver.final_len
+            for j in range(len(log_) - 1, self.driver.final_len - 1, -1):
+                if self.acks.get(j, {}).get(seat) == log_[j].hash:
+                    upto = j + 1
+                    break
+            length = min(length, upto)
         if length > self.driver.final_len:
             self.driver.finalize(length)
             self._to_write.set()
             self._progress_at = trio.current_time()
-            if self.publish is not None:
-                while self._published < length:
-                    self.publish(log_[self._published].raw)
-                    self._published += 1
+            self._publish_final()
             self._wake()
+
+    def _publish_final(self) -> None:
+        """Hand spectators (the host's hub) every final entry not yet handed."""
+        if self.publish is not None:
+            while self._published < self.driver.final_len:
+                self.publish(self.driver.log[self._published].raw)
+                self._published += 1
 
     def head_final(self) -> bool:
         return self.driver.final_len == len(self.driver.log)
@@ -232,12 +284,17 @@ class TablePeer:
 
         async for event in events():
             if isinstance(event, PeerUp):
+                self.down_since.pop(event.seat, None)
                 await self.mesh.send(event.seat, {"t": "have", "next": self.driver.final_len})
+                if self.end_hash is not None and self.seat in self.end_offers:
+                    digest, sig = self.end_offers[self.seat]
+                    await self.mesh.send(event.seat, {"t": "endsig", "hash": digest, "sig": sig})
                 if len(self.driver.log) > 1:
                     head = self.driver.log[len(self.driver.log) - 1]
                     await self.mesh.send(event.seat, {"t": "ack", "seq": head.seq, "hash": head.hash})
                 self._wake()
             elif isinstance(event, PeerDown):
+                self.down_since.setdefault(event.seat, trio.current_time())
                 self._wake()
             elif isinstance(event, Message):
                 try:
@@ -296,6 +353,7 @@ class TablePeer:
                 # The end entry carries every player's signature on the whole
                 # log: that is agreement, whoever's acknowledgements are late.
                 self.driver.finalize()
+                self._publish_final()  # the end entry is final now, with no ack to trigger it
                 self._to_write.set()
                 await self._linger()
                 nursery.cancel_scope.cancel()
@@ -371,6 +429,11 @@ class TablePeer:
         if culprit is None or culprit == self.seat:
             self._progress_at = trio.current_time()
             return
+        if trio.current_time() < self.turn_deadline(culprit):
+            await self._wait(self.turn_deadline(culprit) - trio.current_time())  # it may still come back
+            return
+        if culprit in self.down_since:
+            kind = "left"
         if self.referee(culprit) == self.seat:
             await self._write_abort(Violation(culprit, kind, f"seat {culprit} sent nothing for {self.options.turn_timeout:g} s"), [])
         else:

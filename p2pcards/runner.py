@@ -22,13 +22,17 @@ import trio
 from p2pcards.bots import Bot
 from p2pcards.games import IllegalAction, get_game
 from p2pcards.log import Entry, LogError, Player, assemble, check_body_signature, sign_body, table_body
+from p2pcards.net.table import final_msg
 from p2pcards.peer import PeerOptions, TablePeer
+from p2pcards.statefile import SeatState, StateError, state_path
+from p2pcards.statefile import load as load_state
+from p2pcards.statefile import save as save_state
 from p2pcards.table import SeatDriver
 
 log = logging.getLogger("p2pcards.runner")
 
 TABLE_PREFIX = "table."
-TABLE_DEFAULTS = {"proof_rounds": 40, "turn_timeout": 120, "deals": 0}
+TABLE_DEFAULTS = {"proof_rounds": 40, "turn_timeout": 120, "rejoin_timeout": 120, "deals": 0}
 GENESIS_TIMEOUT = 30.0
 
 
@@ -52,8 +56,8 @@ def split_options(options: dict) -> tuple[dict, dict]:
             rules[key] = value
     if table["proof_rounds"] < 8 or table["proof_rounds"] > 128:
         raise IllegalAction("table.proof_rounds must be between 8 and 128")
-    if table["turn_timeout"] < 1:
-        raise IllegalAction("table.turn_timeout must be at least 1 second")
+    if table["turn_timeout"] < 1 or table["rejoin_timeout"] < 1:
+        raise IllegalAction("table.turn_timeout and table.rejoin_timeout must be at least 1 second")
     return rules, table
 
 
@@ -61,6 +65,7 @@ def split_options(options: dict) -> tuple[dict, dict]:
 class SeatConfig:
     name: str
     private_key: object  # Ed25519PrivateKey (or an identity.Identity's)
+    key_path: str | None = None  # where that key is kept (for resume); None: no state file
     game: str | None = None  # host only
     players: int | None = None  # host only
     options: dict = dataclasses.field(default_factory=dict)  # host only: -o overrides
@@ -77,6 +82,7 @@ class SeatConfig:
     accept: Callable | None = None  # lobby accept hook (None: accept)
     advertise: bool = False  # host: announce the table on the LAN (mDNS) while it fills
     on_update: Callable | None = None
+    on_state: Callable[[str], None] | None = None  # told the state file's path once it exists
 
 
 @dataclasses.dataclass
@@ -110,7 +116,8 @@ async def agree_genesis(mesh, table, my_seat: int, signer, rules: dict, settings
     except IllegalAction as exc:
         raise RunError(f"the table's options are refused: {exc}") from None
     seated = [Player(s.name, s.key, table.contributions[s.seat]) for s in table.seats]
-    extra = {"rounds": settings["proof_rounds"], "turn_timeout": settings["turn_timeout"], "deals": settings["deals"]}
+    extra = {"rounds": settings["proof_rounds"], "turn_timeout": settings["turn_timeout"],
+             "rejoin_timeout": settings["rejoin_timeout"], "deals": settings["deals"]}
     body = table_body(table.game, full, seated, table.session_id, extra=extra)
     mine = sign_body(body, signer)
     signatures = {my_seat: mine}
@@ -176,11 +183,21 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
                 directory.mkdir(parents=True, exist_ok=True)
                 path = directory / f"{table.game}-{table.session_id.hex()[:16]}-seat{my_seat}.p2plog"
                 driver = SeatDriver(genesis, my_seat, config.private_key, log_path=path)
+                if lobby is not None:
+                    lobby.spectators.publish(genesis.raw)  # spectators verify from entry 0 (wire.md §5)
                 if decide is None:
                     decide = bot_decider(config.strategy or "greedy", config.bot_seed)
                 cheat = config.cheat if config.cheat_seat in (None, my_seat) else None
-                peer = TablePeer(driver, mesh, decide, PeerOptions(float(settings["turn_timeout"]), cheat),
-                                 on_change=on_change, backlog=backlog,
+                persist = None
+                if config.key_path is not None:
+                    state = SeatState(str(path), my_seat, config.name, str(config.key_path), config.bind,
+                                      endpoint.port, final_msg(1, table), strategy=config.strategy)
+                    persist = _persister(state, driver)
+                    persist(None)
+                    if config.on_state is not None:
+                        config.on_state(str(state_path(path)))
+                peer = TablePeer(driver, mesh, decide, peer_options(settings, my_seat, cheat),
+                                 on_change=on_change, backlog=backlog, persist=persist,
                                  publish=lobby.spectators.publish if lobby is not None else None)
                 if on_driver is not None:
                     on_driver(peer)
@@ -190,11 +207,80 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
                     driver.close()
                 if lobby is not None:
                     lobby.spectators.end("the game is over")
+                    await lobby.spectators.drain()  # let slow watchers get the rest before the port closes
     except (NetError, MeshError) as exc:
         raise RunError(str(exc)) from None
     if config.out:
         _copy_out(path, config.out)
     return SeatResult(str(path), driver, my_seat)
+
+
+def peer_options(settings: dict, seat: int, cheat: str | None = None) -> PeerOptions:
+    """The table's timeouts, and fault injection for tests: selfplay sets
+    P2PCARDS_CRASH / P2PCARDS_DROP to "SEAT:ENTRY" in every peer's process."""
+    def fault(name):
+        value = os.environ.get(name, "")
+        faulty, _, entry = value.partition(":")
+        return int(entry) if faulty.isdigit() and entry.isdigit() and int(faulty) == seat else None
+
+    return PeerOptions(turn_timeout=float(settings["turn_timeout"]),
+                       rejoin_timeout=float(settings.get("rejoin_timeout", settings["turn_timeout"])),
+                       cheat=cheat, crash_at=fault("P2PCARDS_CRASH"), drop_at=fault("P2PCARDS_DROP"))
+
+
+def _persister(state: SeatState, driver: SeatDriver):
+    """A function that saves the seat's state file: the deal seeds so far
+    and the entry about to be sent."""
+    target = state_path(state.log_path)
+
+    def persist(pending: bytes | None) -> None:
+        state.seeds = dict(driver.me.seeds)
+        state.pending = pending
+        save_state(target, state)
+
+    return persist
+
+
+async def resume_seat(state_file: str, decide=None, strategy: str | None = "greedy", bot_seed=None,
+                      on_driver=None, on_change=None, out: str | None = None) -> SeatResult:
+    """A seat coming back to its game after a crash or a lost connection."""
+    from p2pcards import identity
+    from p2pcards.net import MeshError, NetError, open_endpoint, open_mesh
+    from p2pcards.net.errors import ProtocolError
+    from p2pcards.net.table import parse_final_msg
+
+    try:
+        state = load_state(state_file)
+        ident = identity.load(state.key_path)
+        _, table = parse_final_msg(state.table)
+        driver = SeatDriver.reopen(state.log_path, state.seat, ident.private_key, state.seeds)
+    except (StateError, identity.IdentityError, LogError, ProtocolError) as exc:
+        raise RunError(f"cannot resume from {state_file}: {exc}") from None
+    if driver.machine.finished:
+        raise RunError(f"the game of {state.log_path} is already over")
+    extra = driver.log.table.extra if isinstance(driver.log.table.extra, dict) else {}
+    settings = {"turn_timeout": extra.get("turn_timeout", TABLE_DEFAULTS["turn_timeout"]),
+                "rejoin_timeout": extra.get("rejoin_timeout", TABLE_DEFAULTS["rejoin_timeout"])}
+    if decide is None:
+        decide = bot_decider(state.strategy or strategy or "greedy", bot_seed)
+    persist = _persister(state, driver)
+    try:
+        async with open_endpoint(ident.private_key, state.name, bind=state.bind, port=state.port) as endpoint:
+            async with open_mesh(endpoint, table, state.seat, ready_timeout=None) as mesh:
+                log.info("seat %d: resuming %s at entry %d", state.seat, state.log_path, len(driver.log))
+                peer = TablePeer(driver, mesh, decide, peer_options(settings, state.seat), on_change=on_change,
+                                 persist=persist, pending=state.pending)
+                if on_driver is not None:
+                    on_driver(peer)
+                try:
+                    await peer.run()
+                finally:
+                    driver.close()
+    except (NetError, MeshError) as exc:
+        raise RunError(str(exc)) from None
+    if out:
+        _copy_out(state.log_path, out)
+    return SeatResult(state.log_path, driver, state.seat)
 
 
 def _copy_out(path, out) -> None:

@@ -4,6 +4,11 @@ process with its own key, over loopback TCP, exactly as people would play.
 Seat 0 hosts; the others join as ``p2pcards bot``. Every process keeps its
 own log; the honest peers' logs must be byte-identical, and the lowest honest
 seat's becomes FILE.
+
+Fault injection: ``crash=(seat, entry)`` kills that seat's process abruptly
+(SIGKILL) when its log reaches the entry, then starts it again with
+``p2pcards resume``; ``drop=(seat, entry)`` cuts its connections for a few
+seconds.
 """
 
 from __future__ import annotations
@@ -13,12 +18,11 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 from p2pcards.cheats import CHEATS
-
-START_TIMEOUT = 30.0
 
 
 class SelfplayError(Exception):
@@ -37,69 +41,123 @@ def _option_args(options: dict) -> list[str]:
     return out
 
 
+class _Process:
+    """One peer's process; its stdout read by a thread (PORT, STATE, the result)."""
+
+    def __init__(self, index: int, command: list[str], work: Path, env: dict):
+        self.index = index
+        self.lines: list[str] = []
+        self.port_seen = threading.Event()
+        err = open(work / f"seat{index}.err", "ab")
+        self.proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL,
+                                     env=env, text=True)
+        err.close()
+        self.errfile = work / f"seat{index}.err"
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            self.lines.append(line.strip())
+            if line.startswith("PORT "):
+                self.port_seen.set()
+        self.port_seen.set()
+
+    def value(self, prefix: str) -> str | None:
+        for line in self.lines:
+            if line.startswith(prefix):
+                return line[len(prefix):].strip()
+        return None
+
+    def result(self) -> dict:
+        self.reader.join(timeout=5)
+        for line in reversed(self.lines):
+            if line.startswith("{"):
+                try:
+                    return json.loads(line)
+                except ValueError:
+                    break
+        return {"failed": self.proc.returncode, "stderr": self.errfile.read_text(errors="replace")[-1500:]}
+
+
 def selfplay(game: str, players: int, seed, out: str, *, options: dict | None = None, cheat: str | None = None,
              cheater: int | None = None, strategy: str = "greedy", timeout: float = 3600.0,
-             workdir: str | None = None) -> dict:
+             workdir: str | None = None, crash: tuple[int, int] | None = None,
+             drop: tuple[int, int] | None = None) -> dict:
     """Play the match; write the log to ``out``; return a summary."""
     if cheat is not None and cheat not in CHEATS:
         raise SelfplayError(f"unknown cheat {cheat!r}; the cheats are {', '.join(CHEATS)}")
+    for name, fault in (("crash", crash), ("drop", drop)):
+        if fault is not None and not (0 <= fault[0] < players and fault[1] >= 1):
+            raise SelfplayError(f"--{name} takes SEAT:ENTRY with a seat 0..{players - 1} and an entry ≥ 1")
     options = dict(options or {})
     work = Path(workdir or tempfile.mkdtemp(prefix="p2pcards-selfplay-"))
     work.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ)
-    env.setdefault("PYTHONUNBUFFERED", "1")
     cheat_args = ["--cheat", cheat, "--cheater", str(cheater)] if cheat else []
-    procs: list[subprocess.Popen] = []
+
+    def env_for(index: int) -> dict:
+        # Seats go in join order, which the processes cannot be sure of: each
+        # is told the faulty seat and acts only if it is that seat.
+        env = dict(os.environ)
+        env.setdefault("PYTHONUNBUFFERED", "1")
+        if crash is not None:
+            env["P2PCARDS_CRASH"] = f"{crash[0]}:{crash[1]}"
+        if drop is not None:
+            env["P2PCARDS_DROP"] = f"{drop[0]}:{drop[1]}"
+        return env
+
+    procs: list[_Process] = []
+    deadline = time.monotonic() + timeout
     try:
-        host = subprocess.Popen(
-            _command("host", game, "--players", str(players), "--bind", "127.0.0.1", "--port", "0",
-                     "--print-port", "--bot", strategy, "--name", "seat-host", "--key", str(work / "key0.pem"),
-                     "--log-dir", str(work / "logs0"), "--seed", f"{seed}:0", *_option_args(options), *cheat_args),
-            stdout=subprocess.PIPE, stderr=open(work / "seat0.err", "wb"), env=env, text=True)
-        procs.append(host)
-        port = _read_port(host, work / "seat0.err")
+        procs.append(_Process(0, _command(
+            "host", game, "--players", str(players), "--bind", "127.0.0.1", "--port", "0", "--print-port",
+            "--bot", strategy, "--name", "seat-host", "--key", str(work / "key0.pem"),
+            "--log-dir", str(work / "logs0"), "--seed", f"{seed}:0", *_option_args(options), *cheat_args),
+            work, env_for(0)))
+        procs[0].port_seen.wait(timeout=60)
+        port = procs[0].value("PORT ")
+        if port is None:
+            procs[0].proc.wait(timeout=10)
+            raise SelfplayError(f"the host did not start: {procs[0].errfile.read_text(errors='replace')[-2000:]}")
         for i in range(1, players):
-            procs.append(subprocess.Popen(
-                _command("bot", f"127.0.0.1:{port}", "--strategy", strategy, "--name", f"bot{i}",
-                         "--key", str(work / f"key{i}.pem"), "--log-dir", str(work / f"logs{i}"),
-                         "--seed", f"{seed}:{i}", *cheat_args),
-                stdout=subprocess.PIPE, stderr=open(work / f"seat{i}.err", "wb"), env=env, text=True))
-        results = []
-        deadline = time.monotonic() + timeout
-        for i, proc in enumerate(procs):
-            try:
-                stdout, _ = proc.communicate(timeout=max(1.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                raise SelfplayError(f"process {i} did not finish within {timeout:g} s") from None
-            results.append(_result(stdout, proc.returncode, work / f"seat{i}.err"))
+            procs.append(_Process(i, _command(
+                "bot", f"127.0.0.1:{port}", "--strategy", strategy, "--name", f"bot{i}", "--print-port",
+                "--key", str(work / f"key{i}.pem"), "--log-dir", str(work / f"logs{i}"),
+                "--seed", f"{seed}:{i}", *cheat_args), work, env_for(i)))
+            procs[-1].port_seen.wait(timeout=60)
+            time.sleep(0.1)  # let it take its seat before the next one joins
+        results = _wait_all(procs, work, deadline, restart=crash is not None)
     finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-    return _collect(results, cheat, cheater, out)
+        for p in procs:
+            if p.proc.poll() is None:
+                p.proc.kill()
+                p.proc.wait()
+    return _collect(results, cheater, out)
 
 
-def _read_port(proc: subprocess.Popen, errfile: Path) -> int:
-    line = proc.stdout.readline()
-    if not line.startswith("PORT "):
-        proc.wait(timeout=5)
-        raise SelfplayError(f"the host did not start: {errfile.read_text(errors='replace')[-2000:]}")
-    return int(line.split()[1])
+def _wait_all(procs: list[_Process], work: Path, deadline: float, restart: bool) -> list[dict]:
+    """Wait for every process; one killed by the crash injection comes back
+    at once with ``p2pcards resume`` (the others are waiting for it)."""
+    restarted: set[int] = set()
+    while any(p.proc.poll() is None for p in procs):
+        if time.monotonic() > deadline:
+            raise SelfplayError("the match did not finish in time")
+        for i, proc in enumerate(procs):
+            if restart and i not in restarted and proc.proc.poll() == -9:
+                proc.reader.join(timeout=5)
+                state = proc.value("STATE ")
+                if state is None:
+                    raise SelfplayError(f"process {i} crashed before it had a state file")
+                env = dict(os.environ)
+                env.setdefault("PYTHONUNBUFFERED", "1")
+                env.pop("P2PCARDS_CRASH", None)
+                procs[i] = _Process(i, _command("resume", state), work, env)
+                restarted.add(i)
+        time.sleep(0.05)
+    return [p.result() for p in procs]
 
 
-def _result(stdout: str, code: int, errfile: Path) -> dict | None:
-    for line in reversed(stdout.splitlines()):
-        line = line.strip()
-        if line.startswith("{"):
-            try:
-                return json.loads(line)
-            except ValueError:
-                break
-    return {"failed": code, "stderr": errfile.read_text(errors="replace")[-1500:]}
-
-
-def _collect(results: list[dict], cheat, cheater, out: str) -> dict:
+def _collect(results: list[dict], cheater, out: str) -> dict:
     by_seat = {r["seat"]: r for r in results if r and "seat" in r}
     honest = sorted(s for s in by_seat if s != cheater)
     finished = [s for s in honest if not by_seat[s]["result"].get("unfinished")]
@@ -110,8 +168,8 @@ def _collect(results: list[dict], cheat, cheater, out: str) -> dict:
     logs = {s: Path(by_seat[s]["log"]).read_bytes() for s in finished}
     first = logs[finished[0]]
     differing = [s for s in finished if logs[s] != first]
-    tmp = Path(str(out) + ".tmp")
     Path(out).parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(str(out) + ".tmp")
     tmp.write_bytes(first)
     os.replace(tmp, out)
     summary = {"out": str(out), "result": by_seat[finished[0]]["result"], "seats_finished": finished}

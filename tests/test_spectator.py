@@ -46,8 +46,7 @@ class Table:
     """A table of bot peers over loopback (seat 0 hosts through run_seat, as
     ``p2pcards host`` does) that spectators can watch."""
 
-    def __init__(self, tmp_path, game, players, options, patch_host=True, cheat=None, cheater=None):
-        self.patch_host = patch_host
+    def __init__(self, tmp_path, game, players, options, cheat=None, cheater=None):
         self.cheat, self.cheater = cheat, cheater
         self.tmp_path, self.game, self.players = tmp_path, game, players
         self.options = {**OPTIONS, **options}
@@ -64,42 +63,6 @@ class Table:
 
     def _on_host_driver(self, peer):
         self.host_peer = peer
-        # WORKAROUND: the host's TablePeer publishes entries from 1 on; entry 0
-        # must reach the spectators first (reported: runner.py should do this).
-        if not self.patch_host:
-            return
-        hub = peer.publish.__self__
-        if not hub._entries:
-            peer.publish(peer.driver.log[0].raw)
-        # Likewise TablePeer.run finalizes the end entry without publishing it
-        # (reported too). Both patches do nothing once the host does it itself;
-        # test_the_host_feeds_spectators_the_whole_log_itself checks that.
-        finalize = peer.driver.finalize
-
-        def finalize_and_publish(length=None):
-            finalize(length)
-            while peer._published < peer.driver.final_len:
-                peer.publish(peer.driver.log[peer._published].raw)
-                peer._published += 1
-
-        if self.patch_host:
-            peer.driver.finalize = finalize_and_publish
-            peer.run = self._run_then_drain(peer)
-
-    def _run_then_drain(self, peer):
-        """WORKAROUND (reported): the host closes its port right after telling
-        spectators the end, cutting off one still receiving; here it waits
-        (bounded) until this test's spectators hold the whole log."""
-        run = peer.run
-
-        async def run_then_drain():
-            await run()
-            with trio.move_on_after(10):
-                while any(s.error is None and (s.log is None or len(s.log) < len(peer.driver.log))
-                          for s in self.spectators):
-                    await trio.sleep(0.02)
-
-        return run_then_drain
 
     async def seat(self, i):
         config = SeatConfig(name=f"p{i}", private_key=self.keys[i], bind=LOCAL, port=0,
@@ -357,13 +320,10 @@ async def test_nobody_at_the_address(bura_game):
         await spectator.run()
 
 
-@pytest.mark.xfail(strict=True, reason="the host does not publish entry 0 nor the end entry, and may cut "
-                                      "spectators off at the end (reported to the lead)")
 async def test_the_host_feeds_spectators_the_whole_log_itself(tmp_path):
-    """No patches: what ``p2pcards host`` really sends spectators, one from
-    the start and one joining late. When this passes, drop the WORKAROUNDs in
-    Table and this mark."""
-    table = Table(tmp_path, "bura", 2, {"table.deals": 1}, patch_host=False)
+    """What ``p2pcards host`` really sends spectators, one from the start and
+    one joining late: the whole log, entry 0 and the end included."""
+    table = Table(tmp_path, "bura", 2, {"table.deals": 1})
     with trio.fail_after(120):
         async with trio.open_nursery() as nursery:
             for i in range(2):

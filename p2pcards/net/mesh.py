@@ -100,6 +100,7 @@ class Mesh:
         self._space = trio.Event()
         self._changed = trio.Event()
         self._closing = False
+        self._paused_until = -math.inf  # drop(): no connections before this time
 
     # -- driver API ------------------------------------------------------------
     async def send(self, seat: int, msg: Any) -> bool:
@@ -157,6 +158,13 @@ class Mesh:
                    for s, p in self.peers.items() if p.channel is None]
         raise MeshError(f"not connected after {timeout}s to seat(s) {', '.join(missing)}")
 
+    def drop(self, seconds: float) -> None:
+        """Cut every connection and stay offline for ``seconds`` (a Wi-Fi drop,
+        for fault injection); then the usual redialling brings the mesh back."""
+        self._paused_until = trio.current_time() + seconds
+        for peer in self.peers.values():
+            self._cut(peer, f"dropped for {seconds:g} s (fault injection)")
+
     # -- internals ------------------------------------------------------------
     def _notify(self) -> None:
         self._changed.set()
@@ -202,6 +210,8 @@ class Mesh:
             raise HandshakeError(f"seat {seat} must not dial seat {self.my_seat} (higher seats dial lower)")
         if self._closing:
             raise HandshakeError("this mesh is closing")
+        if trio.current_time() < self._paused_until:
+            raise HandshakeError("this peer is offline for a moment")
         return self.table.session_id
 
     async def handle(self, channel: Channel) -> None:
@@ -303,6 +313,9 @@ class Mesh:
         while not self._closing and not peer.left:
             if peer.channel is not None:
                 await peer.lost.wait()
+                continue
+            if trio.current_time() < self._paused_until:
+                await trio.sleep_until(self._paused_until)
                 continue
             attempt += 1
             try:

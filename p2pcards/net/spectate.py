@@ -50,6 +50,7 @@ class SpectatorHub:
         self._entries: list[bytes] = []
         self._ended: str | None = None
         self._watchers: dict[Channel, trio.MemorySendChannel] = {}
+        self._sending = 0  # watcher connections still being served (see drain)
 
     @property
     def watchers(self) -> int:
@@ -105,9 +106,14 @@ class SpectatorHub:
         backlog = [m for m in (self._lobby, self._final) if m is not None]
         backlog += [{"t": "entry", "i": i, "e": e} for i, e in enumerate(self._entries)]
         send, recv = trio.open_memory_channel(self.queue_size)
-        self._watchers[channel] = send
+        if self._ended is None:
+            self._watchers[channel] = send
+        else:  # admitted just before the end: the whole log, then the end
+            backlog.append({"t": "end", "reason": self._ended})
+            send.close()
         log.info("spectator %s joined", channel.describe())
         reason = None
+        self._sending += 1
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._drain_incoming, channel, nursery.cancel_scope)
@@ -123,8 +129,16 @@ class SpectatorHub:
                     log.info("spectator %s gone: %s", channel.describe(), exc)
                 nursery.cancel_scope.cancel()
         finally:
+            self._sending -= 1
             self._watchers.pop(channel, None)
             await channel.aclose(reason)
+
+    async def drain(self, timeout: float = 5.0) -> None:
+        """After ``end``: give watchers still receiving the log up to
+        ``timeout`` seconds to get the rest before the host closes its port."""
+        with trio.move_on_after(timeout):
+            while self._sending:
+                await trio.sleep(0.05)
 
     async def _keepalive(self, channel: Channel) -> None:
         try:

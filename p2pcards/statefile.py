@@ -1,0 +1,105 @@
+"""A seat's state file, kept beside its log, so a crashed or disconnected
+player can come back to the same game (``p2pcards resume STATEFILE``).
+
+It holds what the log does not: the table as agreed in the lobby (to find
+the other players again), this seat's address and key file, its secret deal
+seeds (mode 0600: they open this seat's cards) and the last entry it sent,
+which must be sent again, not replaced, after a crash. Each save replaces
+the file atomically (write, fsync, rename, fsync the directory).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgpack
+
+STATE_VERSION = 1
+MAX_STATE_SIZE = 1 << 20
+
+
+class StateError(ValueError):
+    """The state file is missing, unreadable or not a p2pcards state file."""
+
+
+@dataclass
+class SeatState:
+    log_path: str
+    seat: int
+    name: str
+    key_path: str
+    bind: str
+    port: int
+    table: dict  # the lobby's "final" message (p2pcards.net.table.final_msg)
+    seeds: dict[int, bytes] = field(default_factory=dict)
+    pending: bytes | None = None  # the last entry this seat sent, as signed
+    strategy: str | None = None  # a bot's strategy; None: a person plays this seat
+
+    def to_bytes(self) -> bytes:
+        return msgpack.packb({
+            "v": STATE_VERSION, "log": self.log_path, "seat": self.seat, "name": self.name,
+            "key": self.key_path, "bind": self.bind, "port": self.port, "table": self.table,
+            "seeds": [[d, s] for d, s in sorted(self.seeds.items())], "pending": self.pending,
+            "strategy": self.strategy,
+        }, use_bin_type=True)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "SeatState":
+        try:
+            raw = msgpack.unpackb(data, raw=False, strict_map_key=False)
+        except Exception as exc:  # msgpack raises many types on garbage
+            raise StateError(f"not a p2pcards state file ({exc})") from None
+        if not isinstance(raw, dict) or raw.get("v") != STATE_VERSION:
+            raise StateError("not a p2pcards state file of this version")
+        try:
+            seeds = {int(d): bytes(s) for d, s in raw["seeds"]}
+            state = cls(str(raw["log"]), int(raw["seat"]), str(raw["name"]), str(raw["key"]), str(raw["bind"]),
+                        int(raw["port"]), dict(raw["table"]), seeds, raw["pending"], raw.get("strategy"))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise StateError(f"the state file is damaged ({exc})") from None
+        if state.pending is not None and not isinstance(state.pending, bytes):
+            raise StateError("the state file is damaged (pending entry)")
+        return state
+
+
+def state_path(log_path: str | os.PathLike) -> Path:
+    return Path(str(log_path) + ".state")
+
+
+def save(path: str | os.PathLike, state: SeatState) -> None:
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    data = state.to_bytes()
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    dfd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
+
+
+def load(path: str | os.PathLike) -> SeatState:
+    path = Path(path)
+    try:
+        st = path.stat()
+        if st.st_mode & 0o077:
+            raise StateError(f"{path} can be read by other users; its secrets may be known (chmod 600 {path})")
+        if st.st_size > MAX_STATE_SIZE:
+            raise StateError(f"{path} is too large to be a state file")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise StateError(f"no state file at {path}") from None
+    except OSError as exc:
+        raise StateError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return SeatState.from_bytes(data)
