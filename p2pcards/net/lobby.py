@@ -480,9 +480,11 @@ class _JoinState:
             try:
                 ok = bool(await _call(self.accept, proposal)) if self.accept else True
                 if ok:
+                    # Answered before the send returns: the host's 'commits' may
+                    # reach the loop task before this task runs again.
+                    self.answered = True
                     await self.channel.send({"t": "accept", "round": proposal.round,
                                              "commit": commit_of(self.contribution)})
-                    self.answered = True
                     return
                 await self.channel.send({"t": "refuse", "round": proposal.round, "reason": "declined"})
                 self.error = TableRefused("you refused the table")
