@@ -143,6 +143,11 @@ def _wait_all(procs: list[_Process], work: Path, deadline: float, restart: bool)
         if time.monotonic() > deadline:
             raise SelfplayError("the match did not finish in time")
         for i, proc in enumerate(procs):
+            code = proc.proc.poll()
+            if code is not None and code not in (0, -9):
+                # A peer that failed leaves the others waiting for it: say why, now.
+                raise SelfplayError(f"peer process {i} failed (exit {code}): "
+                                    f"{proc.errfile.read_text(errors='replace')[-1500:]}")
             if restart and i not in restarted and proc.proc.poll() == -9:
                 proc.reader.join(timeout=5)
                 state = proc.value("STATE ")
