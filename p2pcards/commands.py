@@ -71,9 +71,7 @@ def _check_table_options(game: str, players: int, options: dict) -> None:
 
 def _run_bot_seat(args, join=None) -> int:
     """A seat played by a bot: host (join=None) or join a table."""
-    import trio
-
-    from p2pcards.runner import RunError, SeatConfig, run_seat
+    from p2pcards.runner import SeatConfig, run_seat
 
     ident = _identity(args)
     options = {}
@@ -106,8 +104,18 @@ def _run_bot_seat(args, join=None) -> int:
         # A hosted table is announced on the LAN, but not a selfplay one on loopback.
         advertise=join is None and not args.print_port,
     )
+    return _run_and_report(run_seat, config)
+
+
+def _run_and_report(run, *args) -> int:
+    """Run a bot seat to the end; print one JSON line: seat, log, result
+    (selfplay reads it)."""
+    import trio
+
+    from p2pcards.runner import RunError
+
     try:
-        result = trio.run(run_seat, config)
+        result = trio.run(run, *args)
     except RunError as exc:
         raise CliError(str(exc)) from None
     machine = result.driver.machine
@@ -212,9 +220,7 @@ def cmd_replay(args) -> int:
 
 def cmd_resume(args) -> int:
     """Back to a game after a crash or a lost connection."""
-    import trio
-
-    from p2pcards.runner import RunError, resume_seat
+    from p2pcards.runner import resume_seat
     from p2pcards.statefile import StateError, load
 
     try:
@@ -225,14 +231,7 @@ def cmd_resume(args) -> int:
         from p2pcards.netplay import resume_interactive
 
         return resume_interactive(args)
-    try:
-        result = trio.run(resume_seat, args.statefile)
-    except RunError as exc:
-        raise CliError(str(exc)) from None
-    machine = result.driver.machine
-    summary = machine.end_payload() if machine.finished else {"unfinished": True}
-    print(json.dumps({"seat": result.seat, "log": result.log_path, "result": summary}), flush=True)
-    return 0
+    return _run_and_report(resume_seat, args.statefile)
 
 
 def cmd_tables(args) -> int:

@@ -199,12 +199,7 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
                 peer = TablePeer(driver, mesh, decide, peer_options(settings, my_seat, cheat),
                                  on_change=on_change, backlog=backlog, persist=persist,
                                  publish=lobby.spectators.publish if lobby is not None else None)
-                if on_driver is not None:
-                    on_driver(peer)
-                try:
-                    await peer.run()
-                finally:
-                    driver.close()
+                await _play(peer, on_driver)
                 if lobby is not None:
                     lobby.spectators.end("the game is over")
                     await lobby.spectators.drain()  # let slow watchers get the rest before the port closes
@@ -270,17 +265,22 @@ async def resume_seat(state_file: str, decide=None, strategy: str | None = "gree
                 log.info("seat %d: resuming %s at entry %d", state.seat, state.log_path, len(driver.log))
                 peer = TablePeer(driver, mesh, decide, peer_options(settings, state.seat), on_change=on_change,
                                  persist=persist, pending=state.pending)
-                if on_driver is not None:
-                    on_driver(peer)
-                try:
-                    await peer.run()
-                finally:
-                    driver.close()
+                await _play(peer, on_driver)
     except (NetError, MeshError) as exc:
         raise RunError(str(exc)) from None
     if out:
         _copy_out(state.log_path, out)
     return SeatResult(state.log_path, driver, state.seat)
+
+
+async def _play(peer: TablePeer, on_driver) -> None:
+    """Play on to the end of the match; the log file is closed whatever happens."""
+    if on_driver is not None:
+        on_driver(peer)
+    try:
+        await peer.run()
+    finally:
+        peer.driver.close()
 
 
 def _copy_out(path, out) -> None:
