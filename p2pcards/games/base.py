@@ -48,6 +48,8 @@ class NeedReveal(Exception):
 def substitute(obj: Any, mapping: dict[str, str]) -> Any:
     """A copy of ``obj`` (a state or an action) with every string found in
     ``mapping`` replaced, at any depth of dataclasses, lists, tuples and dicts."""
+    if not mapping:
+        return obj  # nothing to replace: states are never changed in place, so sharing is safe
     if isinstance(obj, str):
         return mapping.get(obj, obj)
     if isinstance(obj, list):
