@@ -133,6 +133,9 @@ class TablePeer:
                 self.driver.receive(entry)
             except (LogError, Violation) as exc:
                 log.warning("seat %s: the entry sent before the restart no longer fits: %s", self.seat, exc)
+                return
+            # Ours, so acknowledged by us; the others hear it when they reconnect.
+            self.acks.setdefault(entry.seq, {})[self.seat] = entry.hash
 
     # ----- tracing (benchmarks/table.py): P2PCARDS_TRACE=DIR
     def _trace(self, event: str, entry: Entry, size: int = 0) -> None:
