@@ -92,15 +92,20 @@ class SeatDriver:
         replaced by an abort before every player had acknowledged them."""
         if length < self.final_len:
             raise ValueError(f"entry {length} is final and cannot be rolled back")
-        entries = self.log.entries[:length]
-        self.log = GameLog()
-        self.log.append(entries[0])
-        self.machine = new_machine(entries[0])
-        self.machine.head_hash = entries[0].hash
-        if self.me is not None:
-            self.me = Seat(self.me.seat, self.me.seeds)
+        # Built aside and swapped in at once: write_final (in a thread) reads self.log.
+        entries = self.log[:length]
+        log = GameLog()
+        log.append(entries[0])
+        machine = new_machine(entries[0])
+        machine.head_hash = entries[0].hash
+        me = Seat(self.me.seat, self.me.seeds) if self.me is not None else None
         for entry in entries[1:]:
-            self.receive(entry)
+            log.check(entry)
+            machine.accept(entry)
+            log.append(entry)
+            if me is not None:
+                me.refresh(machine)
+        self.log, self.machine, self.me = log, machine, me
 
     # ----- writing this seat's entries
     def due(self) -> Expect | None:
