@@ -73,7 +73,8 @@ class TablePeer:
         self.end_offers: dict[int, tuple[bytes, bytes]] = {}  # seat -> (hash of the body, signature)
         self.end_hash: bytes | None = None
         self.chat_out: list[str] = []
-        self.chat_seen: list[tuple[int, str]] = []
+        self.chat_seen: list[tuple[int, str]] = []  # to show: (seat, text)
+        self._live_chat: list[tuple[int, str]] = []  # shown when said, not yet in the log
         self.error: str | None = None
         self._changed = trio.Event()
         self._to_write = trio.Event()
@@ -271,9 +272,18 @@ class TablePeer:
             self._wake()
 
     def _chats_logged(self, entry: Entry) -> None:
+        """Chat that reached the log; what was shown live already is not shown twice."""
         if isinstance(entry.payload, dict) and isinstance(entry.payload.get("chat"), list):
             for text in entry.payload["chat"]:
-                self.chat_seen.append((entry.author, text))
+                if (entry.author, text) in self._live_chat:
+                    self._live_chat.remove((entry.author, text))
+                else:
+                    self.chat_seen.append((entry.author, text))
+
+    def _show_live_chat(self, seat: int, text: str) -> None:
+        self.chat_seen.append((seat, text))
+        self._live_chat.append((seat, text))
+        del self._live_chat[:-64]  # a chat never logged (its author left) is forgotten in time
 
     # ----- the mesh
     async def _reader(self) -> None:
@@ -339,7 +349,7 @@ class TablePeer:
         elif kind == "chat":
             text = msg["text"]
             if isinstance(text, str) and 0 < len(text) <= MAX_CHAT_LEN:
-                self.chat_seen.append((sender, text + "  (live)"))
+                self._show_live_chat(sender, text)
                 self._wake()
         else:
             raise ValueError(f"unknown message {kind!r}")
@@ -538,6 +548,6 @@ class TablePeer:
         if not text:
             return
         self.chat_out.append(text)
-        self.chat_seen.append((self.seat, text + "  (live)"))
+        self._show_live_chat(self.seat, text)
         await self._broadcast({"t": "chat", "text": text})
         self._wake()
