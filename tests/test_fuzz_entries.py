@@ -539,12 +539,30 @@ from p2pcards.log import HEADER, entry_hash, parse_log  # noqa: E402
 
 
 def rebuild(m: kit.Match, entries: list[list], start: int, end_sigs: list[bool] | None = None) -> bytes:
-    """The file of ``entries`` (body fields), re-signed and re-chained from ``start`` on."""
+    """The file of ``entries`` (body fields), re-signed and re-chained from
+    ``start`` on. A shuffle proof is bound to the hash before it, so every
+    shuffle after ``start`` is proved again (with the seat's true secrets) for
+    its new place, as the colluding players would have to."""
+    from p2pcards import dealing
+
+    session = m.genesis.payload["session"]
+    rounds = m.genesis.payload["extra"]["rounds"]
     raws = [e.raw for e in m.entries[:start]]
     prev = m.entries[start - 1].hash
     for i, f in enumerate(entries[start:], start=start):
-        f = list(f)
+        f = copy.deepcopy(list(f))
         f[0], f[1] = i, prev
+        if f[3] == SHUFFLE and isinstance(f[4], dict) and f[4].get("deal") in m.seeds[f[2]]:
+            deal, seat = f[4]["deal"], f[2]
+            if seat == 0:
+                deck_in = dealing.initial_deck(m.game)
+            else:
+                before = next(e for e in reversed(entries[:i]) if e[3] == SHUFFLE)
+                blob = before[4]["shuffle"]["deck"]
+                deck_in = [blob[j:j + 32] for j in range(0, len(blob), 32)]
+            ctx = dealing.context(session, deal, seat, SHUFFLE, prev)
+            f[4]["shuffle"] = mental.shuffle_step(mental.DealSecrets(m.seeds[seat][deal]), deck_in, ctx, rounds)
+            entries[i] = f
         body = msgpack.packb(f, use_bin_type=True)
         if f[3] == END:
             sigs = [k.sign(body) if (end_sigs is None or end_sigs[s]) else None for s, k in enumerate(m.signers)]
@@ -628,8 +646,11 @@ def forge(m: kit.Match, how: str, rng: random.Random) -> tuple[bytes, set[int], 
         k = rng.randrange(1, n - 2)
         if entries[k][2:] == entries[k + 1][2:]:
             return rebuild(m, entries, n - 1), {CLEAN}, None
+        # Two moves of one seat in a row may commute (kanaszta: two "add"s):
+        # then the swapped log is another valid game.
+        commute = entries[k][2:4] == entries[k + 1][2:4] == [entries[k][2], ACTION]
         entries[k], entries[k + 1] = entries[k + 1], entries[k]
-        return rebuild(m, entries, k), {VIOLATIONS}, None
+        return rebuild(m, entries, k), {CLEAN, VIOLATIONS} if commute else {VIOLATIONS}, None
     if how == "abort":
         k = rng.randrange(1, n - 1)
         accuser = rng.randrange(m.players)
