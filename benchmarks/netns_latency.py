@@ -12,8 +12,8 @@ namespaces, a star through a router namespace).
    taken it in (``P2PCARDS_TRACE`` lines; CLOCK_MONOTONIC is one clock for
    every namespace of the machine), split by whether the impaired peer is
    the author.
-2. **Restart.** The same impaired table; C is SIGKILLed (selfplay's fault
-   injection, ``P2PCARDS_CRASH=2:ENTRY``) and started again at once with
+2. **Restart.** The same impaired table; C (``--crash-peer``) is SIGKILLed (selfplay's fault
+   injection, ``P2PCARDS_CRASH=SEAT:ENTRY``) and started again at once with
    ``p2pcards resume STATEFILE``. Measured from that restart: C's first
    entry taken or written, and the first entry anybody writes (the game
    moving again). The match must then finish with identical logs and a
@@ -108,43 +108,45 @@ def run_match(options: dict, impair: tuple | None, timeout: float) -> dict:
     return out
 
 
-def run_crash(options: dict, impair: tuple, entry: int, timeout: float) -> dict:
+def run_crash(options: dict, impair: tuple, entry: int, timeout: float, victim: str = "C") -> dict:
     work = tempfile.mkdtemp(prefix="p2pcards-netns-crash-")
     env = dict(os.environ)
-    env["P2PCARDS_CRASH"] = f"2:{entry}"  # seat 2 is C (B, then C join)
+    env["P2PCARDS_CRASH"] = f"{netns.PEERS.index(victim)}:{entry}"  # seats: A 0, B 1, C 2 (join order)
     with netns.Lab() as lab:
         lab.impair("C", *impair)
         peers = netns.start_match(lab, work, "bura", options, env=env, trace=True)
         deadline = time.monotonic() + timeout
-        c = peers["C"]
+        c = peers[victim]
         while c.proc.poll() is None and time.monotonic() < deadline:
             if any(p.proc.poll() is not None for p in peers.values()):
                 break
             time.sleep(0.01)
         if c.proc.poll() != -9:
-            return {"error": f"C did not crash (exit {c.proc.poll()}): {c.stderr_tail(800)}"}
+            return {"error": f"{victim} did not crash (exit {c.proc.poll()}): {c.stderr_tail(800)}"}
+        if c.wait_value("STATE ", 5) is None:
+            return {"error": f"{victim} crashed before it had a state file"}
         crashed_ns = time.monotonic_ns()
         c.reader.join(timeout=5)
         state = c.value("STATE ")
         before = max((r[3] for r in read_traces(work)), default=0)
         renv = dict(os.environ)
         renv.pop("P2PCARDS_CRASH", None)
-        renv["P2PCARDS_TRACE"] = os.path.join(work, "C", "trace")
+        renv["P2PCARDS_TRACE"] = os.path.join(work, victim, "trace")
         renv["P2PCARDS_LOG"] = "info"
         restart_ns = time.monotonic_ns()
-        resumed = netns.Peer(lab, "C", ["resume", state], work, renv)
-        peers["C"] = resumed
+        resumed = netns.Peer(lab, victim, ["resume", state], work, renv)
+        peers[victim] = resumed
         codes = netns.wait_all(peers, max(10, deadline - time.monotonic()))
         results = {n: p.result() for n, p in peers.items()}
     rows = read_traces(work)
-    seat_c = seat_of_trace(work, "C")
+    seat_c = seat_of_trace(work, victim)
     after = [r for r in rows if r[0] > restart_ns]
     first_c = min((r[0] for r in after if r[1] == seat_c), default=None)
     first_write = min((r[0] for r in after if r[2] == "write"), default=None)
     first_new = min((r[0] for r in after if r[2] == "write" and r[3] > before), default=None)
     logs = [open(r["log"], "rb").read() for r in results.values() if r and "log" in r]
     ms = lambda t: round((t - restart_ns) / 1e6, 1) if t else None  # noqa: E731
-    return {"crash_at_entry": entry, "log_entries_at_crash": before, "exit_codes": codes,
+    return {"crashed": victim, "crash_at_entry": entry, "log_entries_at_crash": before, "exit_codes": codes,
             "restart_after_crash_ms": round((restart_ns - crashed_ns) / 1e6, 1),
             "restart_to_first_entry_at_resumed_peer_ms": ms(first_c),
             "restart_to_first_write_by_anyone_ms": ms(first_write),
@@ -160,7 +162,8 @@ def main() -> None:
     ap.add_argument("--proof-rounds", type=int, default=40)
     ap.add_argument("--delay-ms", type=float, default=50)
     ap.add_argument("--loss", type=float, default=0.05)
-    ap.add_argument("--crashes", default="20,40", help="entries at which C crashes, one match each ('' none)")
+    ap.add_argument("--crashes", default="20,40", help="entries at which the victim crashes, one match each ('' none)")
+    ap.add_argument("--crash-peer", default="C", choices=netns.PEERS, help="who crashes (C: the impaired one)")
     ap.add_argument("--no-baseline", action="store_true")
     ap.add_argument("--timeout", type=float, default=600)
     args = ap.parse_args()
@@ -175,7 +178,7 @@ def main() -> None:
     if not args.no_baseline:
         out["baseline"] = run_match(options, None, args.timeout)
     out["impaired"] = run_match(options, impair, args.timeout)
-    out["crash_restart"] = [run_crash(options, impair, int(e), args.timeout)
+    out["crash_restart"] = [run_crash(options, impair, int(e), args.timeout, args.crash_peer)
                             for e in args.crashes.split(",") if e.strip()]
     print(json.dumps(out, indent=1))
 

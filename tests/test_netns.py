@@ -116,6 +116,30 @@ def test_link_down_10s_mid_deal_recovers(lab, tmp_path):
                 fault=_outage(lab, work, "B", 14, 10, record))
     assert record["up_at"] - record["down_at"] >= 10
     assert 14 <= record["seq"] <= record["seq_after"] <= record["seq"] + 2, record
+    print(f"moving again {_moving_again(work, record['up_at']):.2f} s after the link came back")
+
+
+def _moving_again(work: str, since: float) -> float:
+    """Seconds from ``since`` (time.monotonic) to the first entry any peer traced after it."""
+    times = []
+    for peer in netns.PEERS:
+        with open(netns.trace_file(work, peer)) as f:
+            times += [int(line.split()[0]) / 1e9 for line in f if line.split()[2] in ("write", "take")]
+    return min(t for t in times if t > since) - since
+
+
+@pytest.mark.slow
+def test_link_down_25s_connections_redialled(lab, tmp_path):
+    """An outage longer than the mesh's dead_after (20 s): the connections
+    are declared dead and redialled, missed entries re-sent (wire.md §6)."""
+    lab.impair("C", DELAY_MS, LOSS)
+    record: dict = {}
+    work = str(tmp_path)
+    _play_clean(lab, work, {**BASE, "table.turn_timeout": 60, "table.rejoin_timeout": 60},
+                fault=_outage(lab, work, "B", 14, 25, record))
+    errs = "".join(open(os.path.join(work, f"{p}.err"), errors="replace").read() for p in netns.PEERS)
+    assert "epoch 2" in errs, "no connection was re-established"
+    print(f"moving again {_moving_again(work, record['up_at']):.2f} s after the link came back")
 
 
 def _kill(work: str, victim: str, at_seq: int, record: dict):
@@ -186,3 +210,29 @@ def test_full_bura_match_across_namespaces(lab, tmp_path):
     """A longer match (3 rounds, 40-round proofs) over the impaired link."""
     lab.impair("C", DELAY_MS, LOSS)
     _play_clean(lab, str(tmp_path), {"rounds": 3, "table.turn_timeout": 60, "table.rejoin_timeout": 60})
+
+
+@pytest.mark.slow
+def test_crashed_peer_resumes_across_namespaces(lab, tmp_path):
+    """C (behind the lossy link) is SIGKILLed at entry 20 (selfplay's fault
+    injection) and comes back with ``p2pcards resume``: the match ends clean."""
+    lab.impair("C", DELAY_MS, LOSS)
+    work = str(tmp_path)
+    env = dict(os.environ, P2PCARDS_CRASH="2:20")  # seat 2 is C
+    peers = netns.start_match(lab, work, "bura", {**BASE, "table.turn_timeout": 30, "table.rejoin_timeout": 30},
+                              env=env, trace=True)
+    deadline = time.monotonic() + MATCH_TIMEOUT
+    while peers["C"].proc.poll() is None and time.monotonic() < deadline:
+        assert all(p.proc.poll() is None for p in peers.values() if p is not peers["C"]), "a peer stopped"
+        time.sleep(0.02)
+    assert peers["C"].proc.poll() == -9, peers["C"].stderr_tail()
+    state = peers["C"].wait_value("STATE ", 5)
+    assert state, "C printed no state file"
+    renv = dict(os.environ, P2PCARDS_TRACE=os.path.join(work, "C", "trace"))
+    renv.pop("P2PCARDS_CRASH", None)
+    peers["C"] = netns.Peer(lab, "C", ["resume", state], work, renv)
+    results = _finish(peers)
+    for result in results.values():
+        assert not result["result"].get("unfinished") and not result["result"]["aborted"], result
+    _same_logs([r["log"] for r in results.values()])
+    assert netns.audit(results["A"]["log"])[0] == 0
