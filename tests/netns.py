@@ -22,6 +22,12 @@ tun device ``dly0``; ``python tests/netns.py emulate`` reads each packet from
 writes it to a second tun ``dly1``, from which R routes it on to its
 destination. ``Lab.impairment`` says which one was used.
 
+Games: ``start_match`` runs ``p2pcards host`` in A (bound to 10.77.1.2:7531)
+and ``p2pcards bot`` in B then C (seats 0, 1, 2), each with its own key,
+log directory and optional ``P2PCARDS_TRACE`` under a work directory;
+``Peer`` reads a process's PORT/STATE/result lines; ``audit`` runs
+``p2pcards audit --json``. ``sweep()`` removes namespaces left by a killed run.
+
 Everything is removed by ``Lab.close()`` (the processes started through
 ``Lab.popen`` are killed first); use the lab as a context manager.
 """
