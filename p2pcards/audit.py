@@ -192,7 +192,7 @@ def _judge_abort(log: GameLog, before: TableMachine, abort_entry: Entry, accusat
         want = before.expect() if not before.finished else None
         if want is not None and (want.author == culprit or want.author is None):
             return [_violation(accusation, abort_entry.seq)]
-        if want is not None and accusation.kind == "silent":
+        if want is not None and accusation.kind in ("silent", "left"):
             return [_violation(accusation, abort_entry.seq)]
         return [_false(accuser, abort_entry.seq, f"blamed seat {culprit} for silence when it was not its turn")]
     # Any other accusation must come with the accused's signed entry, which

@@ -445,10 +445,11 @@ class TablePeer:
         if trio.current_time() < self.turn_deadline(culprit):
             await self._wait(self.turn_deadline(culprit) - trio.current_time())  # it may still come back
             return
+        limit = self.options.turn_timeout
         if culprit in self.down_since:
-            kind = "left"
+            kind, limit = "left", self.options.rejoin_timeout
         if self.referee(culprit) == self.seat:
-            await self._write_abort(Violation(culprit, kind, f"seat {culprit} sent nothing for {self.options.turn_timeout:g} s"), [])
+            await self._write_abort(Violation(culprit, kind, f"seat {culprit} sent nothing for {limit:g} s"), [])
         else:
             # The referee speaks; give it another turn's time before anything else.
             self._progress_at = trio.current_time()

@@ -172,13 +172,6 @@ def _play_with_kill(lab, work: str, victim: str, options: dict) -> None:
     code, report = netns.audit(logs[0])
     assert code == 1, report
     violations = report["violations"]
-    if (all(b["kind"] == "left" for r in results.values() for b in r["result"]["blame"])
-            and any(v["kind"] == "false-accusation" and "when it was not its turn" in v["detail"] for v in violations)):
-        # Known bug (reported): peer.py renames a missing-acknowledgement
-        # "silent" abort to "left" when the culprit's connection is down, and
-        # audit.py accepts "left" only when the culprit was the seat due, so
-        # it blames the referee. Fix: audit.py accepts "left" like "silent".
-        pytest.xfail(f"audit blames the referee for a 'left' abort over a missing ack: {violations}")
     assert {v["seat"] for v in violations} == {seat}, violations
 
 
