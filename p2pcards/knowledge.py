@@ -156,6 +156,8 @@ def check_positions(game: Game, public_state, action: dict, positions, seat: int
     hand = list(game.hand(public_state, seat))
     for card, position in zip(cards, positions):
         if position is None:
+            if is_unknown(card):
+                raise IllegalAction(f"card {card} is face down: its position must be named")
             continue
         if not isinstance(position, int) or isinstance(position, bool):
             raise IllegalAction(f"position {position!r} is not a number")

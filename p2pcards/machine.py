@@ -48,6 +48,15 @@ from p2pcards.log import END, TABLE, Entry, TableInfo
 SHUFFLE, REKEY, KEYS, ACTION, REVEAL, ABORT = "shuffle", "rekey", "keys", "action", "reveal", "abort"
 ENTRY_KINDS = (SHUFFLE, REKEY, KEYS, ACTION, REVEAL, ABORT)
 MAX_CHAT = 4
+# The fields each kind of entry may carry (table.md §3); any other is refused.
+PAYLOAD_FIELDS = {
+    SHUFFLE: {"deal", "chat", "commit", "shuffle"},
+    REKEY: {"deal", "chat", "rekey"},
+    KEYS: {"deal", "chat", "keys"},
+    ACTION: {"deal", "chat", "action", "positions", "keys"},
+    REVEAL: {"deal", "chat", "seed"},
+    ABORT: {"culprit", "kind", "detail", "evidence"},
+}
 MAX_CHAT_LEN = 300
 DEFAULT_PROOF_ROUNDS = 40
 
@@ -206,9 +215,13 @@ class TableMachine:
         payload = entry.payload
         if not isinstance(payload, dict):
             raise Violation(seat, "bad-entry", f"a {entry.kind} payload must be a map")
+        unknown_fields = set(payload) - PAYLOAD_FIELDS[entry.kind]
+        if unknown_fields:
+            raise Violation(seat, "bad-entry", f"a {entry.kind} entry has no field {sorted(map(str, unknown_fields))}")
         chat = self._check_chat(seat, payload.get("chat"))
-        if payload.get("deal") != self.deal.index:
-            raise Violation(seat, "bad-entry", f"entry is for deal {payload.get('deal')!r}, this is deal {self.deal.index}")
+        deal = payload.get("deal")
+        if type(deal) is not int or deal != self.deal.index:  # true and 1.0 equal 1 in Python, not on the wire
+            raise Violation(seat, "bad-entry", f"entry is for deal {deal!r}, this is deal {self.deal.index}")
         handler = {
             SHUFFLE: self._accept_shuffle,
             REKEY: self._accept_rekey,
@@ -380,14 +393,14 @@ class TableMachine:
     def _accept_action(self, entry: Entry, want: Expect) -> None:
         seat, payload = entry.author, entry.payload
         action = payload.get("action")
-        positions = payload.get("positions", [])
-        if not isinstance(action, dict):
-            raise Violation(seat, "bad-entry", "an action entry needs an action map")
+        positions = payload.get("positions")
+        if not isinstance(action, dict) or not isinstance(positions, list) or not isinstance(payload.get("keys"), list):
+            raise Violation(seat, "bad-entry", "an action entry needs an action map and lists of positions and keys")
         try:
             check_positions(self.game, self.state, action, positions, seat)
         except IllegalAction as exc:
             raise Violation(seat, "phantom-card", str(exc)) from None
-        own_keys = self._parse_keys(seat, payload.get("keys", []))
+        own_keys = self._parse_keys(seat, payload["keys"])
         shown = shown_by(action, positions or [])
         if sorted(own_keys) != sorted(shown):
             raise Violation(seat, "bad-entry", "the action must carry your key for exactly the cards it shows")
@@ -515,6 +528,9 @@ class TableMachine:
         detail = payload.get("detail", "")
         if culprit is not None and (type(culprit) is not int or not 0 <= culprit < self.players or culprit == accuser):
             raise Violation(accuser, "bad-entry", f"abort names an impossible culprit {culprit!r}")
+        if culprit is not None and accuser != self.referee(culprit):
+            # Only the referee names a culprit (table.md §6); anyone may say "no card".
+            raise Violation(accuser, "bad-entry", f"seat {accuser} is not the referee and cannot blame seat {culprit}")
         if not isinstance(kind, str) or not isinstance(detail, str):
             raise Violation(accuser, "bad-entry", "an abort needs a kind and a detail")
         self.aborts.append((entry.seq, Violation(culprit, kind, detail)))
@@ -530,9 +546,26 @@ class TableMachine:
         want = self.expect()
         if want.kind != END:
             raise Violation(None, "bad-entry", f"the end entry came while seat {want.author}'s {want.kind} was due")
-        if entry.payload != self.end_payload():
+        if not same_data(entry.payload, self.end_payload()):
             raise Violation(None, "bad-end", "the end entry's result is not what the log shows")
+        unsigned = [s for s in range(self.players) if s not in self.excluded and entry.signatures[s] is None]
+        if unsigned:
+            raise Violation(None, "bad-end", f"the end entry lacks the signature of seat(s) {unsigned}, blamed by nobody")
         self.finished = True
+
+
+def same_data(a: Any, b: Any) -> bool:
+    """Equal as msgpack data: of the same types too (in Python 0 == False == 0.0)."""
+    if type(a) is not type(b):
+        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+            pass
+        else:
+            return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same_data(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(same_data(x, y) for x, y in zip(a, b))
+    return a == b
 
 
 def new_machine(genesis: Entry) -> TableMachine:
