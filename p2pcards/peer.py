@@ -244,8 +244,7 @@ class TablePeer:
             return
         if entry.kind == ABORT and entry.seq >= self.driver.final_len and entry.prev_hash == self.driver.log[entry.seq - 1].hash:
             if mine.kind != ABORT or entry.author < mine.author:
-                self._rollback(entry.seq)
-                await self._take(entry)
+                await self._replace_with_abort(entry)
             return
         if entry.author < 0 or entry.author >= self.machine.players:
             return
@@ -261,10 +260,27 @@ class TablePeer:
             self._accuse(Violation(entry.author, "out-of-turn",
                                    f"seat {entry.author} signed entry {entry.seq}, which was seat {mine.author}'s"), [entry.raw])
 
+    async def _replace_with_abort(self, entry: Entry) -> None:
+        """An abort for a place we filled with an entry not yet final: it takes
+        that place if it is a valid abort there; otherwise nothing changes."""
+        dropped = self.driver.log[entry.seq:]
+        self._rollback(entry.seq)
+        try:
+            self.driver.receive(entry)
+        except (LogError, Violation) as exc:
+            log.info("seat %s: refused abort %d: %s", self.seat, entry.seq, exc)
+            for kept in dropped:  # they were valid before: take them back
+                self.driver.receive(kept)
+            return
+        self._progress_at = trio.current_time()
+        self._trace("take", entry)
+        await self._ack(entry)
+        self._wake()
+
     def _rollback(self, seq: int) -> None:
+        # Acknowledgements of the dropped entries stay: they name those entries'
+        # hashes, so they can never count for what takes their place.
         self.driver.rollback(seq)
-        for done in [q for q in self.acks if q >= seq]:
-            del self.acks[done]
 
     def _accuse(self, violation: Violation, evidence: list[bytes]) -> None:
         if self.accusation is None and violation.seat not in self.machine.excluded:

@@ -140,12 +140,14 @@ class FrameDecoder:
         """The next complete frame body, or None if more bytes are needed."""
         pos = self._pos
         if self.buffered >= HEADER.size:
+            # The header of this frame, checked now: a bad one after a good
+            # frame must not cost the good frame (it is delivered first).
+            self._check_header()
             (n,) = HEADER.unpack_from(self._buf, pos)
             end = pos + HEADER.size + n
             if len(self._buf) >= end:
                 body = bytes(self._buf[pos + HEADER.size : end])
                 self._pos = end
-                self._check_header()
                 return body
         del self._buf[:pos]  # compact only when waiting for more bytes
         self._pos = 0
