@@ -835,3 +835,70 @@ def test_only_the_referee_may_abort_naming_a_culprit():
                         m.signers[2])
     with pytest.raises(Violation):
         d.receive(Entry.from_wire(raw))
+
+
+def _finish_after(m: kit.Match, entries: list[Entry]) -> list[SeatDriver]:
+    """Every seat takes ``entries`` in, then the seats play on as honest drivers
+    would (reveals and the end) until the log is finished."""
+    seats = [SeatDriver(m.genesis, s, m.signers[s], seeds=m.seeds[s]) for s in range(m.players)]
+    for s in seats:
+        for e in entries[1:]:
+            s.receive(e)
+    for _ in range(4 * m.players + 4):
+        machine = seats[0].machine
+        if machine.finished:
+            return seats
+        want = machine.expect()
+        if want.kind == END:
+            body = seats[0].end_body()
+            sigs = {x.seat: x.sign_end(body) for x in seats if x.seat in seats[0].end_signers()}
+            for x in seats:
+                x.finish(body, sigs)
+            continue
+        e = seats[want.author].write()
+        for x in seats:
+            if x is not seats[want.author]:
+                x.receive(e)
+    raise AssertionError("the game did not end after the abort")
+
+
+@pytest.mark.parametrize("name,stride", [("bura3", 3), pytest.param("warkocz3", 1, marks=pytest.mark.slow),
+                                         pytest.param("bura2", 1, marks=pytest.mark.slow)])
+def test_forged_aborts_anywhere(name, stride):
+    """An abort by any seat, naming anybody, with junk or genuine evidence, at
+    any place: refused, or taken in; then, once the others have revealed and
+    ended, the audit exits 1, blames the accuser of a false accusation and
+    never the accused (silence excepted: the log cannot disprove it)."""
+    from p2pcards.audit import audit_log
+
+    m = kit.match(name)
+    rng = random.Random(f"aborts/{name}")
+    d = SeatDriver(m.genesis, None)
+    taken = 0
+    for k in range(1, len(m.entries) - 1):
+        if k % stride == 0:
+            culprit = rng.choice([None] + list(range(m.players)))
+            author = d.machine.referee(culprit) if rng.random() < 0.8 else rng.randrange(m.players)
+            kind = rng.choice(["no-card", "timeout", "illegal-move", "phantom-card", "equivocate", "x"])
+            payload = {"culprit": culprit, "kind": kind, "detail": "forged"}
+            if rng.random() < 0.5:
+                payload["evidence"] = rng.choice([[m.entries[k].raw], [b"junk"], "no", [1, 2],
+                                                  [m.entries[k - 1].raw, m.entries[k].raw]])
+            raw = kit.raw_entry(k, d.log.head_hash, author, "abort", payload, m.signers[author])
+            snap = kit.Snapshot(d)
+            before = kit.fingerprint(d)
+            try:
+                d.receive(Entry.from_wire(raw))
+            except kit.REFUSALS:
+                assert kit.fingerprint(d) == before
+            else:
+                taken += 1
+                report = audit_log(_finish_after(m, list(d.log.entries))[0].log)
+                blamed = {v["seat"] for v in report.violations}
+                assert report.exit_code == VIOLATIONS, report.as_json()
+                if kind != "timeout":
+                    assert author in blamed and (culprit is None or culprit not in blamed), (payload, author,
+                                                                                           report.violations)
+                snap.restore(d)
+        d.receive(m.entries[k])
+    assert taken > 5
