@@ -224,8 +224,13 @@ class Campaign:
                 return "payload replaced"
             if any(new[k] != old[k] for k in old):
                 return "payload reshaped"
-            return "extra-field" if set(new) != set(old) else None  # else: the same map re-ordered
+            added = set(new) - set(old)
+            if added == {"chat"}:
+                return None if kit.valid_chat(new["chat"]) else "invalid chat"
+            return "extra-field" if added else None  # else: the same map re-ordered
         top = path[0]
+        if top == "chat" and top not in old and isinstance(new, dict) and top in new:
+            return None if kit.valid_chat(new["chat"]) else "invalid chat"
         if top not in old:
             return "extra-field"
         if top == "deal":
