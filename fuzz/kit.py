@@ -22,10 +22,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pcards.bots import Bot
 from p2pcards.games import get_game
-from p2pcards.log import END, Entry, LogError, Player, assemble, sign_body, table_body
-from p2pcards.machine import ACTION, ABORT, Violation
+from p2pcards.log import Entry, LogError, Player, assemble, sign_body, table_body
+from p2pcards.machine import ABORT, Violation
 from p2pcards.table import SeatDriver
-from tests.tablesim import public_bytes
+from tests.tablesim import play_out, public_bytes
 
 # (game, players, options, extra): small matches, every kind of entry.
 MATCHES = {
@@ -72,26 +72,7 @@ def play(name: str, seed: int = 0, max_entries: int = 20000) -> Match:
     seeds = [{d: rng.randbytes(32) for d in range(64)} for _ in range(players)]
     drivers = [SeatDriver(genesis, i, signers[i], seeds=seeds[i]) for i in range(players)]
     bots = [Bot("random", seed * 100 + i) for i in range(players)]
-    game = drivers[0].game
-    for _ in range(max_entries):
-        machine = drivers[0].machine
-        if machine.finished:
-            break
-        want = machine.expect()
-        if want.kind == END:
-            body = drivers[0].end_body()
-            sigs = {d.seat: d.sign_end(body) for d in drivers if d.seat in drivers[0].end_signers()}
-            for d in drivers:
-                d.finish(body, sigs)
-            continue
-        author = drivers[want.author]
-        action = bots[want.author].choose(game, author.my_state()) if want.kind == ACTION else None
-        entry = author.write(action)
-        for d in drivers:
-            if d is not author:
-                d.receive(entry)
-    else:
-        raise AssertionError("the match did not end")
+    play_out(drivers, bots, max_entries)
     m = drivers[0].machine
     return Match(name, game_id, players, list(drivers[0].log.entries), signers,
                  [dict(d.me.seeds) for d in drivers], [d.codes for d in m.deals])

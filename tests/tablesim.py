@@ -31,6 +31,12 @@ def run_match(game_id, players, options=None, strategy="random", seed=0, rounds=
     genesis, signers = make_genesis(game_id, players, options, rounds)
     drivers = [SeatDriver(genesis, i, signers[i]) for i in range(players)]
     bots = [Bot(strategy, seed * 100 + i) for i in range(players)]
+    return play_out(drivers, bots, max_entries)
+
+
+def play_out(drivers, bots, max_entries=200000):
+    """Every seat writes its entries in turn and every other seat takes them
+    in, to the end of the match; returns the drivers."""
     game = drivers[0].game
     for _ in range(max_entries):
         machine = drivers[0].machine

@@ -241,6 +241,17 @@ class CanastaGame(Game):
         """Turn up the upcard(s) after the deal; returns the first stock position."""
         raise NotImplementedError
 
+    def possible_takes(self, state: CanastaState, seat: int, candidates: list[dict]) -> list[dict]:
+        """The candidate take_pile actions the rules allow now, in order."""
+        out = []
+        for action in candidates:
+            try:
+                self.take_pile(state, seat, action, check_only=True)
+            except IllegalAction:
+                continue
+            out.append(action)
+        return out
+
     def take_pile(self, state: CanastaState, seat: int, action: dict, check_only: bool = False):
         raise NotImplementedError
 

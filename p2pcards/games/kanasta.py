@@ -213,14 +213,7 @@ class Kanasta(CanastaGame):
         for i, m in enumerate(state.melds):
             if m.rank == C.rank(top) or (kind == WILD and m.rank != "3"):
                 candidates.append({"type": "take_pile", "cards": [], "meld": i})
-        out = []
-        for action in candidates:
-            try:
-                self.take_pile(state, seat, action, check_only=True)
-            except IllegalAction:
-                continue
-            out.append(action)
-        return out
+        return self.possible_takes(state, seat, candidates)
 
     # ----- swaps ---------------------------------------------------------------------------
     def _do_swap(self, state, seat, action):

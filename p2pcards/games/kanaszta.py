@@ -324,14 +324,7 @@ class Kanaszta(CanastaGame):
             for j, m in enumerate(state.melds):
                 if m.owner == owner:
                     candidates.append({"type": "take_pile", "cards": [], "meld": j})
-        out = []
-        for action in candidates:
-            try:
-                self.take_pile(state, seat, action, check_only=True)
-            except IllegalAction:
-                continue
-            out.append(action)
-        return out
+        return self.possible_takes(state, seat, candidates)
 
     # ----- discards ----------------------------------------------------------------------------
     def _freeze_choices(self, code):
