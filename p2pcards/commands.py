@@ -115,13 +115,39 @@ def _run_and_report(run, *args) -> int:
     from p2pcards.runner import RunError
 
     try:
-        result = trio.run(run, *args)
+        result = trio.run(_while_parent_lives, run, *args)
     except RunError as exc:
         raise CliError(str(exc)) from None
     machine = result.driver.machine
     summary = machine.end_payload() if machine.finished else {"unfinished": True}
     print(json.dumps({"seat": result.seat, "log": result.log_path, "result": summary}), flush=True)
     return 0
+
+
+async def _while_parent_lives(run, *args):
+    """``run(*args)``, given up if the process that started this one (selfplay,
+    named in P2PCARDS_PARENT) is gone."""
+    import trio
+
+    from p2pcards.runner import RunError
+
+    parent = os.environ.get("P2PCARDS_PARENT")
+    if not parent or not parent.isdigit():
+        return await run(*args)
+    result = []
+
+    async def main(cancel):
+        result.append(await run(*args))
+        cancel.cancel()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(main, nursery.cancel_scope)
+        while os.getppid() == int(parent):
+            await trio.sleep(1)
+        nursery.cancel_scope.cancel()
+    if not result:
+        raise RunError("the selfplay that started this peer is gone")
+    return result[0]
 
 
 def cmd_host(args) -> int:

@@ -41,6 +41,14 @@ def _option_args(options: dict) -> list[str]:
     return out
 
 
+def _child_env() -> dict:
+    env = dict(os.environ)
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    # The peers end if selfplay is killed, instead of waiting for players forever.
+    env["P2PCARDS_PARENT"] = str(os.getpid())
+    return env
+
+
 class _Process:
     """One peer's process; its stdout read by a thread (PORT, STATE, the result)."""
 
@@ -98,8 +106,7 @@ def selfplay(game: str, players: int, seed, out: str, *, options: dict | None = 
     def env_for(index: int) -> dict:
         # Seats go in join order, which the processes cannot be sure of: each
         # is told the faulty seat and acts only if it is that seat.
-        env = dict(os.environ)
-        env.setdefault("PYTHONUNBUFFERED", "1")
+        env = _child_env()
         if crash is not None:
             env["P2PCARDS_CRASH"] = f"{crash[0]}:{crash[1]}"
         if drop is not None:
@@ -153,8 +160,7 @@ def _wait_all(procs: list[_Process], work: Path, deadline: float, restart: bool)
                 state = proc.value("STATE ")
                 if state is None:
                     raise SelfplayError(f"process {i} crashed before it had a state file")
-                env = dict(os.environ)
-                env.setdefault("PYTHONUNBUFFERED", "1")
+                env = _child_env()
                 env.pop("P2PCARDS_CRASH", None)
                 procs[i] = _Process(i, _command("resume", state), work, env)
                 restarted.add(i)
