@@ -10,7 +10,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from p2pcards.bots import Bot
 from p2pcards.games import get_game
-from p2pcards.log import Player, assemble, sign_body, table_body
+from p2pcards.log import HEADER, Player, assemble, sign_body, table_body
 from p2pcards.machine import ACTION, END
 from p2pcards.table import SeatDriver
 
@@ -56,3 +56,14 @@ def play_out(drivers, bots, max_entries=200000):
             if d is not author:
                 d.receive(entry)
     raise AssertionError("the match did not end")
+
+
+def frames(data: bytes) -> list[bytes]:
+    """A log file's entries, each with its 4-byte length prefix (for cutting
+    and splicing files in tests)."""
+    out, i = [], len(HEADER)
+    while i < len(data):
+        n = int.from_bytes(data[i:i + 4], "big")
+        out.append(data[i:i + 4 + n])
+        i += 4 + n
+    return out

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from p2pcards.audit import CLEAN, UNVERIFIABLE, VIOLATIONS, audit_file
 from p2pcards.log import HEADER, write_log
-from tests.tablesim import run_match
+from tests.tablesim import frames, run_match
 
 
 @pytest.fixture(scope="module")
@@ -22,15 +22,6 @@ def clean_log(tmp_path_factory):
     path = tmp_path_factory.mktemp("audit") / "clean.p2plog"
     write_log(path, drivers[0].log)
     return path
-
-
-def frames(data: bytes) -> list[bytes]:
-    out, i = [], len(HEADER)
-    while i < len(data):
-        n = int.from_bytes(data[i:i + 4], "big")
-        out.append(data[i:i + 4 + n])
-        i += 4 + n
-    return out
 
 
 def test_clean_log_passes_with_the_contract_json(clean_log):

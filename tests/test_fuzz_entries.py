@@ -45,6 +45,7 @@ from p2pcards.knowledge import shown_by
 from p2pcards.log import END, Entry, LogError
 from p2pcards.machine import ACTION, KEYS, REKEY, REVEAL, SHUFFLE, Violation
 from p2pcards.table import SeatDriver
+from tests.tablesim import frames, play_out
 
 # Faults this fuzzing found are listed in fuzz/README.md; all were fixed
 # (ef02c0a, cd330f1) and the tests named there guard them. A class put here
@@ -710,18 +711,9 @@ def test_forged_and_rechained_logs_at_the_audit_long(tmp_path, name, how):
     print(name, how, codes)
 
 
-def _frames(data: bytes) -> list[bytes]:
-    out, i = [], len(HEADER)
-    while i < len(data):
-        n = int.from_bytes(data[i:i + 4], "big")
-        out.append(data[i:i + 4 + n])
-        i += 4 + n
-    return out
-
-
 def _byte_mutation(rng: random.Random, data: bytes, m: kit.Match) -> bytes:
     """Byte-level and frame-level damage, plus grafts from another log."""
-    frames = _frames(data)
+    parts = frames(data)
     op = rng.randrange(9)
     if op == 0:  # flip bits
         b = bytearray(data)
@@ -733,33 +725,33 @@ def _byte_mutation(rng: random.Random, data: bytes, m: kit.Match) -> bytes:
         i = rng.randrange(len(data))
         return data[:i] + rng.randbytes(rng.randint(1, 40)) + data[i + rng.randint(0, 40):]
     if op == 2:  # a frame length changed
-        k = rng.randrange(len(frames))
-        f = frames[k]
+        k = rng.randrange(len(parts))
+        f = parts[k]
         n = rng.choice([0, 1, len(f) - 5, len(f) - 3, 2**32 - 1, 4 * 2**20, 4 * 2**20 + 1])
-        frames[k] = n.to_bytes(4, "big") + f[4:]
-        return HEADER + b"".join(frames)
+        parts[k] = n.to_bytes(4, "big") + f[4:]
+        return HEADER + b"".join(parts)
     if op == 3:  # a frame from another log
-        other = _frames(kit.match(m.name, 1).raw_file())
-        k = rng.randrange(1, min(len(frames), len(other)))
-        frames[k] = other[k]
-        return HEADER + b"".join(frames)
+        other = frames(kit.match(m.name, 1).raw_file())
+        k = rng.randrange(1, min(len(parts), len(other)))
+        parts[k] = other[k]
+        return HEADER + b"".join(parts)
     if op == 4:  # garbage frames appended
         return data + b"".join(len(x).to_bytes(4, "big") + x for x in
                                [rng.randbytes(rng.randint(0, 60)) for _ in range(rng.randint(1, 3))])
     if op == 5:  # an entry's outer array in a longer msgpack encoding
-        k = rng.randrange(len(frames))
-        body, sig = msgpack.unpackb(frames[k][4:], raw=False)
+        k = rng.randrange(len(parts))
+        body, sig = msgpack.unpackb(parts[k][4:], raw=False)
         raw = b"\x92" + b"\xc6" + len(body).to_bytes(4, "big") + body + msgpack.packb(sig, use_bin_type=True)
-        frames[k] = len(raw).to_bytes(4, "big") + raw
-        return HEADER + b"".join(frames)
+        parts[k] = len(raw).to_bytes(4, "big") + raw
+        return HEADER + b"".join(parts)
     if op == 6:  # the header
         return rng.choice([b"", HEADER[:-1], b"P2PCLOG\n\x02", b"p2pclog\n\x01", HEADER]) + data[len(HEADER):]
     if op == 7:  # an end signature replaced by nil: still a valid entry, not agreed
-        body, sigs = msgpack.unpackb(frames[-1][4:], raw=False)
+        body, sigs = msgpack.unpackb(parts[-1][4:], raw=False)
         sigs[rng.randrange(len(sigs))] = None
         raw = msgpack.packb([body, sigs], use_bin_type=True)
-        frames[-1] = len(raw).to_bytes(4, "big") + raw
-        return HEADER + b"".join(frames)
+        parts[-1] = len(raw).to_bytes(4, "big") + raw
+        return HEADER + b"".join(parts)
     cut = rng.randrange(len(data))  # truncation
     return data[:cut]
 
@@ -839,22 +831,8 @@ def _finish_after(m: kit.Match, entries: list[Entry]) -> list[SeatDriver]:
     for s in seats:
         for e in entries[1:]:
             s.receive(e)
-    for _ in range(4 * m.players + 4):
-        machine = seats[0].machine
-        if machine.finished:
-            return seats
-        want = machine.expect()
-        if want.kind == END:
-            body = seats[0].end_body()
-            sigs = {x.seat: x.sign_end(body) for x in seats if x.seat in seats[0].end_signers()}
-            for x in seats:
-                x.finish(body, sigs)
-            continue
-        e = seats[want.author].write()
-        for x in seats:
-            if x is not seats[want.author]:
-                x.receive(e)
-    raise AssertionError("the game did not end after the abort")
+    # After an abort nobody plays a move: no bots are needed, only reveals and the end.
+    return play_out(seats, bots=[], max_entries=4 * m.players + 4)
 
 
 @pytest.mark.parametrize("name,stride", [("bura3", 3), pytest.param("warkocz3", 1, marks=pytest.mark.slow),
