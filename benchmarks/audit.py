@@ -129,7 +129,7 @@ TOP = ["file_signatures_chain", "shuffle_entries_proofs", "rekey_entries", "keys
 
 
 def breakdown(path: str) -> dict:
-    from p2pcards import dealing, machine
+    from p2pcards.protocol import dealing, machine
 
     T = machine.TableMachine
     timers = Timers()
@@ -206,7 +206,7 @@ def _seed_aware(seeds: dict[bytes, bytes], real):
 
 @contextlib.contextmanager
 def patched(path: str, mode: str):
-    from p2pcards import dealing
+    from p2pcards.protocol import dealing
 
     saved = (mental_deal.verify_shuffle, mental.verify_shuffle, dealing.check_shuffle)
     try:

@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from p2pcards.games import get_game  # noqa: E402
-from p2pcards.greedy import bura as greedy  # noqa: E402
+from p2pcards.bots.greedy import bura as greedy  # noqa: E402
 
 G = get_game("bura")
 

@@ -17,7 +17,7 @@ import random
 import time
 
 from p2pcards.games import get_game
-from p2pcards.greedy import canasta as greedy
+from p2pcards.bots.greedy import canasta as greedy
 
 GAMES = ("kanasta", "kanaszta")
 TABLES = ((2, {}), (3, {}), (4, {}), (4, {"pairs": False}))

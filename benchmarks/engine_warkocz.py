@@ -14,7 +14,7 @@ import random
 import time
 
 from p2pcards.games import get_game
-from p2pcards.greedy import warkocz as greedy
+from p2pcards.bots.greedy import warkocz as greedy
 
 G = get_game("warkocz")
 

@@ -14,7 +14,7 @@ import argparse
 import os
 import time
 
-from p2pcards import log as L
+from p2pcards.protocol import log as L
 from p2pcards.identity import Identity
 
 

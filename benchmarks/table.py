@@ -20,7 +20,7 @@ import time
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from p2pcards.selfplay import selfplay  # noqa: E402
+from p2pcards.cli.selfplay import selfplay  # noqa: E402
 
 
 def percentile(values, q):

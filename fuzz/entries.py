@@ -28,10 +28,10 @@ import atheris
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 with atheris.instrument_imports():
-    from p2pcards.log import Entry, LogError
-    from p2pcards.machine import Violation
-    from p2pcards.knowledge import shown_by
-    from p2pcards.table import SeatDriver
+    from p2pcards.protocol.log import Entry, LogError
+    from p2pcards.protocol.machine import Violation
+    from p2pcards.protocol.knowledge import shown_by
+    from p2pcards.protocol.driver import SeatDriver
 
 from fuzz import kit  # noqa: E402
 

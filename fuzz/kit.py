@@ -22,9 +22,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pcards.bots import Bot
 from p2pcards.games import get_game
-from p2pcards.log import Entry, LogError, Player, assemble, sign_body, table_body
-from p2pcards.machine import ABORT, Violation
-from p2pcards.table import SeatDriver
+from p2pcards.protocol.log import Entry, LogError, Player, assemble, sign_body, table_body
+from p2pcards.protocol.machine import ABORT, Violation
+from p2pcards.protocol.driver import SeatDriver
 from tests.tablesim import play_out, public_bytes
 
 # (game, players, options, extra): small matches, every kind of entry.
@@ -52,7 +52,7 @@ class Match:
         return self.entries[0]
 
     def raw_file(self) -> bytes:
-        from p2pcards.log import HEADER
+        from p2pcards.protocol.log import HEADER
         return HEADER + b"".join(len(e.raw).to_bytes(4, "big") + e.raw for e in self.entries)
 
 

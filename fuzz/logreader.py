@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 with atheris.instrument_imports():
     from p2pcards.audit import CLEAN, audit_log
-    from p2pcards.log import END, LogError, parse_log
+    from p2pcards.protocol.log import END, LogError, parse_log
 
 from fuzz import kit  # noqa: E402
 

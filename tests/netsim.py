@@ -6,7 +6,7 @@ from __future__ import annotations
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2pcards.runner import SeatConfig, run_seat
+from p2pcards.peer.seating import SeatConfig, run_seat
 
 
 async def play_network_match(game, players, options=None, tmp_path=None, strategy="random", cheat=None,

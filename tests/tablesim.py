@@ -10,9 +10,9 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from p2pcards.bots import Bot
 from p2pcards.games import get_game
-from p2pcards.log import HEADER, Player, assemble, sign_body, table_body
-from p2pcards.machine import ACTION, END
-from p2pcards.table import SeatDriver
+from p2pcards.protocol.log import HEADER, Player, assemble, sign_body, table_body
+from p2pcards.protocol.machine import ACTION, END
+from p2pcards.protocol.driver import SeatDriver
 
 
 def public_bytes(key) -> bytes:

@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from p2pcards.audit import CLEAN, UNVERIFIABLE, VIOLATIONS, audit_file
-from p2pcards.log import HEADER, write_log
+from p2pcards.protocol.log import HEADER, write_log
 from tests.tablesim import frames, run_match
 
 
@@ -88,7 +88,7 @@ def test_tampering_is_refused_never_passed_never_a_crash(clean_log, tmp_path, ho
 
 
 def test_two_logs_that_part_show_equivocation(tmp_path):
-    from p2pcards.log import GameLog, make_entry
+    from p2pcards.protocol.log import GameLog, make_entry
 
     drivers = run_match("warkocz", 2, {"target": 3}, seed=5)
     log = drivers[0].log

@@ -676,7 +676,7 @@ def test_view_shows_own_hand_only_and_public_information():
 def _greedy(state):
     import random
 
-    from p2pcards.greedy import bura as greedy
+    from p2pcards.bots.greedy import bura as greedy
 
     return greedy.choose(G, state, random.Random(0))
 

@@ -215,7 +215,7 @@ def test_many_seeded_deals_every_player_count():
 def test_greedy_on_its_own_partial_state_plays_legally(players, seed, rng):
     """The greedy player decides from its seat's own state (tokens for what it
     cannot see); its action is legal in the full state."""
-    from p2pcards.greedy import bura as greedy
+    from p2pcards.bots.greedy import bura as greedy
 
     deck = shuffled_deck("bura", seed)
     full = G.start(players, deck=deck, dealer=0)

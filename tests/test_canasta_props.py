@@ -216,7 +216,7 @@ def test_start_refuses_bad_setups(game_id):
 @pytest.mark.parametrize("game_id", GAMES)
 @pytest.mark.parametrize("players", (2, 3, 4))
 def test_greedy_always_picks_a_legal_action(game_id, players):
-    from p2pcards.greedy import canasta as greedy
+    from p2pcards.bots.greedy import canasta as greedy
     game = get_game(game_id)
     for seed in range(2):
         state = game.start(players, seed=seed)

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from p2pcards.audit import audit_file
-from p2pcards.selfplay import selfplay
+from p2pcards.cli.selfplay import selfplay
 
 GAMES = [("bura", 2, {"rounds": 1}), ("bura", 3, {"rounds": 1}), ("warkocz", 3, {"target": 3})]
 FAST = {"table.proof_rounds": 8, "table.turn_timeout": 20, "table.rejoin_timeout": 30, "table.deals": 1}

@@ -41,10 +41,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from fuzz import kit
 from p2pcards import mental
-from p2pcards.knowledge import shown_by
-from p2pcards.log import END, Entry, LogError
-from p2pcards.machine import ACTION, KEYS, REKEY, REVEAL, SHUFFLE, Violation
-from p2pcards.table import SeatDriver
+from p2pcards.protocol.knowledge import shown_by
+from p2pcards.protocol.log import END, Entry, LogError
+from p2pcards.protocol.machine import ACTION, KEYS, REKEY, REVEAL, SHUFFLE, Violation
+from p2pcards.protocol.driver import SeatDriver
 from tests.tablesim import frames, play_out
 
 # Faults this fuzzing found are listed in fuzz/README.md; all were fixed
@@ -328,7 +328,7 @@ class Campaign:
         secrets = mental.DealSecrets(m.seeds[seat][deal])
         good = machine.proof_context(seat, SHUFFLE, genuine.prev_hash)
         session = machine.table.session
-        from p2pcards import dealing
+        from p2pcards.protocol import dealing
         contexts = {
             "another seat": dealing.context(session, deal, (seat + 1) % m.players, SHUFFLE, genuine.prev_hash),
             "another deal": dealing.context(session, deal + 1, seat, SHUFFLE, genuine.prev_hash),
@@ -530,7 +530,7 @@ def test_end_entry_needs_every_unblamed_signature():
 # re-chaining is an unverifiable log (exit 2). Never a traceback.
 
 from p2pcards.audit import CLEAN, UNVERIFIABLE, VIOLATIONS, audit_file  # noqa: E402
-from p2pcards.log import HEADER, entry_hash, parse_log  # noqa: E402
+from p2pcards.protocol.log import HEADER, entry_hash, parse_log  # noqa: E402
 
 
 def rebuild(m: kit.Match, entries: list[list], start: int, end_sigs: list[bool] | None = None) -> bytes:
@@ -538,7 +538,7 @@ def rebuild(m: kit.Match, entries: list[list], start: int, end_sigs: list[bool] 
     ``start`` on. A shuffle proof is bound to the hash before it, so every
     shuffle after ``start`` is proved again (with the seat's true secrets) for
     its new place, as the colluding players would have to."""
-    from p2pcards import dealing
+    from p2pcards.protocol import dealing
 
     session = m.genesis.payload["session"]
     rounds = m.genesis.payload["extra"]["rounds"]

@@ -17,7 +17,7 @@ from hypothesis import given, settings, strategies as st
 from p2pcards.cards import unknown, unknown_position
 from p2pcards.games import GAME_IDS, NeedReveal, get_game, substitute
 from p2pcards.games.base import shuffled_deck
-from p2pcards.knowledge import (
+from p2pcards.protocol.knowledge import (
     KeyBook,
     public_form,
     reveal_audiences,

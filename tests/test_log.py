@@ -7,9 +7,9 @@ import msgpack
 import pytest
 
 from p2pcards import PROTOCOL_VERSION
-from p2pcards import log as L
+from p2pcards.protocol import log as L
 from p2pcards.identity import Identity
-from p2pcards.log import LogError
+from p2pcards.protocol.log import LogError
 
 
 def ids_for(n, salt=b""):

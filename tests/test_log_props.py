@@ -6,8 +6,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from p2pcards import log as L
-from p2pcards.log import LogError
+from p2pcards.protocol import log as L
+from p2pcards.protocol.log import LogError
 from tests.test_log import build_log
 
 LOG, IDS = build_log(n_players=3, moves=12)

@@ -176,7 +176,7 @@ _lobby_fields = {
 @given(st.sampled_from(["seats", "propose", "final"]),
        st.fixed_dictionaries({}, optional=_lobby_fields))
 def test_fuzz_lobby_parsers(t, fields):
-    from p2pcards.net.table import parse_final_msg, parse_propose_msg, parse_seats_msg
+    from p2pcards.net.agreement import parse_final_msg, parse_propose_msg, parse_seats_msg
 
     msg = decode_body(msgpack.packb({"t": t, **fields}, use_bin_type=True))
     parser = {"seats": parse_seats_msg, "final": parse_final_msg,

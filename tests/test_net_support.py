@@ -80,7 +80,7 @@ def make_table(endpoints, game: str = "bura", options=None):
     import secrets
 
     from p2pcards import PROTOCOL_VERSION
-    from p2pcards.net.table import SeatInfo, TableDescription, compute_session_id
+    from p2pcards.net.agreement import SeatInfo, TableDescription, compute_session_id
 
     seats = tuple(SeatInfo(i, ep.identity.name, ep.identity.public_key, LOCAL, ep.port)
                   for i, ep in enumerate(endpoints))

@@ -14,7 +14,7 @@ from p2pcards.net.framing import FrameCipher, encode_frame
 from p2pcards.net.handshake import (TAG_INITIATOR, TAG_RESPONDER, Identity, frame_keys, make_hello, parse_hello,
                                     transcript, verify)
 from p2pcards.net.messages import encode_options, fingerprint
-from p2pcards.net.table import SeatInfo, commit_of, compute_session_id
+from p2pcards.net.agreement import SeatInfo, commit_of, compute_session_id
 
 WIRE = (Path(__file__).resolve().parent.parent / "protocol" / "wire.md").read_text()
 

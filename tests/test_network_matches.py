@@ -32,7 +32,7 @@ async def test_chat_reaches_everybody_once_and_is_kept_in_the_log(tmp_path):
     import trio
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from p2pcards.runner import SeatConfig, run_seat
+    from p2pcards.peer.seating import SeatConfig, run_seat
 
     peers, results = {}, {}
     port_ready, port = trio.Event(), []

@@ -20,7 +20,7 @@ import sys
 
 import pytest
 
-from p2pcards.log import read_log
+from p2pcards.protocol.log import read_log
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPLAYS = os.path.join(REPO, "replays")
@@ -93,7 +93,7 @@ def _check_report(case: Case, report: dict) -> None:
 def test_audit_and_replay(name):
     """``load_replay`` runs the audit (``audit_log``, as ``p2pcards audit``
     does) and then replays the log entry by entry: one pass for both."""
-    from p2pcards.replay import load_replay, replay_text
+    from p2pcards.audit.replay import load_replay, replay_text
 
     case = CASES[name]
     replay = load_replay(os.path.join(REPLAYS, name))

@@ -9,13 +9,13 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pcards.cards import is_code
-from p2pcards.log import Entry, make_entry
+from p2pcards.protocol.log import Entry, make_entry
 from p2pcards.net import open_endpoint
 from p2pcards.net.spectate import SpectatorHub
-from p2pcards.net.table import compute_session_id, final_msg
-from p2pcards.runner import SeatConfig, run_seat
-from p2pcards.spectator import Spectator, SpectatorSession, WatchError
-from p2pcards.table import SeatDriver
+from p2pcards.net.agreement import compute_session_id, final_msg
+from p2pcards.peer.seating import SeatConfig, run_seat
+from p2pcards.ui.spectator import Spectator, SpectatorSession, WatchError
+from p2pcards.protocol.driver import SeatDriver
 
 LOCAL = "127.0.0.1"
 OPTIONS = {"table.turn_timeout": 5, "table.proof_rounds": 8}
@@ -352,7 +352,7 @@ def test_the_terminal_follows_the_table_refuses_moves_and_writes_the_log(bura_ga
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
 
-    from p2pcards.spectator import watch_on
+    from p2pcards.ui.spectator import watch_on
     from p2pcards.ui.app import run_app
     from p2pcards.ui.render import render_header
 
@@ -394,7 +394,7 @@ def test_the_terminal_says_why_a_watch_cannot_start():
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
 
-    from p2pcards.spectator import watch_on
+    from p2pcards.ui.spectator import watch_on
     from p2pcards.ui.app import run_app
 
     status = []

@@ -18,7 +18,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 @pytest.fixture(scope="module")
 def replay(tmp_path_factory):
-    from p2pcards.replay import load_replay
+    from p2pcards.audit.replay import load_replay
 
     out = tmp_path_factory.mktemp("replay") / "bura.log"
     env = dict(os.environ, PYTHONPATH=REPO)

@@ -12,7 +12,7 @@ from p2pcards.cards import unknown, warkocz_deck
 from p2pcards.games import IllegalAction, NeedReveal, get_game, substitute
 from p2pcards.games.base import shuffled_deck
 from p2pcards.games.warkocz import WarkoczState
-from p2pcards.greedy import warkocz as greedy
+from p2pcards.bots.greedy import warkocz as greedy
 
 G = get_game("warkocz")
 

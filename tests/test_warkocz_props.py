@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 
 from p2pcards.cards import warkocz_deck
 from p2pcards.games import IllegalAction, get_game
-from p2pcards.greedy import warkocz as greedy
+from p2pcards.bots.greedy import warkocz as greedy
 
 G = get_game("warkocz")
 DECK = Counter(warkocz_deck())

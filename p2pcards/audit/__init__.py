@@ -2,7 +2,7 @@
 
 In order:
 1. the file: format, version, every signature over the exact bytes, the hash
-   chain, entry 0 signed by all, the end entry (``p2pcards.log``);
+   chain, entry 0 signed by all, the end entry (``p2pcards.protocol.log``);
 2. the dealing and the rules as the players saw them: every entry fed through
    the ``TableMachine`` the players ran (shuffle proofs, keys, turns, moves);
 3. the dealing in full: every layer of every card from the final reveal;
@@ -24,8 +24,8 @@ from typing import Any
 
 from p2pcards.cards import unknown
 from p2pcards.games import IllegalAction, NeedReveal, substitute
-from p2pcards.log import END, Entry, GameLog, LogError, read_log, parse_log
-from p2pcards.machine import ABORT, TableMachine, Violation, new_machine
+from p2pcards.protocol.log import END, Entry, GameLog, LogError, read_log, parse_log
+from p2pcards.protocol.machine import ABORT, TableMachine, Violation, new_machine
 
 CLEAN, VIOLATIONS, UNVERIFIABLE = 0, 1, 2
 

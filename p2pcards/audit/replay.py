@@ -14,7 +14,7 @@ import dataclasses
 from p2pcards.audit import audit_log, load, Unverifiable
 from p2pcards.cards import display, unknown
 from p2pcards.games import substitute
-from p2pcards.machine import ABORT, ACTION, KEYS, REKEY, REVEAL, SHUFFLE, Violation, new_machine
+from p2pcards.protocol.machine import ABORT, ACTION, KEYS, REKEY, REVEAL, SHUFFLE, Violation, new_machine
 
 
 class ReplayError(Exception):

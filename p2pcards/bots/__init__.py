@@ -5,7 +5,7 @@ for every card its seat cannot see (on the network it is exactly the seat's
 own state), and it decides from ``legal_actions`` and ``view`` only.
 
 Strategies: ``random`` (any legal action, uniformly) and ``greedy`` (the
-game's heuristic player in ``p2pcards.greedy.<game>``).
+game's heuristic player in ``p2pcards.bots.greedy.<game>``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def _random_choice(game, state, rng: _random.Random) -> dict:
 
 
 def _greedy_module(game_id: str):
-    return importlib.import_module(f"p2pcards.greedy.{game_id}")
+    return importlib.import_module(f"p2pcards.bots.greedy.{game_id}")
 
 
 def choose(game, state, strategy: str = "greedy", rng: _random.Random | None = None) -> dict:

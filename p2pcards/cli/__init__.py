@@ -53,7 +53,7 @@ def checked_options(game_id: str, players: int, pairs: list[str] | None) -> dict
 
 
 def cmd_rules(args) -> int:
-    from p2pcards.rules_text import rules_for
+    from p2pcards.cli.rules_text import rules_for
 
     print(rules_for(args.game))
     return 0
@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
 def _load_command_modules() -> None:
     import importlib
 
-    for name in ("p2pcards.commands",):
+    for name in ("p2pcards.cli.commands",):
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:

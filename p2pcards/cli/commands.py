@@ -60,7 +60,7 @@ def _table_options(args) -> dict:
 
 def _check_table_options(game: str, players: int, options: dict) -> None:
     from p2pcards.games import IllegalAction, get_game
-    from p2pcards.runner import split_options
+    from p2pcards.peer.seating import split_options
 
     try:
         rules, _ = split_options(options)
@@ -71,7 +71,7 @@ def _check_table_options(game: str, players: int, options: dict) -> None:
 
 def _run_bot_seat(args, join=None) -> int:
     """A seat played by a bot: host (join=None) or join a table."""
-    from p2pcards.runner import SeatConfig, run_seat
+    from p2pcards.peer.seating import SeatConfig, run_seat
 
     ident = _identity(args)
     options = {}
@@ -112,7 +112,7 @@ def _run_and_report(run, *args) -> int:
     (selfplay reads it)."""
     import trio
 
-    from p2pcards.runner import RunError
+    from p2pcards.peer.seating import RunError
 
     try:
         result = trio.run(_while_parent_lives, run, *args)
@@ -129,7 +129,7 @@ async def _while_parent_lives(run, *args):
     named in P2PCARDS_PARENT) is gone."""
     import trio
 
-    from p2pcards.runner import RunError
+    from p2pcards.peer.seating import RunError
 
     parent = os.environ.get("P2PCARDS_PARENT")
     if not parent or not parent.isdigit():
@@ -154,7 +154,7 @@ def cmd_host(args) -> int:
     if args.bot:
         args.strategy = args.bot
         return _run_bot_seat(args)
-    from p2pcards.netplay import host_interactive
+    from p2pcards.cli.play import host_interactive
 
     return host_interactive(args)
 
@@ -164,19 +164,19 @@ def cmd_bot(args) -> int:
 
 
 def cmd_join(args) -> int:
-    from p2pcards.netplay import join_interactive
+    from p2pcards.cli.play import join_interactive
 
     return join_interactive(args)
 
 
 def cmd_play(args) -> int:
-    from p2pcards.netplay import play
+    from p2pcards.cli.play import play
 
     return play(args)
 
 
 def cmd_selfplay(args) -> int:
-    from p2pcards.selfplay import SelfplayError, selfplay
+    from p2pcards.cli.selfplay import SelfplayError, selfplay
 
     options = _table_options(args)
     _check_table_options(args.game, args.players, options)
@@ -226,7 +226,7 @@ def format_report(report) -> str:
 
 
 def cmd_replay(args) -> int:
-    from p2pcards.replay import ReplayError, load_replay, replay_text
+    from p2pcards.audit.replay import ReplayError, load_replay, replay_text
 
     try:
         replay = load_replay(args.file)
@@ -246,22 +246,22 @@ def cmd_replay(args) -> int:
 
 def cmd_resume(args) -> int:
     """Back to a game after a crash or a lost connection."""
-    from p2pcards.runner import resume_seat
-    from p2pcards.statefile import StateError, load
+    from p2pcards.peer.seating import resume_seat
+    from p2pcards.peer.statefile import StateError, load
 
     try:
         state = load(args.statefile)
     except StateError as exc:
         raise CliError(str(exc)) from None
     if state.strategy is None and not args.bot:
-        from p2pcards.netplay import resume_interactive
+        from p2pcards.cli.play import resume_interactive
 
         return resume_interactive(args)
     return _run_and_report(resume_seat, args.statefile)
 
 
 def cmd_tables(args) -> int:
-    from p2pcards.netplay import list_tables
+    from p2pcards.cli.play import list_tables
 
     return list_tables(args)
 

@@ -26,7 +26,7 @@ def _identity(key_path=None):
 
 
 def _proposal_lines(proposal) -> list[str]:
-    from p2pcards.runner import split_options
+    from p2pcards.peer.seating import split_options
 
     rules, settings = split_options(proposal.options)
     game = get_game(proposal.game)
@@ -51,8 +51,8 @@ def _lobby_lines(view) -> list[str]:
 
 
 async def _run_with_ui(ui, config, game_id: str, extra_tasks=None) -> None:
-    from p2pcards.netsession import NetworkSession
-    from p2pcards.runner import RunError, run_seat
+    from p2pcards.ui.network_session import NetworkSession
+    from p2pcards.peer.seating import RunError, run_seat
 
     session = NetworkSession(game_id)
 
@@ -87,7 +87,7 @@ async def _run_with_ui(ui, config, game_id: str, extra_tasks=None) -> None:
 def play(args) -> int:
     """You against bot peers over loopback: every bot its own process and key."""
     from p2pcards.cli import parse_options
-    from p2pcards.runner import SeatConfig, split_options
+    from p2pcards.peer.seating import SeatConfig, split_options
     from p2pcards.ui.app import run_app
 
     game = get_game(args.game)
@@ -140,7 +140,7 @@ async def _run_bot(command: list[str], errfile: str) -> None:
 
 def host_interactive(args) -> int:
     from p2pcards.cli import parse_options
-    from p2pcards.runner import SeatConfig, split_options
+    from p2pcards.peer.seating import SeatConfig, split_options
     from p2pcards.ui.app import run_app
 
     options = parse_options(args.option)
@@ -167,14 +167,14 @@ def host_interactive(args) -> int:
 
 
 def join_interactive(args) -> int:
-    from p2pcards.runner import SeatConfig
+    from p2pcards.peer.seating import SeatConfig
     from p2pcards.ui.app import run_app
 
     address = args.address
     if address is None:
         address = _pick_table()
     if args.watch:
-        from p2pcards.spectator import watch
+        from p2pcards.ui.spectator import watch
 
         return watch(address, args)
     ident = _identity(args.key)
@@ -228,8 +228,8 @@ def list_tables(args) -> int:
 
 def resume_interactive(args) -> int:
     """A person back at the table after a crash or a lost connection."""
-    from p2pcards.netsession import NetworkSession
-    from p2pcards.runner import RunError, resume_seat
+    from p2pcards.ui.network_session import NetworkSession
+    from p2pcards.peer.seating import RunError, resume_seat
     from p2pcards.ui.app import run_app
 
     async def main(ui) -> None:

@@ -22,7 +22,7 @@ from .lobby import HostLobby, host_table, join_table
 from .mesh import Mesh, Message, PeerDown, PeerStatus, PeerUp, open_mesh
 from .messages import fingerprint
 from .spectate import LogEntry, SpectatorHub, Watch, watch_table
-from .table import LobbyView, Proposal, SeatInfo, TableDescription
+from .agreement import LobbyView, Proposal, SeatInfo, TableDescription
 
 __all__ = [
     "DEFAULT_PORT", "DEFAULT_MAX_FRAME", "Endpoint", "open_endpoint", "dial", "Identity", "Channel",

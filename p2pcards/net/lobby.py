@@ -22,7 +22,7 @@ from .handshake import Channel, Hello
 from .messages import MAX_PLAYERS, NONCE_LEN, TABLE_ID_LEN, check_options, get_bytes, get_int, get_str
 from .spectate import SpectatorHub
 from .tasks import background_tasks
-from .table import (LobbyView, Proposal, SeatInfo, TableDescription, check_game, commit_of,
+from .agreement import (LobbyView, Proposal, SeatInfo, TableDescription, check_game, commit_of,
                     compute_session_id, final_msg, parse_final_msg, parse_propose_msg, parse_seats_msg,
                     propose_msg, seats_msg)
 

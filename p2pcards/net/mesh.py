@@ -21,7 +21,7 @@ from .errors import HandshakeError, MeshError, NetError, ProtocolError
 from .framing import pack_message
 from .handshake import Channel, Hello
 from .messages import get_str
-from .table import SeatInfo, TableDescription
+from .agreement import SeatInfo, TableDescription
 from .tasks import background_tasks
 
 log = logging.getLogger("p2pcards.net.mesh")

@@ -17,7 +17,7 @@ from .endpoint import dial
 from .errors import ConnectionClosed, HandshakeError, NetError, ProtocolError
 from .handshake import DEFAULT_HANDSHAKE_TIMEOUT, Channel, Hello, Identity
 from .messages import get_bytes, get_int, get_str
-from .table import LobbyView, TableDescription, parse_final_msg, parse_seats_msg
+from .agreement import LobbyView, TableDescription, parse_final_msg, parse_seats_msg
 
 log = logging.getLogger("p2pcards.net.spectate")
 

@@ -33,9 +33,9 @@ import msgpack
 import trio
 
 from p2pcards.games import IllegalAction
-from p2pcards.log import END, Entry, LogError
-from p2pcards.machine import ABORT, ACTION, MAX_CHAT, MAX_CHAT_LEN, Violation
-from p2pcards.table import SeatDriver
+from p2pcards.protocol.log import END, Entry, LogError
+from p2pcards.protocol.machine import ABORT, ACTION, MAX_CHAT, MAX_CHAT_LEN, Violation
+from p2pcards.protocol.driver import SeatDriver
 
 log = logging.getLogger("p2pcards.peer")
 
@@ -47,7 +47,7 @@ LINGER = 3.0  # seconds a finished peer stays to help slower ones finish
 class PeerOptions:
     turn_timeout: float = 120.0  # a player's move, a key, an acknowledgement
     rejoin_timeout: float = 120.0  # how long a player whose connection broke may take to come back
-    cheat: str | None = None  # selfplay: the one cheat this seat commits (p2pcards.cheats)
+    cheat: str | None = None  # selfplay: the one cheat this seat commits (p2pcards.testing.cheats)
     crash_at: int | None = None  # fault injection: die abruptly once the log reaches this entry
     drop_at: int | None = None  # fault injection: cut every connection once the log reaches this entry
     drop_seconds: float = 3.0
@@ -91,7 +91,7 @@ class TablePeer:
         self._trace_file = open(os.path.join(trace_dir, f"trace-{driver.seat}.txt"), "a", buffering=1) if trace_dir else None
         self.cheats = None
         if self.options.cheat:
-            from p2pcards.cheats import Cheater
+            from p2pcards.testing.cheats import Cheater
 
             self.cheats = Cheater(self.options.cheat)
 

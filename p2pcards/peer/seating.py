@@ -21,15 +21,15 @@ import trio
 
 from p2pcards.bots import Bot
 from p2pcards.games import IllegalAction, get_game
-from p2pcards.log import Entry, LogError, Player, assemble, check_body_signature, sign_body, table_body
-from p2pcards.net.table import final_msg
+from p2pcards.protocol.log import Entry, LogError, Player, assemble, check_body_signature, sign_body, table_body
+from p2pcards.net.agreement import final_msg
 from p2pcards.peer import PeerOptions, TablePeer
-from p2pcards.statefile import SeatState, StateError, state_path
-from p2pcards.statefile import load as load_state
-from p2pcards.statefile import save as save_state
-from p2pcards.table import SeatDriver
+from p2pcards.peer.statefile import SeatState, StateError, state_path
+from p2pcards.peer.statefile import load as load_state
+from p2pcards.peer.statefile import save as save_state
+from p2pcards.protocol.driver import SeatDriver
 
-log = logging.getLogger("p2pcards.runner")
+log = logging.getLogger("p2pcards.peer.seating")
 
 TABLE_PREFIX = "table."
 TABLE_DEFAULTS = {"proof_rounds": 40, "turn_timeout": 120, "rejoin_timeout": 120, "deals": 0}
@@ -242,7 +242,7 @@ async def resume_seat(state_file: str, decide=None, strategy: str | None = "gree
     from p2pcards import identity
     from p2pcards.net import MeshError, NetError, open_endpoint, open_mesh
     from p2pcards.net.errors import ProtocolError
-    from p2pcards.net.table import parse_final_msg
+    from p2pcards.net.agreement import parse_final_msg
 
     try:
         state = load_state(state_file)

@@ -32,7 +32,7 @@ class SeatState:
     key_path: str
     bind: str
     port: int
-    table: dict  # the lobby's "final" message (p2pcards.net.table.final_msg)
+    table: dict  # the lobby's "final" message (p2pcards.net.agreement.final_msg)
     seeds: dict[int, bytes] = field(default_factory=dict)
     pending: bytes | None = None  # the last entry this seat sent, as signed
     strategy: str | None = None  # a bot's strategy; None: a person plays this seat

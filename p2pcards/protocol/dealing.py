@@ -100,7 +100,7 @@ def check_deal(machine, deal) -> tuple[list, list[str] | None]:
     """Every layer of ``deal`` recomputed from the log and the revealed seeds:
     (violations naming the seat whose step is wrong, every position's code or
     None if the deal cannot be opened)."""
-    from p2pcards.machine import Violation
+    from p2pcards.protocol.machine import Violation
 
     n = machine.players
     committed = sorted(deal.commitments)

@@ -13,9 +13,9 @@ import os
 import threading
 
 from p2pcards.games import IllegalAction
-from p2pcards.log import END, Entry, GameLog, LogError, LogFile, assemble, check_body_signature, sign_body
-from p2pcards.machine import ABORT, ACTION, Expect, TableMachine, Violation, new_machine
-from p2pcards.seat import Seat
+from p2pcards.protocol.log import END, Entry, GameLog, LogError, LogFile, assemble, check_body_signature, sign_body
+from p2pcards.protocol.machine import ABORT, ACTION, Expect, TableMachine, Violation, new_machine
+from p2pcards.protocol.seat import Seat
 
 
 class SeatDriver:

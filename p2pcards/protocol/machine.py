@@ -5,8 +5,8 @@ Every peer, every spectator and the audit feed the same log entries through a
 and the dealing protocol fix it), checks each entry against the rules engine
 and the dealing cryptography, and keeps the *public* deal state: the engine's
 state with an unknown token for every card not yet shown to everybody (see
-``p2pcards.knowledge``). It holds no secret and does no I/O; the seat driver
-(``p2pcards.table``) adds a seat's secrets, the network and the clock.
+``p2pcards.protocol.knowledge``). It holds no secret and does no I/O; the seat driver
+(``p2pcards.protocol.driver``) adds a seat's secrets, the network and the clock.
 
 A match in the log (``protocol/table.md`` is the normative description):
 
@@ -32,18 +32,18 @@ import copy
 import dataclasses
 from typing import Any
 
-from p2pcards import dealing
+from p2pcards.protocol import dealing
 from p2pcards.cards import is_code, is_unknown, unknown, unknown_position
 from p2pcards.games import IllegalAction, NeedReveal, get_game, substitute
 from p2pcards.games.base import Match
-from p2pcards.knowledge import (
+from p2pcards.protocol.knowledge import (
     KeyBook,
     check_positions,
     reveal_audiences,
     shown_by,
     token_deck,
 )
-from p2pcards.log import END, TABLE, Entry, TableInfo
+from p2pcards.protocol.log import END, TABLE, Entry, TableInfo
 
 SHUFFLE, REKEY, KEYS, ACTION, REVEAL, ABORT = "shuffle", "rekey", "keys", "action", "reveal", "abort"
 ENTRY_KINDS = (SHUFFLE, REKEY, KEYS, ACTION, REVEAL, ABORT)

@@ -8,10 +8,11 @@ table driver signs, sends and logs what it returns.
 
 from __future__ import annotations
 
-from p2pcards import dealing, mental
+from p2pcards import mental
+from p2pcards.protocol import dealing
 from p2pcards.games import IllegalAction, NeedReveal
-from p2pcards.knowledge import public_form, seat_state, shown_by
-from p2pcards.machine import ACTION, KEYS, REKEY, REVEAL, SHUFFLE, Expect, TableMachine, Violation
+from p2pcards.protocol.knowledge import public_form, seat_state, shown_by
+from p2pcards.protocol.machine import ACTION, KEYS, REKEY, REVEAL, SHUFFLE, Expect, TableMachine, Violation
 
 
 class Seat:

@@ -22,8 +22,8 @@ import trio
 
 from p2pcards.cards import deck_for, is_code
 from p2pcards.games import IllegalAction, NeedReveal
-from p2pcards.knowledge import public_form
-from p2pcards.machine import ACTION, KEYS, SHUFFLE, Violation
+from p2pcards.protocol.knowledge import public_form
+from p2pcards.protocol.machine import ACTION, KEYS, SHUFFLE, Violation
 from p2pcards.mental.group import N, scalar_to_bytes
 
 CHEATS = ("bad-shuffle", "wrong-key", "phantom-card", "illegal-move", "out-of-turn", "false-pass",
@@ -167,7 +167,7 @@ class Cheater:
 
 
 def _public_position(peer, position: int) -> bool:
-    from p2pcards.knowledge import reveal_audiences
+    from p2pcards.protocol.knowledge import reveal_audiences
 
     if peer.machine.state is None:
         return True  # before the deal starts, what is shown is shown to all (the upcard)

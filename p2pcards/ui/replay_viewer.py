@@ -1,7 +1,7 @@
 """``p2pcards replay FILE``: step through a finished game on the same table
 screen the players saw.
 
-A :class:`ReplaySession` presents one frame of a ``p2pcards.replay.Replay``
+A :class:`ReplaySession` presents one frame of a ``p2pcards.audit.replay.Replay``
 through the read side of the seat session, so the table is drawn by the same
 ``render_table``; the viewer adds the keys to move through the log.
 """
@@ -249,5 +249,5 @@ class ReplayViewer:
 
 def run_viewer(replay, seat: int | None = None, show_all: bool = False, ascii: bool = False,
                input=None, output=None) -> None:
-    """Step through ``replay`` (a ``p2pcards.replay.Replay``) until q."""
+    """Step through ``replay`` (a ``p2pcards.audit.replay.Replay``) until q."""
     ReplayViewer(replay, seat, show_all, ascii, input, output).app.run()

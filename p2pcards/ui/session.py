@@ -1,7 +1,7 @@
 """The seat session: everything the terminal table needs from one seat of a game.
 
 The UI never touches the network, the log or the dealing protocol; it talks
-to a :class:`SeatSession`. ``p2pcards.table`` implements it for a networked
+to a :class:`SeatSession`. ``p2pcards.protocol.driver`` implements it for a networked
 seat; :class:`LocalSession` here implements it with the rules engine and
 in-process bots (development, tests, and a fallback with no network).
 

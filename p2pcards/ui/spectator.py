@@ -27,10 +27,10 @@ from pathlib import Path
 import trio
 
 from p2pcards.games import IllegalAction
-from p2pcards.log import TABLE, Entry, LogError, TableInfo, write_log
-from p2pcards.machine import Violation
-from p2pcards.netsession import NetworkSession
-from p2pcards.table import SeatDriver
+from p2pcards.protocol.log import TABLE, Entry, LogError, TableInfo, write_log
+from p2pcards.protocol.machine import Violation
+from p2pcards.ui.network_session import NetworkSession
+from p2pcards.protocol.driver import SeatDriver
 from p2pcards.ui.session import PHASE_ABORTED, PHASE_OVER
 
 
@@ -254,7 +254,7 @@ def watch(address: tuple[str, int], args) -> int:
 
     key = None
     if getattr(args, "key", None):
-        from p2pcards.netplay import _identity
+        from p2pcards.cli.play import _identity
 
         key = _identity(args.key).private_key
     out = getattr(args, "out", None)

@@ -1,5 +1,5 @@
-"""The kanasta heuristic player: the shared canasta one (``p2pcards.greedy.canasta``)."""
+"""The kanasta heuristic player: the shared canasta one (``p2pcards.bots.greedy.canasta``)."""
 
-from p2pcards.greedy.canasta import choose
+from p2pcards.bots.greedy.canasta import choose
 
 __all__ = ["choose"]
