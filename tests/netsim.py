@@ -7,6 +7,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pcards.peer.seating import SeatConfig, run_seat
+from p2pcards.testing import seat_hooks
 
 
 async def play_network_match(game, players, options=None, tmp_path=None, strategy="random", cheat=None,
@@ -26,7 +27,7 @@ async def play_network_match(game, players, options=None, tmp_path=None, strateg
         config = SeatConfig(
             name=f"p{i}", private_key=Ed25519PrivateKey.generate(), bind="127.0.0.1", port=0,
             log_dir=str(tmp_path / f"logs{i}"), strategy=strategy, bot_seed=f"{seed}:{i}",
-            cheat=cheat, cheat_seat=cheater,
+            hooks=seat_hooks(cheat, cheater),
         )
         if i == 0:
             config.game, config.players, config.options, config.on_port = game, players, options, on_port

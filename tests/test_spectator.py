@@ -14,6 +14,7 @@ from p2pcards.net import open_endpoint
 from p2pcards.net.spectate import SpectatorHub
 from p2pcards.net.agreement import compute_session_id, final_msg
 from p2pcards.peer.seating import SeatConfig, run_seat
+from p2pcards.testing import seat_hooks
 from p2pcards.ui.spectator import Spectator, SpectatorSession, WatchError
 from p2pcards.protocol.driver import SeatDriver
 
@@ -67,7 +68,7 @@ class Table:
     async def seat(self, i):
         config = SeatConfig(name=f"p{i}", private_key=self.keys[i], bind=LOCAL, port=0,
                             log_dir=str(self.tmp_path / f"logs{i}"), strategy="random", bot_seed=f"s:{i}",
-                            cheat=self.cheat, cheat_seat=self.cheater)
+                            hooks=seat_hooks(self.cheat, self.cheater))
         on_driver = None
         if i == 0:
             config.game, config.players, config.options = self.game, self.players, self.options

@@ -24,7 +24,7 @@ from typing import Any
 
 from p2pcards.cards import unknown
 from p2pcards.games import IllegalAction, NeedReveal, substitute
-from p2pcards.protocol.log import END, Entry, GameLog, LogError, read_log, parse_log
+from p2pcards.protocol.log import Entry, GameLog, LogError, read_log
 from p2pcards.protocol.machine import ABORT, TableMachine, Violation, new_machine
 
 CLEAN, VIOLATIONS, UNVERIFIABLE = 0, 1, 2

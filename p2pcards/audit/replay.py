@@ -85,7 +85,7 @@ def load_replay(path) -> Replay:
     machine.head_hash = log.genesis.hash
     names = [p.name for p in log.table.players]
     frames = [Frame(0, -1, "table", 0, _table_text(log.table, machine), None, [])]
-    from p2pcards.ui.commands import describe
+    from p2pcards.protocol.narration import describe
 
     for entry in log.entries[1:]:
         deal_before = machine.deal.index

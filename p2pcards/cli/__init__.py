@@ -12,48 +12,14 @@ import argparse
 import sys
 
 from p2pcards import __version__
-
-
-class CliError(Exception):
-    """A problem the user can fix: printed without a traceback, exit 2."""
-
-
-def _game_id(text: str) -> str:
-    from p2pcards.games import GAME_IDS
-
-    if text not in GAME_IDS:
-        raise argparse.ArgumentTypeError(f"unknown game {text!r}; the games are {', '.join(GAME_IDS)}")
-    return text
-
-
-def parse_options(pairs: list[str] | None) -> dict:
-    """``-o KEY=VALUE`` pairs into a dict (values: true/false, integers, text)."""
-    from p2pcards.games.base import parse_option_value
-
-    options: dict = {}
-    for pair in pairs or []:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise CliError(f"-o takes KEY=VALUE, not {pair!r}")
-        options[key.strip()] = parse_option_value(value)
-    return options
-
-
-def checked_options(game_id: str, players: int, pairs: list[str] | None) -> dict:
-    """The full option set of a table, refused with the engine's message if wrong."""
-    from p2pcards.games import IllegalAction, get_game
-
-    try:
-        return get_game(game_id).options(players, parse_options(pairs))
-    except IllegalAction as exc:
-        raise CliError(str(exc)) from None
+from p2pcards.cli.args import CliError, game_id
 
 
 # ----- subcommands ---------------------------------------------------------------
 
 
 def cmd_rules(args) -> int:
-    from p2pcards.cli.rules_text import rules_for
+    from p2pcards.rules import rules_for
 
     print(rules_for(args.game))
     return 0
@@ -83,21 +49,17 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     p = sub.add_parser("rules", help="print the rules of a game")
-    p.add_argument("game", type=_game_id, metavar="GAME")
+    p.add_argument("game", type=game_id, metavar="GAME")
     p.set_defaults(func=cmd_rules)
 
     p = sub.add_parser("keygen", help="create your identity key (if you have none) and show its fingerprint")
     p.add_argument("--force", action="store_true", help="replace an existing key")
     p.set_defaults(func=cmd_keygen)
 
-    for register in _EXTRA_COMMANDS:
-        register(sub)
+    from p2pcards.cli import commands  # tables, bots, selfplay, audit, replay
+
+    commands.register(sub)
     return parser
-
-
-# Subcommands defined in other modules register themselves here (table,
-# audit, replay...), so this file stays a thin dispatcher.
-_EXTRA_COMMANDS: list = []
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -108,7 +70,6 @@ def main(argv: list[str] | None = None) -> int:
         import logging
 
         logging.basicConfig(level=level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    _load_command_modules()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -123,17 +84,3 @@ def main(argv: list[str] | None = None) -> int:
         # The reader went away (``| head``): stop quietly, like other tools.
         sys.stderr.close()
         return 0
-
-
-def _load_command_modules() -> None:
-    import importlib
-
-    for name in ("p2pcards.cli.commands",):
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue
-        if module.register not in _EXTRA_COMMANDS:
-            _EXTRA_COMMANDS.append(module.register)

@@ -1,16 +1,14 @@
 """The subcommands beyond ``rules`` and ``keygen``: tables, bots, selfplay,
-audit and replay. ``p2pcards.cli`` registers them through ``register``."""
+audit and replay. ``p2pcards.cli`` adds them to its parser through ``register``."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
-import sys
-import tempfile
-from pathlib import Path
+from functools import partial
 
-from p2pcards.cli import CliError, _game_id, checked_options, parse_options
+from p2pcards.cli.args import CliError, game_id, load_identity, parse_options
 
 DEFAULT_SELFPLAY_TIMEOUT = 10
 
@@ -33,15 +31,6 @@ def _players(text: str) -> int:
     if not text.isdigit():
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of players")
     return int(text)
-
-
-def _identity(args):
-    from p2pcards import identity
-
-    try:
-        return identity.load_or_create(getattr(args, "key", None))
-    except identity.IdentityError as exc:
-        raise CliError(str(exc)) from None
 
 
 def _table_options(args) -> dict:
@@ -72,8 +61,9 @@ def _check_table_options(game: str, players: int, options: dict) -> None:
 def _run_bot_seat(args, join=None) -> int:
     """A seat played by a bot: host (join=None) or join a table."""
     from p2pcards.peer.seating import SeatConfig, run_seat
+    from p2pcards.testing import seat_hooks
 
-    ident = _identity(args)
+    ident = load_identity(getattr(args, "key", None))
     options = {}
     if join is None:
         options = _table_options(args)
@@ -96,8 +86,7 @@ def _run_bot_seat(args, join=None) -> int:
         log_dir=args.log_dir,
         strategy=args.strategy,
         bot_seed=args.seed,
-        cheat=args.cheat,
-        cheat_seat=args.cheater,
+        hooks=seat_hooks(args.cheat, args.cheater),  # selfplay's cheat and faults, if any
         on_port=on_port,
         key_path=str(ident.path) if ident.path else None,
         on_state=lambda path: print(f"STATE {path}", flush=True) if args.print_port else None,
@@ -257,7 +246,9 @@ def cmd_resume(args) -> int:
         from p2pcards.cli.play import resume_interactive
 
         return resume_interactive(args)
-    return _run_and_report(resume_seat, args.statefile)
+    from p2pcards.testing import seat_hooks
+
+    return _run_and_report(partial(resume_seat, hooks=seat_hooks()), args.statefile)
 
 
 def cmd_tables(args) -> int:
@@ -278,7 +269,7 @@ def register(sub) -> None:
             p.add_argument("--cheater", type=int, metavar="SEAT", help=argparse.SUPPRESS)
 
     p = sub.add_parser("host", help="open a table, advertise it on the LAN, wait for players, play")
-    p.add_argument("game", type=_game_id, metavar="GAME")
+    p.add_argument("game", type=game_id, metavar="GAME")
     p.add_argument("--players", type=_players, required=True, metavar="N")
     p.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default 0.0.0.0)")
     p.add_argument("--port", type=int, default=7531, metavar="P", help="port to listen on (default 7531; 0: any)")
@@ -309,7 +300,7 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_tables)
 
     p = sub.add_parser("play", help="you against bot peers on this machine, full-screen")
-    p.add_argument("game", type=_game_id, metavar="GAME")
+    p.add_argument("game", type=game_id, metavar="GAME")
     p.add_argument("--bots", type=int, metavar="N", help="how many bots (default: fill the table)")
     p.add_argument("--name", default=None, help="your name at the table")
     p.add_argument("--seed", help="the bots' random seed")
@@ -320,7 +311,7 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("selfplay", help="a whole match between bot peers over loopback; writes the signed log")
-    p.add_argument("game", type=_game_id, metavar="GAME")
+    p.add_argument("game", type=game_id, metavar="GAME")
     p.add_argument("--players", type=_players, required=True, metavar="N")
     p.add_argument("--seed", required=True, help="the bots' random seed")
     p.add_argument("--out", required=True, metavar="FILE")

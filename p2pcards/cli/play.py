@@ -10,19 +10,10 @@ import tempfile
 
 import trio
 
-from p2pcards.cli import CliError
+from p2pcards.cli.args import CliError, load_identity
 from p2pcards.games import get_game
 
 BOT_NAMES = ["Ada", "Bolek", "Cili", "Dorka", "Emil", "Franek"]
-
-
-def _identity(key_path=None):
-    from p2pcards import identity
-
-    try:
-        return identity.load_or_create(key_path)
-    except identity.IdentityError as exc:
-        raise CliError(str(exc)) from None
 
 
 def _proposal_lines(proposal) -> list[str]:
@@ -86,7 +77,7 @@ async def _run_with_ui(ui, config, game_id: str, extra_tasks=None) -> None:
 
 def play(args) -> int:
     """You against bot peers over loopback: every bot its own process and key."""
-    from p2pcards.cli import parse_options
+    from p2pcards.cli.args import parse_options
     from p2pcards.peer.seating import SeatConfig, split_options
     from p2pcards.ui.app import run_app
 
@@ -101,7 +92,7 @@ def play(args) -> int:
         game.options(players, rules)
     except Exception as exc:
         raise CliError(str(exc)) from None
-    ident = _identity()
+    ident = load_identity()
     work = tempfile.mkdtemp(prefix="p2pcards-play-")
     port_box: list[int] = []
     port_ready = trio.Event()
@@ -139,7 +130,7 @@ async def _run_bot(command: list[str], errfile: str) -> None:
 
 
 def host_interactive(args) -> int:
-    from p2pcards.cli import parse_options
+    from p2pcards.cli.args import parse_options
     from p2pcards.peer.seating import SeatConfig, split_options
     from p2pcards.ui.app import run_app
 
@@ -151,7 +142,7 @@ def host_interactive(args) -> int:
         get_game(args.game).options(args.players, rules)
     except Exception as exc:
         raise CliError(str(exc)) from None
-    ident = _identity(args.key)
+    ident = load_identity(args.key)
     config = SeatConfig(name=args.name or "host", private_key=ident.private_key, game=args.game,
                         players=args.players, options=options, bind=args.bind, port=args.port,
                         out=args.out, log_dir=args.log_dir, advertise=True)
@@ -176,8 +167,9 @@ def join_interactive(args) -> int:
     if args.watch:
         from p2pcards.ui.spectator import watch
 
-        return watch(address, args)
-    ident = _identity(args.key)
+        key = load_identity(args.key).private_key if getattr(args, "key", None) else None
+        return watch(address, args, private_key=key)
+    ident = load_identity(args.key)
     config = SeatConfig(name=args.name or "player", private_key=ident.private_key, join=address,
                         out=args.out, log_dir=args.log_dir)
 

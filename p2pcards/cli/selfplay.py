@@ -22,7 +22,7 @@ import threading
 import time
 from pathlib import Path
 
-from p2pcards.testing.cheats import CHEATS
+from p2pcards.testing import CHEATS
 
 
 class SelfplayError(Exception):

@@ -191,20 +191,6 @@ async def browse(seconds: float = 2.0, *, interfaces: list[str] | None = None) -
     return sorted(ads.values(), key=lambda a: (a.host_name, a.instance))
 
 
-async def advertise_table(*, game: str, players: int, port: int, host_name: str, seated: int = 1,
-                          table_id: bytes | None = None, addresses: list[str] | None = None,
-                          interfaces: list[str] | None = None) -> None:
-    """Advertise a table until cancelled (for a background task). Pass the lobby's
-    ``table_id`` so joiners can ask for exactly this table; use ``advertise`` to
-    re-announce the seat count as players arrive."""
-    import secrets
-
-    async with advertise(game=game, wanted=players, seated=seated, host_name=host_name, port=port,
-                         table_id=table_id or secrets.token_bytes(16), addresses=addresses,
-                         interfaces=interfaces):
-        await trio.sleep_forever()
-
-
 def browse_blocking(seconds: float = 2.0, *, interfaces: list[str] | None = None) -> list[TableAd]:
     """``browse`` for code outside trio (the command line)."""
     _require()

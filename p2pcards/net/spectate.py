@@ -30,11 +30,6 @@ class LogEntry:
     data: bytes  # the entry exactly as the log serialises it; opaque here
 
 
-@dataclass(frozen=True)
-class WatchEnded:
-    reason: str
-
-
 class SpectatorHub:
     """Host side. ``publish`` never blocks: a watcher that falls ``queue_size``
     messages behind is dropped with a logged reason."""

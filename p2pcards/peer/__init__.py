@@ -24,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import signal
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -47,10 +46,22 @@ LINGER = 3.0  # seconds a finished peer stays to help slower ones finish
 class PeerOptions:
     turn_timeout: float = 120.0  # a player's move, a key, an acknowledgement
     rejoin_timeout: float = 120.0  # how long a player whose connection broke may take to come back
-    cheat: str | None = None  # selfplay: the one cheat this seat commits (p2pcards.testing.cheats)
-    crash_at: int | None = None  # fault injection: die abruptly once the log reaches this entry
-    drop_at: int | None = None  # fault injection: cut every connection once the log reaches this entry
-    drop_seconds: float = 3.0
+
+
+class PeerHooks:
+    """Where test machinery (``p2pcards.testing``: cheats, fault injection)
+    plugs into a peer. These defaults do nothing; the peer never imports the
+    machinery itself, the command line hands it in."""
+
+    def acking(self, peer: TablePeer, entry: Entry) -> None:
+        """This seat is about to acknowledge ``entry``."""
+
+    async def idle(self, peer: TablePeer) -> None:
+        """Another seat is to act."""
+
+    async def write(self, peer: TablePeer, due, action) -> bool:
+        """This seat's entry is due; True if the hook wrote it (or chose silence)."""
+        return False
 
 
 Decide = Callable[["TablePeer"], Awaitable[dict]]
@@ -60,7 +71,7 @@ class TablePeer:
     def __init__(self, driver: SeatDriver, mesh, decide: Decide | None, options: PeerOptions | None = None,
                  on_change: Callable[[], None] | None = None, publish: Callable[[bytes], None] | None = None,
                  backlog: list | None = None, persist: Callable[[bytes | None], None] | None = None,
-                 pending: bytes | None = None):
+                 pending: bytes | None = None, hooks: PeerHooks | None = None):
         self.driver = driver
         self.mesh = mesh
         self.decide = decide
@@ -89,11 +100,7 @@ class TablePeer:
         self.bytes_sent = 0
         trace_dir = os.environ.get("P2PCARDS_TRACE")
         self._trace_file = open(os.path.join(trace_dir, f"trace-{driver.seat}.txt"), "a", buffering=1) if trace_dir else None
-        self.cheats = None
-        if self.options.cheat:
-            from p2pcards.testing.cheats import Cheater
-
-            self.cheats = Cheater(self.options.cheat)
+        self.hooks = hooks or PeerHooks()
 
     # ----- small helpers
     @property
@@ -157,20 +164,8 @@ class TablePeer:
         await self._broadcast({"t": "entry", "raw": entry.raw})
         await self._ack(entry)
 
-    def _faults(self) -> None:
-        """Fault injection (selfplay --crash / --drop)."""
-        length = len(self.driver.log)
-        if self.options.crash_at is not None and length >= self.options.crash_at:
-            log.warning("seat %s: crashing on purpose at entry %d", self.seat, length)
-            os.kill(os.getpid(), signal.SIGKILL)  # abrupt: no clean-up, like a power cut
-        if self.options.drop_at is not None and length >= self.options.drop_at:
-            self.options.drop_at = None
-            log.warning("seat %s: dropping every connection for %g s at entry %d", self.seat,
-                        self.options.drop_seconds, length)
-            self.mesh.drop(self.options.drop_seconds)
-
     async def _ack(self, entry: Entry) -> None:
-        self._faults()
+        self.hooks.acking(self, entry)
         self.acks.setdefault(entry.seq, {})[self.seat] = entry.hash
         await self._broadcast({"t": "ack", "seq": entry.seq, "hash": entry.hash})
         self._check_final()
@@ -441,8 +436,7 @@ class TablePeer:
             if now > self.turn_deadline():
                 await self._silence()
                 continue
-            if self.cheats is not None:
-                await self.cheats.idle(self)
+            await self.hooks.idle(self)
             await self._wait(self.turn_deadline() - now)
 
     async def _silence(self) -> None:
@@ -487,10 +481,8 @@ class TablePeer:
             action = await self._choose()
             if action is None:
                 return  # something changed while deciding; look again
-        if self.cheats is not None:
-            handled = await self.cheats.write(self, due, action)
-            if handled:
-                return
+        if await self.hooks.write(self, due, action):
+            return
         chat, self.chat_out = self.chat_out[:MAX_CHAT], self.chat_out[MAX_CHAT:]
         try:
             entry = self.driver.write(action, chat=chat or None)

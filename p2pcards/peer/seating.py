@@ -23,7 +23,7 @@ from p2pcards.bots import Bot
 from p2pcards.games import IllegalAction, get_game
 from p2pcards.protocol.log import Entry, LogError, Player, assemble, check_body_signature, sign_body, table_body
 from p2pcards.net.agreement import final_msg
-from p2pcards.peer import PeerOptions, TablePeer
+from p2pcards.peer import PeerHooks, PeerOptions, TablePeer
 from p2pcards.peer.statefile import SeatState, StateError, state_path
 from p2pcards.peer.statefile import load as load_state
 from p2pcards.peer.statefile import save as save_state
@@ -76,8 +76,7 @@ class SeatConfig:
     log_dir: str | None = None
     strategy: str | None = None  # a bot; None: a person through decide()
     bot_seed: object = None
-    cheat: str | None = None
-    cheat_seat: int | None = None
+    hooks: Callable[[int], PeerHooks | None] | None = None  # tests: this seat's hooks, made once its seat is known
     on_port: Callable[[int], None] | None = None
     accept: Callable | None = None  # lobby accept hook (None: accept)
     advertise: bool = False  # host: announce the table on the LAN (mDNS) while it fills
@@ -157,7 +156,7 @@ def default_log_dir() -> Path:
 async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePeer], None] | None = None,
                    on_change: Callable[[], None] | None = None) -> SeatResult:
     """Take a seat (host or join), play the match, return the finished log."""
-    from p2pcards.net import MeshError, NetError, host_table, join_table, open_endpoint, open_mesh
+    from p2pcards.net import MeshError, NetError, join_table, open_endpoint, open_mesh
     from p2pcards.net.lobby import HostLobby
 
     accept = config.accept or _always_yes
@@ -187,7 +186,7 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
                     lobby.spectators.publish(genesis.raw)  # spectators verify from entry 0 (wire.md §5)
                 if decide is None:
                     decide = bot_decider(config.strategy or "greedy", config.bot_seed)
-                cheat = config.cheat if config.cheat_seat in (None, my_seat) else None
+                hooks = config.hooks(my_seat) if config.hooks is not None else None
                 persist = None
                 if config.key_path is not None:
                     state = SeatState(str(path), my_seat, config.name, str(config.key_path), config.bind,
@@ -196,8 +195,8 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
                     persist(None)
                     if config.on_state is not None:
                         config.on_state(str(state_path(path)))
-                peer = TablePeer(driver, mesh, decide, peer_options(settings, my_seat, cheat),
-                                 on_change=on_change, backlog=backlog, persist=persist,
+                peer = TablePeer(driver, mesh, decide, peer_options(settings),
+                                 on_change=on_change, backlog=backlog, persist=persist, hooks=hooks,
                                  publish=lobby.spectators.publish if lobby is not None else None)
                 await _play(peer, on_driver)
                 if lobby is not None:
@@ -210,17 +209,10 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
     return SeatResult(str(path), driver, my_seat)
 
 
-def peer_options(settings: dict, seat: int, cheat: str | None = None) -> PeerOptions:
-    """The table's timeouts, and fault injection for tests: selfplay sets
-    P2PCARDS_CRASH / P2PCARDS_DROP to "SEAT:ENTRY" in every peer's process."""
-    def fault(name):
-        value = os.environ.get(name, "")
-        faulty, _, entry = value.partition(":")
-        return int(entry) if faulty.isdigit() and entry.isdigit() and int(faulty) == seat else None
-
+def peer_options(settings: dict) -> PeerOptions:
+    """The table's timeouts."""
     return PeerOptions(turn_timeout=float(settings["turn_timeout"]),
-                       rejoin_timeout=float(settings.get("rejoin_timeout", settings["turn_timeout"])),
-                       cheat=cheat, crash_at=fault("P2PCARDS_CRASH"), drop_at=fault("P2PCARDS_DROP"))
+                       rejoin_timeout=float(settings.get("rejoin_timeout", settings["turn_timeout"])))
 
 
 def _persister(state: SeatState, driver: SeatDriver):
@@ -237,7 +229,7 @@ def _persister(state: SeatState, driver: SeatDriver):
 
 
 async def resume_seat(state_file: str, decide=None, strategy: str | None = "greedy", bot_seed=None,
-                      on_driver=None, on_change=None, out: str | None = None) -> SeatResult:
+                      on_driver=None, on_change=None, out: str | None = None, hooks=None) -> SeatResult:
     """A seat coming back to its game after a crash or a lost connection."""
     from p2pcards import identity
     from p2pcards.net import MeshError, NetError, open_endpoint, open_mesh
@@ -263,8 +255,9 @@ async def resume_seat(state_file: str, decide=None, strategy: str | None = "gree
         async with open_endpoint(ident.private_key, state.name, bind=state.bind, port=state.port) as endpoint:
             async with open_mesh(endpoint, table, state.seat, ready_timeout=None) as mesh:
                 log.info("seat %d: resuming %s at entry %d", state.seat, state.log_path, len(driver.log))
-                peer = TablePeer(driver, mesh, decide, peer_options(settings, state.seat), on_change=on_change,
-                                 persist=persist, pending=state.pending)
+                peer = TablePeer(driver, mesh, decide, peer_options(settings), on_change=on_change,
+                                 persist=persist, pending=state.pending,
+                                 hooks=hooks(state.seat) if hooks is not None else None)
                 await _play(peer, on_driver)
     except (NetError, MeshError) as exc:
         raise RunError(str(exc)) from None

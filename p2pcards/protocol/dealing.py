@@ -11,6 +11,7 @@ import struct
 
 from p2pcards import mental
 from p2pcards.mental.group import h, scalar_from_bytes, scalar_to_bytes
+from p2pcards.protocol.violation import Violation
 
 
 class DealingError(ValueError):
@@ -100,8 +101,6 @@ def check_deal(machine, deal) -> tuple[list, list[str] | None]:
     """Every layer of ``deal`` recomputed from the log and the revealed seeds:
     (violations naming the seat whose step is wrong, every position's code or
     None if the deal cannot be opened)."""
-    from p2pcards.protocol.machine import Violation
-
     n = machine.players
     committed = sorted(deal.commitments)
     record = mental.DealRecord(

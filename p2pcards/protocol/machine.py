@@ -33,7 +33,7 @@ import dataclasses
 from typing import Any
 
 from p2pcards.protocol import dealing
-from p2pcards.cards import is_code, is_unknown, unknown, unknown_position
+from p2pcards.cards import is_unknown, unknown, unknown_position
 from p2pcards.games import IllegalAction, NeedReveal, get_game, substitute
 from p2pcards.games.base import Match
 from p2pcards.protocol.knowledge import (
@@ -44,6 +44,7 @@ from p2pcards.protocol.knowledge import (
     token_deck,
 )
 from p2pcards.protocol.log import END, TABLE, Entry, TableInfo
+from p2pcards.protocol.violation import Violation
 
 SHUFFLE, REKEY, KEYS, ACTION, REVEAL, ABORT = "shuffle", "rekey", "keys", "action", "reveal", "abort"
 ENTRY_KINDS = (SHUFFLE, REKEY, KEYS, ACTION, REVEAL, ABORT)
@@ -59,23 +60,6 @@ PAYLOAD_FIELDS = {
 }
 MAX_CHAT_LEN = 300
 DEFAULT_PROOF_ROUNDS = 40
-
-
-class Violation(Exception):
-    """An entry breaks the rules or the protocol. ``seat`` is who is to blame
-    (None when nobody can tell yet), ``kind`` a short name, ``detail`` for people."""
-
-    def __init__(self, seat: int | None, kind: str, detail: str):
-        super().__init__(f"{kind}: {detail}" + (f" (seat {seat})" if seat is not None else ""))
-        self.seat = seat
-        self.kind = kind
-        self.detail = detail
-
-    def __reduce__(self):
-        return (Violation, (self.seat, self.kind, self.detail))
-
-    def as_dict(self, entry: int | None = None) -> dict:
-        return {"seat": self.seat, "entry": entry, "kind": self.kind, "detail": self.detail}
 
 
 @dataclasses.dataclass

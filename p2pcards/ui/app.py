@@ -463,7 +463,7 @@ class TableApp:
             else:
                 self.say(text)
         elif cmd.name == "rules":
-            from p2pcards.cli.rules_text import rules_for
+            from p2pcards.rules import rules_for
 
             try:
                 self.open_pager(f"rules: {game_id}", rules_for(game_id))

@@ -16,7 +16,8 @@ import dataclasses
 import re
 from collections import Counter
 
-from p2pcards.cards import JOKER, RANKS, SUIT_SYMBOLS, is_code, rank
+from p2pcards.cards import JOKER, RANKS, SUIT_SYMBOLS, is_code
+from p2pcards.protocol.narration import describe  # noqa: F401  (re-exported: the log lines the screen shows)
 
 # ----- cards -------------------------------------------------------------------
 
@@ -429,112 +430,6 @@ def help_text(game_id: str, topic: str = "") -> str:
     lines += [f"  {word:<28} {text}" for word, text in GLOSSARY[game_id]]
     lines.append("Tab completes the legal moves. " + CARD_HELP + ".")
     return "\n".join(lines)
-
-
-# ----- moves for the log ---------------------------------------------------------
-
-_PAST = {
-    "draw": "draws",
-    "take_pile": "takes the pile",
-    "meld": "melds",
-    "add": "adds",
-    "swap": "swaps in",
-    "red3": "lays a red 3",
-    "discard": "discards",
-    "play": "plays",
-    "pass": "passes (pas)",
-    "lead": "leads",
-    "beat": "beats with",
-    "throw": "throws",
-    "declare": "declares",
-    "bessa": "shows a bessa",
-}
-
-
-# Face-down moves even where an engine does not list them in face_down_actions.
-_FACE_DOWN = {"bura": ("throw",)}
-
-
-def describe(game, state, seat: int, action: dict, names: list[str]) -> str:
-    """One log line for a move, showing only what everybody may see: face-down
-    cards as a count, a drawn card not at all. ``state`` is the state before
-    the move (None if unknown); it tells how big a pile taken was."""
-    who = names[seat] if 0 <= seat < len(names) else f"seat {seat}"
-    line = _describe(game, state, who, action)
-    if who == "You":  # "You beat with J♦", not "You beats"
-        verb, _, rest = line[len(who) + 1:].partition(" ")
-        line = f"{who} {_SECOND_PERSON.get(verb, verb)} {rest}".rstrip()
-    return line
-
-
-_SECOND_PERSON = {"draws": "draw", "takes": "take", "melds": "meld", "adds": "add", "swaps": "swap",
-                  "lays": "lay", "discards": "discard", "plays": "play", "passes": "pass", "leads": "lead",
-                  "beats": "beat", "throws": "throw", "declares": "declare", "shows": "show", "does": "do",
-                  "has": "have"}
-
-
-def _describe(game, state, who: str, action: dict) -> str:
-    kind = action.get("type", "?")
-    cards = " ".join(action.get("cards") or [])
-    n = len(action.get("cards") or [])
-    meld = action.get("meld")
-    if kind in getattr(game, "face_down_actions", ()) or kind in _FACE_DOWN.get(game.id, ()):
-        return f"{who} {_PAST.get(kind, kind)} {n} card{'s' if n != 1 else ''} face down"
-    if kind == "draw":
-        return f"{who} draws"
-    if kind == "pass":
-        return f"{who} does not declare (pas)" if game.id == "bura" else f"{who} passes (pas)"
-    if kind == "take_pile":
-        pile = _public_pile(game, state)
-        size = f" ({len(pile)} cards)" if pile else ""
-        top = f" and melds its top {pile[-1]}" if pile else " and melds its top card"
-        where = f" onto meld {meld + 1}" if meld is not None else ""
-        return f"{who} takes the pile{size}{top}{' with ' + cards if cards else ''}{where}"
-    if kind == "swap":
-        natural, rest = (action.get("cards") or ["?"])[0], " ".join((action.get("cards") or [])[1:])
-        return f"{who} swaps {natural} for the {action.get('wild')} in meld {(meld or 0) + 1} and melds {action.get('wild')} {rest}".rstrip()
-    if kind == "red3":
-        return f"{who} lays red 3s: {cards}" if n > 1 else f"{who} lays a red 3: {cards}" if n else f"{who} has no red 3 to lay"
-    text = f"{who} {_PAST.get(kind, kind)}"
-    if kind == "add" and meld is not None:
-        text += f" to meld {meld + 1}"
-    if cards:
-        text += " " + cards
-    if action.get("as"):
-        text += f" as {action['as']}"
-    if game.id == "warkocz" and _warkocz_gag(game, state, action):
-        text += " (gag)"
-    if action.get("freeze"):
-        text += " crosswise (pile frozen)"
-    return text
-
-
-def _warkocz_gag(game, state, action: dict) -> bool:
-    """Whether a warkocz play ends the row: a K, or its next rank used up."""
-    cards = action.get("cards") or []
-    if action.get("type") != "play" or not cards:
-        return False
-    r = action.get("as") or rank(cards[0])
-    if r == "K":
-        return True
-    if state is None or r not in RANKS[:-2]:
-        return False
-    following = RANKS[RANKS.index(r) + 1]
-    try:
-        played = game.view(state, None).get("played") or {}
-    except Exception:  # a log line is not worth failing a move for
-        return False
-    laid_now = sum(1 for c in cards if c != "9C" and rank(c) == following)
-    return played.get(following, 0) + laid_now >= 4
-
-
-def _public_pile(game, state) -> list[str]:
-    if state is None:
-        return []
-    try:
-        return list(game.view(state, None).get("pile") or [])
-    except Exception:  # a log line is not worth failing a move for
-        return []
 
 
 _CARD_RE = re.compile(r"(?<![\w?])(10|[2-9JQKA])([CDHS])(?!\w)|(?<![\w?])(JK)(?!\w)")

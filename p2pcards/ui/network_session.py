@@ -9,7 +9,7 @@ import trio
 from p2pcards.bots import Bot
 from p2pcards.games import IllegalAction, NeedReveal, get_game
 from p2pcards.protocol.machine import ABORT, ACTION, END, REVEAL, SHUFFLE
-from p2pcards.ui.commands import describe
+from p2pcards.protocol.narration import describe
 from p2pcards.ui.session import (
     PHASE_ABORTED, PHASE_BETWEEN, PHASE_DEALING, PHASE_OVER, PHASE_PLAYING, Notifier, deal_summary, seat_name,
 )

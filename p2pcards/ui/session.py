@@ -25,7 +25,7 @@ import trio
 from p2pcards.bots import Bot
 from p2pcards.games import Game, IllegalAction, get_game
 from p2pcards.games.base import Match
-from p2pcards.ui.commands import describe
+from p2pcards.protocol.narration import describe
 
 # The phases of ``match_info()["phase"]``.
 PHASE_DEALING = "dealing"   # no deal to show yet: shuffling / dealing in progress

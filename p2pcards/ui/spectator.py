@@ -246,19 +246,14 @@ class SpectatorSession(NetworkSession):
 # ----- the command
 
 
-def watch(address: tuple[str, int], args) -> int:
+def watch(address: tuple[str, int], args, private_key=None) -> int:
     """``p2pcards join ADDR:PORT --watch``: the table on the terminal until the
     user quits. Exit 0 when the finished log was verified (and written with
     ``--out``), 1 when the watch stopped on an error."""
     from p2pcards.ui.app import run_app
 
-    key = None
-    if getattr(args, "key", None):
-        from p2pcards.cli.play import _identity
-
-        key = _identity(args.key).private_key
     out = getattr(args, "out", None)
-    spectator = Spectator(tuple(address), name=(getattr(args, "name", None) or "spectator")[:32], private_key=key)
+    spectator = Spectator(tuple(address), name=(getattr(args, "name", None) or "spectator")[:32], private_key=private_key)
 
     async def main(ui) -> int:
         return await watch_on(ui, spectator, out)
