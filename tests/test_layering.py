@@ -174,5 +174,5 @@ def test_the_checker_sees_function_level_and_relative_imports(tmp_path):
     assert "p2pcards.net.errors" in graph["p2pcards.net.framing"]
     assert "p2pcards.protocol.machine" in graph["p2pcards.audit"]
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
-    assert layer_of("p2pcards.cli.commands") == (len(LAYERS) - 1, "p2pcards.cli")
+    assert layer_of("p2pcards.cli.subcommands") == (len(LAYERS) - 1, "p2pcards.cli")
     assert layer_of("p2pcards.cards") == (0, "p2pcards.cards")

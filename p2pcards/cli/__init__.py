@@ -56,9 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="replace an existing key")
     p.set_defaults(func=cmd_keygen)
 
-    from p2pcards.cli import commands  # tables, bots, selfplay, audit, replay
+    from p2pcards.cli import subcommands  # tables, bots, selfplay, audit, replay
 
-    commands.register(sub)
+    subcommands.register(sub)
     return parser
 
 
