@@ -287,3 +287,14 @@ def test_the_table_shows_the_players_text_within_its_width(game):
         assert "\x1b" not in out
         assert max(len(line) for line in out.splitlines()) <= width
         assert out == R.render(R.player_rules(game, "en"), width)
+
+
+def test_every_text_is_package_data():
+    tomllib = pytest.importorskip("tomllib")
+    root = Path(__file__).resolve().parent.parent
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["p2pcards"]
+    shipped = [p.relative_to(root / "p2pcards").as_posix() for p in (root / "p2pcards" / "rules").rglob("*")
+               if p.is_file() and p.suffix in (".md", ".txt")]
+    assert len(shipped) == 1 + 4 * len(R.LANGUAGES) + 4
+    for path in shipped:
+        assert any(Path(path).match(pattern) and path.count("/") == pattern.count("/") for pattern in patterns), path
