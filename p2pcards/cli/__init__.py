@@ -19,9 +19,16 @@ from p2pcards.cli.args import CliError, game_id
 
 
 def cmd_rules(args) -> int:
-    from p2pcards.rules import rules_for
+    from p2pcards import rules as rules_text
 
-    print(rules_for(args.game))
+    width = rules_text.terminal_width()
+    if args.original:
+        text = rules_text.reflow(rules_text.original_text(args.game), width)
+    else:
+        lang = rules_text.choose_language(args.lang)
+        text = rules_text.render(rules_text.player_rules(args.game, lang), width,
+                                 styled=rules_text.styled_output(sys.stdout))
+    rules_text.show(text)
     return 0
 
 
@@ -50,6 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("rules", help="print the rules of a game")
     p.add_argument("game", type=game_id, metavar="GAME")
+    p.add_argument("--lang", choices=("en", "pl", "hu"),
+                   help="the language (default: P2PCARDS_LANG, else your locale's if Polish or Hungarian, else en)")
+    p.add_argument("--original", action="store_true",
+                   help="the original Polish or Hungarian text the rules come from")
     p.set_defaults(func=cmd_rules)
 
     p = sub.add_parser("keygen", help="create your identity key (if you have none) and show its fingerprint")

@@ -463,10 +463,12 @@ class TableApp:
             else:
                 self.say(text)
         elif cmd.name == "rules":
-            from p2pcards.rules import rules_for
+            from p2pcards.rules import table_rules
 
             try:
-                self.open_pager(f"rules: {game_id}", rules_for(game_id))
+                # one column spare: the pager window wraps what reaches its edge
+                text = table_rules(game_id, self._columns() - 1, ascii=self.ascii)
+                self.open_pager(f"rules: {game_id}", text)
             except (OSError, IllegalAction) as exc:
                 self.say(f"the rules text is missing: {exc}", "class:error")
         elif cmd.name == "hint":
