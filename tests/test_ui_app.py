@@ -17,7 +17,7 @@ from p2pcards.cards import deck_for
 from p2pcards.ui import commands as C
 from p2pcards.ui.app import MoveCompleter, run_app
 from p2pcards.ui.render import render_header, render_log, render_table
-from p2pcards.ui.session import PHASE_PLAYING, LocalSession
+from p2pcards.ui.session import PHASE_DEALING, PHASE_PLAYING, LocalSession
 
 
 async def until(predicate):
@@ -70,7 +70,8 @@ def at_table(game_id, players, script, *, seed=1, columns=120, ascii=False, **se
             ui.show(session)
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(session.run)
-                await until(lambda: session.match_info()["phase"] == PHASE_PLAYING)
+                # Past the dealing, not "playing": an all-bot deal may already be over.
+                await until(lambda: session.match_info()["phase"] != PHASE_DEALING)
                 await script(Player(ui, session, pipe, screen))
                 nursery.cancel_scope.cancel()
             ui.app.exit()
