@@ -39,6 +39,29 @@ def build_deck(game_id, players, hands, after=(), dealer=0):
     return deck + list(after) + pool
 
 
+MELDING = ("meld", "add", "take_pile", "swap")
+
+
+def card_class(card: str) -> str:
+    """A card up to suit equivalence inside a meld: its rank (a 2 is a 2, a joker a joker)."""
+    return card if card == "JK" or card.startswith("?") else card[:-1]
+
+
+def action_class(action: dict):
+    """What ``legal_actions`` lists once: melding actions up to the suits of
+    their cards, every other action as it is."""
+    if action.get("type") not in MELDING:
+        return repr(sorted(action.items()))
+    return (action["type"], action.get("meld"), card_class(action["wild"]) if "wild" in action else None,
+            tuple(sorted(card_class(c) for c in action.get("cards", []))))
+
+
+def listed(action: dict, legal: list[dict]) -> bool:
+    """Is ``action`` among ``legal`` up to suit equivalence?"""
+    want = action_class(action)
+    return any(action_class(a) == want for a in legal)
+
+
 def places(game, state):
     """Every card of the deal, wherever it lies."""
     out = Counter()

@@ -91,11 +91,13 @@ class Kanasta(CanastaGame):
         "swap_twos": "a 2 in a meld may be swapped out like a joker",
         "go_out_canasta": "a player needs a canasta of their own to go out",
         "one_meld_per_rank": "a player may not lay a second meld of a rank they already have",
+        "cards_score_to_layer": "a card laid onto another player's meld scores for the player who laid it",
     }
 
     def default_options(self, players: int) -> dict:
         return {"pairs": players == 4, "target": 10000, "first_meld": 30, "play_before_first_meld": False,
-                "swap_twos": True, "go_out_canasta": False, "one_meld_per_rank": False}
+                "swap_twos": True, "go_out_canasta": False, "one_meld_per_rank": False,
+                "cards_score_to_layer": True}
 
     def check_options(self, players: int, opts: dict) -> None:
         super().check_options(players, opts)
@@ -146,7 +148,9 @@ class Kanasta(CanastaGame):
         if state.phase == "draw":
             raise IllegalAction("draw first: in kanasta the pile is taken after the draw")
         if not state.can_take:
-            raise IllegalAction("the pile may be taken only right after the draw")
+            raise IllegalAction("the pile may be taken only in your turn, after the draw")
+        if state.pending:
+            raise IllegalAction(f"first lay the freed {state.pending} in a new meld")
         if not state.pile:
             raise IllegalAction("the discard pile is empty")
         top = self._top(state)
@@ -165,7 +169,7 @@ class Kanasta(CanastaGame):
             err = err or self._add_error(old, rank, nat, wild)
             if err:
                 raise IllegalAction(err)
-            meld = Meld(old.owner, old.by, old.rank, old.cards + [top], old.naturals + nat, old.wilds + wild)
+            meld = old.grown([top], nat, wild, seat)
             value = self.value(top)
         else:
             both = [top] + cards
@@ -200,15 +204,16 @@ class Kanasta(CanastaGame):
         nat, wild, _ = self._hand_parts(state.hands[seat])
         candidates = []
         if kind == WILD:
-            targets = [(r, nat[r]) for r in MELD_RANKS if r in nat] + [("W", [])]
+            targets = [(r, nat[r]) for r in MELD_RANKS if r in nat] + [("W", ())]
             forced = (0, 1)
         else:
-            targets = [(C.rank(top), nat.get(C.rank(top), []))]
+            targets = [(C.rank(top), nat.get(C.rank(top), ()))]
             forced = (1, 0)
         for rank, groups in targets:
             def shape(n, w, rank=rank):
                 return self.shape_error(rank, n, w, n + w) is None
-            for combo in self._combos(groups, wild, shape, *forced):
+            need = 1 if kind == WILD and rank != "W" else 0  # else it is the all-wild meld, listed once
+            for combo in self._classes(groups, wild, shape, *forced, need):
                 candidates.append({"type": "take_pile", "cards": list(combo)})
         for i, m in enumerate(state.melds):
             if m.rank == C.rank(top) or (kind == WILD and m.rank != "3"):
@@ -238,13 +243,16 @@ class Kanasta(CanastaGame):
         if KIND[natural] != "N" or C.rank(natural) != meld.rank:
             raise IllegalAction(f"the card put in place of {w} must be a {meld.rank}, not {natural}")
         rest = _remove(state.hands[seat], cards)
+        # The natural takes the wild's place; whoever laid the wild no longer has it on the table.
         changed_cards = meld.cards[:]
-        changed_cards.remove(w)
+        layers = meld.laid_by()
+        at = changed_cards.index(w)
+        del changed_cards[at], layers[at]
         s = state.evolve()
         s.hands[seat] = rest + [w]
-        s.melds[i] = Meld(meld.owner, meld.by, meld.rank, changed_cards + [natural], meld.naturals + 1, meld.wilds - 1)
+        s.melds[i] = Meld(meld.owner, meld.by, meld.rank, changed_cards + [natural], meld.naturals + 1,
+                          meld.wilds - 1, layers + [seat])
         s.pending = w
-        s.can_take = False
         s.turn_melded = True
         s.meld_value_by[seat] += self.value(natural)
         # The freed wild must go into a new meld this turn: refuse the swap
@@ -275,8 +283,10 @@ class Kanasta(CanastaGame):
             others[meld.rank] -= 1
             if wilds_held < 2 and not any(n + wilds_held >= 2 for n in others.values() if n):
                 continue
-            naturals = sorted({c for c in hand if KIND.get(c) == "N" and c[:-1] == meld.rank}, key=card_key)
+            # Up to suit equivalence: one natural of the rank, one wild of each kind (a 2, a joker).
+            naturals = sorted({c for c in hand if KIND.get(c) == "N" and c[:-1] == meld.rank}, key=card_key)[:1]
             wilds = sorted({c for c in meld.cards if KIND[c] == WILD}, key=card_key)
+            wilds = [c for k, c in enumerate(wilds) if k == 0 or (c == C.JOKER) != (wilds[k - 1] == C.JOKER)]
             for natural in naturals:
                 for w in wilds:
                     action = {"type": "swap", "meld": i, "wild": w, "cards": [natural]}
@@ -300,7 +310,6 @@ class Kanasta(CanastaGame):
         s.hands[seat] = rest
         s.red3s[seat].append(cards[0])
         s.hands[seat].append(s.stock.pop())
-        s.can_take = False
         return s
 
     def _red3_actions(self, state, seat):
@@ -315,10 +324,12 @@ class Kanasta(CanastaGame):
         bonus = [0] * n
         melded = [0] * n
         has = [False] * n
+        to_layer = state.options["cards_score_to_layer"]
         for m in state.melds:
             bonus[m.owner] += self.canasta_bonus(m)
-            melded[m.owner] += sum(self.value(c) for c in m.cards)
             has[m.owner] = has[m.owner] or self.meld_status(m) is not None
+            for c, by in zip(m.cards, m.laid_by()):
+                melded[by if to_layer else m.owner] += self.value(c)
         red3 = [100 * len(r) for r in state.red3s]
         melds = [(melded[s] + red3[s]) * (1 if has[s] else -1) for s in range(n)]
         hand = [-sum(self.value(c) for c in h) for h in state.hands]
