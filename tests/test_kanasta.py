@@ -381,6 +381,52 @@ def test_melds_and_red3s_count_minus_without_a_canasta():
     assert sc["sides"] == [sc["seats"][0] + sc["seats"][2], sc["seats"][1] + sc["seats"][3]]
 
 
+def ended(state):
+    """The deal stopped where it stands, for scoring what was laid."""
+    s = state.evolve()
+    s.phase = "over"
+    return s
+
+
+def laid_onto_anothers_meld(options=None):
+    """Seat 1 melds three Ks; seat 0 opens with a clean canasta of seven Qs
+    and lays its KC onto seat 1's meld. Two players, no pairs."""
+    queens = ["QH", "QH", "QS", "QS", "QD", "QD", "QC"]
+    state = deal({1: ["KH", "KS", "KD"] + PLAIN[:9], 0: queens + ["KC"] + PLAIN[:4]}, players=2,
+                 options=options)
+    state = act(state, DRAW, meld("KH", "KS", "KD"), discard("4C"))
+    state = act(state, DRAW, meld(*queens), {"type": "add", "meld": 0, "cards": ["KC"]})
+    return ended(state)
+
+
+def test_a_card_laid_onto_anothers_meld_scores_for_its_layer():
+    """Seed: „wszystkie oczka na pozostałych wyłożonych kartach liczą się
+    dodatnio graczowi" — the points of the cards the player laid out: KC laid
+    by seat 0 onto seat 1's Ks is seat 0's, plus with seat 0's canasta."""
+    sc = G.deal_scores(laid_onto_anothers_meld())
+    assert sc["canastas"] == [500, 0]
+    assert sc["melds"] == [70 + 10, -30]
+
+
+def test_owner_takes_all_cards_of_a_meld_with_the_option():
+    assert G.default_options(2)["cards_score_to_layer"] is True
+    sc = G.deal_scores(laid_onto_anothers_meld({"cards_score_to_layer": False}))
+    assert sc["canastas"] == [500, 0]
+    assert sc["melds"] == [70, -(30 + 10)]
+
+
+def test_a_swapped_wild_scores_once_for_the_player_who_lays_it_again():
+    """The wild leaves the meld it was swapped out of: it is no longer the
+    card its first layer laid out, and scores for whoever melds it anew."""
+    state = deal({1: ["KH", "KS", "JK"] + PLAIN[:9], 0: ["QH", "QS", "QD", "KC", "AH", "AS"] + PLAIN[:6]},
+                 players=2)
+    state = act(state, DRAW, meld("KH", "KS", "JK"), discard("4C"))
+    state = act(state, DRAW, meld("QH", "QS", "QD"),
+                {"type": "swap", "meld": 0, "wild": "JK", "cards": ["KC"]}, meld("JK", "AH", "AS"))
+    sc = G.deal_scores(ended(state))
+    assert sc["melds"] == [-(30 + 10 + 90), -20]
+
+
 def test_individual_scores_when_not_in_pairs():
     s = crafted([(0, "K", ["KH", "KS", "KD"])], hands=[[], ["4C"], ["5C"]], went_out=0, players=3)
     sc = G.deal_scores(s)

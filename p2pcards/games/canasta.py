@@ -12,6 +12,16 @@ or ``"3"`` for a black-3 meld (kanaszta, going out only). Melds are never
 removed, so a meld's index in the table's list of melds (``view["melds"]``,
 in the order they were laid) is a stable reference: actions name melds by it.
 
+Move lists up to suit equivalence: inside a meld the cards of one rank are
+interchangeable, and so are the 2s (the shape rules, the values and the
+canasta kinds see only ranks and the two kinds of wild). So ``legal_actions``
+lists one melding action per class — rank, count of naturals, of 2s and of
+jokers — with one representative's concrete ``cards`` (the first cards of
+each kind in card order), and ``apply`` checks whatever concrete cards it is
+given: any member of a listed class is accepted, and a class is listed
+exactly when its members are legal. This keeps lists short (a 44-card hand
+with all twelve wilds would otherwise list over a hundred thousand melds).
+
 Hidden cards: the engine never looks at an unknown token. Rules that need the
 identity of a card in the actor's hand (kanaszta's "lay a red 3 at once", "lay
 all your red 3s", the dead-end check of a first meld) are enforced when that

@@ -9,9 +9,11 @@ Actions (every one may carry ``"seat"``, which must be the seat to act)
 ``{"type": "draw"}``
     Draw the top stock card; mandatory, first in every turn.
 ``{"type": "take_pile", "cards": [codes]}``
-    Right after the draw only: take the whole discard pile, its top card
-    going at once into a new meld with ``cards`` from hand (a first meld must
-    be worth ``first_meld`` with the top card).
+    At any point of the turn after the draw (the seed: „po dobraniu karty z
+    zakrytej talii"; laying a red 3 or melding first does not forfeit it):
+    take the whole discard pile, its top card going at once into a new meld
+    with ``cards`` from hand (a first meld must be worth ``first_meld`` with
+    the top card).
 ``{"type": "take_pile", "cards": [], "meld": i}``
     The same, the top card going alone into meld ``i`` (add more with ``add``).
 ``{"type": "meld", "cards": [codes]}``
@@ -31,8 +33,8 @@ Actions (every one may carry ``"seat"``, which must be the seat to act)
 ``{"type": "discard", "cards": [code]}``
     Ends the turn. Discarding one's last card goes out.
 
-A turn is: draw; optionally take the pile (only as the next action);
-any number of meld/add/swap/red3; discard. Going out (no cards left, by
+A turn is: draw; any number of meld/add/swap/red3, and at any point among
+them, once, take the pile; discard. Going out (no cards left, by
 melding or by the discard) is refused in a player's first turn, so there
 melds must keep two cards. When a player would draw from an empty stock the
 deal ends with nobody out (checked as the previous turn ends).
@@ -42,12 +44,24 @@ Decisions (options): ``pairs`` (true with 4 players), ``target`` 10000,
 melds and no swaps before one's first meld), ``swap_twos`` (true: a 2 may be
 swapped out like a joker), ``go_out_canasta`` (false: no canasta needed to
 go out), ``one_meld_per_rank`` (false: a player may hold two melds of a
-rank). No swaps out of all-wild melds. Red 3s laid apart are no meld.
+rank), ``cards_score_to_layer`` (true: a card scores for the player who laid
+it, also on another player's meld — the seed counts „wszystkie oczka na
+pozostałych wyłożonych kartach", the cards the player laid out; false: every
+card of a meld scores for the meld's owner). No swaps out of all-wild melds.
+Red 3s laid apart are no meld.
 
 Scores (``deal_scores``): per seat ``going_out`` (100), ``canastas`` (clean
-500, mixed 300, joker 1000), ``melds`` (card values of own melds plus 100 per
-red 3 laid, plus with a canasta, minus without), ``hand`` (minus the cards
-left; every 3 is worth 100); ``seats`` their sums, ``sides`` per pair.
+500, mixed 300, joker 1000: the bonus of a meld goes to its owner),
+``melds`` (card values of the cards the seat laid out — see
+``cards_score_to_layer``; a wild swapped out of a meld no longer counts for
+whoever laid it there — plus 100 per red 3 laid, all plus when the seat owns
+a canasta, minus otherwise), ``hand`` (minus the cards left; every 3 is worth
+100); ``seats`` their sums, ``sides`` per pair.
+
+Move lists: ``legal_actions`` lists melds, adds, pile takes and swaps up to
+suit equivalence — one action per rank, count of naturals, of 2s and of
+jokers (one representative's concrete ``cards``) — while ``apply`` accepts
+any concrete cards of a listed class.
 
 View keys (``view(state, seat)``, spectators: ``seat`` None, ``hand`` None):
 ``game seat players dealer to_act hand hand_counts deal_over phase``
@@ -56,8 +70,8 @@ View keys (``view(state, seat)``, spectators: ``seat`` None, ``hand`` None):
 ``{"owner": seat, "by": seat, "rank": "4".."A" or "W", "cards", "canasta":
 None/"clean"/"mixed"/"joker"}``) ``red3s`` (per seat) ``opened`` (per seat:
 first meld laid) ``minimum`` (the first-meld minimum, per seat)
-``turn_value`` (card value melded this turn) ``can_take_pile`` (just drew:
-take_pile still allowed) ``turns_done`` (per seat) ``went_out`` (seat or None)
+``turn_value`` (card value melded this turn) ``can_take_pile`` (drew this
+turn: take_pile allowed until the discard) ``turns_done`` (per seat) ``went_out`` (seat or None)
 ``concealed`` ``pending`` (a swapped-out wild that must go into the next
 meld, or None) ``scores`` (match totals before the deal) ``options``.
 """
@@ -245,7 +259,7 @@ class Kanasta(CanastaGame):
         rest = _remove(state.hands[seat], cards)
         # The natural takes the wild's place; whoever laid the wild no longer has it on the table.
         changed_cards = meld.cards[:]
-        layers = meld.laid_by()
+        layers = list(meld.laid_by())
         at = changed_cards.index(w)
         del changed_cards[at], layers[at]
         s = state.evolve()

@@ -26,11 +26,14 @@ Actions (every one may carry ``"seat"``, which must be the seat to act)
     Instead of drawing (not while holding one card, not after a stop card):
     the top card goes at once, with ``cards`` from hand, into a new meld or
     (``meld``) into the side's meld ``i``; the rest of the pile into the hand.
-    Before the side's first meld: ``cards`` are 2+ naturals of the top's rank
-    (new meld) and that turn's melds must reach the minimum. After it: the
-    top alone (``cards`` empty) into a side meld it fits. Frozen pile: ``cards``
-    are 2+ naturals of the top's rank, into a new meld or the side's meld of
-    that rank.
+    Before the side's first meld: the top and ``cards`` make a new valid meld
+    (the seed: „felhasználhatjuk a nyitott talont, amennyiben annak
+    felhasználásával lerakást tudunk teljesíteni" — e.g. 9S on the pile with
+    9H + JK from hand) and that turn's melds must reach the minimum. After it:
+    the top alone (``cards`` empty) into a side meld it fits. Frozen pile (for
+    the sides it binds, see ``freeze_binds_own_side``): ``cards`` are 2+
+    naturals of the top's rank, into a new meld or the side's meld of that
+    rank; a wild lying crosswise on top can't be taken until covered.
 ``{"type": "meld", "cards": [codes]}``
     A new side meld: 3+ cards of one rank 4..A, more naturals than wilds, at
     most 3 wilds. Black 3s (3 or 4, no wilds) only as the last meld of the
@@ -38,9 +41,11 @@ Actions (every one may carry ``"seat"``, which must be the seat to act)
 ``{"type": "add", "meld": i, "cards": [codes]}``
     Add to the side's meld ``i`` (the index in ``view["melds"]``).
 ``{"type": "discard", "cards": [code], "freeze": bool}``
-    Ends the turn; ``freeze`` (default false) only for a wild: discarded
-    crosswise it freezes the pile until taken. A wild discarded plainly, or a
-    black 3, is a stop card: the next player may not take the pile.
+    Ends the turn; ``freeze`` (default false) only for a wild (a joker or a
+    2, „egy kis vagy valódi dzsókert"): discarded crosswise it freezes the pile
+    until taken. A joker discarded plainly, or a black 3, is a stop card („fekete
+    3-ast vagy dzsókert simán dobunk"): the next player may not take the pile;
+    a 2 discarded plainly only with ``plain_two_stops``.
 
 First meld: the melds a side lays in its first melding turn must together be
 worth ``view["minimum"][side]``; melds that could no longer reach it with the
@@ -61,14 +66,28 @@ Decisions (options): ``pairs`` (true with 4 players), ``target`` 15000,
 could take the pile; false: a player who can take it must, and the deal
 ends only with one who can't),
 ``one_meld_per_rank`` (true: a side has at most one meld of a rank; more
-cards of it are added), ``partner_hand_counts`` (false: a side that goes out
-does not count its cards left in hand, the partner's in pairs, as RULES.md
-reads; true: the partner's count as minus, as in classic canasta).
+cards of it are added), ``partner_hand_counts`` (true: everyone who did not
+go out subtracts their hand, the partner of the player who went out
+included — the seed: „A vesztes a kezében maradt lapok értékét a
+lerakottakból [levonja]"; false: the side that went out does not count its
+partner's hand), ``plain_two_stops`` (false: the seed's stop cards are the
+black 3 and the joker; true: a 2 discarded plainly stops too),
+``freeze_binds_own_side`` (false: the freeze binds the opponents of the side
+that froze — the seed: the crosswise wild is one „amelyet így csak akkor
+tudnak használni ellenfeleink, ha azt legalább két azonos lappal fel tudják
+venni", our opponents can use it only with two identical cards; the
+freezer and partner take the pile by the ordinary rules; true: it binds
+every side, as in classic canasta).
+
+Move lists: ``legal_actions`` lists melds, adds and pile takes up to suit
+equivalence — one action per rank, count of naturals, of 2s and of jokers
+(one representative's concrete ``cards``) — while ``apply`` accepts any
+concrete cards of a listed class.
 
 Scores (``deal_scores``): per side ``red3s`` (100 each, 800 for all four),
 ``canastas`` (natural 500, mixed 300), ``going_out`` (100, concealed 200),
-``melds`` (card values of its melds), ``hand`` (minus cards in hand, not for
-the side that went out); a side with no meld counts red 3s and hand as minus.
+``melds`` (card values of its melds), ``hand`` (minus cards in hand; see
+``partner_hand_counts``); a side with no meld counts red 3s and hand as minus.
 ``seats`` splits it: each seat gets what it laid and holds (canasta bonus to
 the seat that began the meld), so each side's seats sum to ``sides``.
 
@@ -77,7 +96,8 @@ laid after the deal; ``canasta`` kind ``natural``/``mixed``; a meld's
 ``rank`` also ``"3"`` for black 3s; ``owner`` of a meld is the side;
 ``opened`` and ``minimum`` per side; ``turn_value`` counts toward the
 minimum; ``can_take_pile`` and ``pending`` unused) with ``frozen`` (a wild
-lies crosswise) and ``stopped`` (the next player may not take the pile).
+lies crosswise; the state's ``frozen_by`` names the side that froze it) and
+``stopped`` (the next player may not take the pile).
 """
 
 from __future__ import annotations
