@@ -6,8 +6,10 @@ Hands grow large only when players hoard the pile, so the policy here takes
 the pile whenever it may (with the fewest hand cards), otherwise melds or
 adds rarely (``--meld-rate``) and mostly discards; any other step is random.
 For each deal it prints the largest number of listed actions, the slowest
-single ``legal_actions`` call and the largest hand seen; then the worst over
-all deals. Targets: at most 2,000 actions and 5 ms a call.
+single ``legal_actions`` call (a call over 1 ms is timed three times and
+its fastest run kept: the machine is shared) and the largest hand seen; then the worst over
+all deals; and a constructed extreme kanasta hand. Targets: at most 2,000
+actions and 5 ms a call.
 """
 
 from __future__ import annotations
@@ -44,12 +46,39 @@ def play_deal(game, players: int, options: dict, seed: int, meld_rate: float) ->
         began = time.perf_counter()
         actions = game.legal_actions(state)
         took = time.perf_counter() - began
+        if took > 0.001:
+            # The machine is shared: a slow call is timed twice more and its
+            # fastest run kept, so the figure is the call's cost, not a pause.
+            for _ in range(2):
+                began = time.perf_counter()
+                game.legal_actions(state)
+                took = min(took, time.perf_counter() - began)
         most = max(most, len(actions))
         slowest = max(slowest, took)
         hand = max(hand, max(len(h) for h in state.hands))
         state = game.apply(state, hoarding_choice(actions, rng, meld_rate))
         steps += 1
     return most, slowest, hand, steps
+
+
+def extreme_hand(melds_on_table: int) -> tuple[int, float]:
+    """(actions, fastest of 3 calls in seconds) for a constructed kanasta turn:
+    a 44-card hand holding all twelve wilds and four of each of eight ranks,
+    opened, with ``melds_on_table`` three-card melds of those ranks to add to."""
+    from p2pcards.games.canasta import Meld
+    game = get_game("kanasta")
+    state = game.start(2, seed=1).evolve()
+    ranks = ("5", "6", "7", "8", "9", "10", "J", "Q")
+    state.hands[1] = ["JK"] * 4 + [f"2{s}" for s in "CDHS"] * 2 + [r + s for r in ranks for s in "CDHS"]
+    state.turn, state.phase, state.can_take = 1, "meld", True
+    state.opened, state.turns_done = [True, True], [3, 3]
+    state.melds = [Meld(k % 2, k % 2, r, [r + "C", r + "D", r + "S"], 3, 0) for k, r in enumerate(ranks[:melds_on_table])]
+    best = float("inf")
+    for _ in range(3):
+        began = time.perf_counter()
+        actions = game.legal_actions(state)
+        best = min(best, time.perf_counter() - began)
+    return len(actions), best
 
 
 def main() -> None:
@@ -75,6 +104,10 @@ def main() -> None:
                 worst = (max(worst[0], most), max(worst[1], slowest), max(worst[2], hand))
             print(f"== {game_id} {players} players, {played} deals: worst {worst[0]} actions, "
                   f"slowest call {1000 * worst[1]:.2f} ms, largest hand {worst[2]}")
+    for melds in (0, 4):
+        count, took = extreme_hand(melds)
+        print(f"== kanasta, constructed 44-card hand with all 12 wilds, {melds} melds of its ranks on the "
+              f"table: {count} actions, {1000 * took:.2f} ms a call")
 
 
 if __name__ == "__main__":

@@ -111,6 +111,7 @@ def play_random(game_id, players, options, seed, check_every_action=False):
         assert places(game, state) == deck
         legal = game.legal_actions(state)
         assert legal, f"no legal action in phase {state.phase}"
+        assert len({action_class(a) for a in legal}) == len(legal), "a class listed twice"
         sample = legal if check_every_action else rng.sample(legal, min(4, len(legal)))
         for action in sample:
             game.apply(state, action)  # every listed action applies

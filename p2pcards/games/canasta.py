@@ -177,18 +177,27 @@ def _hand_parts(hand: tuple) -> tuple[dict, tuple, tuple]:
     return nat, (tuple(twos), tuple(jokers)), tuple(black)
 
 
-def _classes(naturals: tuple, wilds: tuple, shape, forced_nat: int = 0, forced_wild: int = 0,
-             need_nat: int = 0):
-    """One pick of hand cards per class of suit-equivalent picks: ``a`` of
-    ``naturals`` (one rank), ``t`` 2s and ``j`` jokers, whose totals with the
-    forced cards satisfy ``shape(n, w)``; at least ``need_nat`` naturals."""
-    twos, jokers = wilds
+def _class_counts(naturals: tuple, wilds: tuple, shape, forced_nat: int = 0, forced_wild: int = 0,
+                  need_nat: int = 0):
+    """(a, t, j) for each class of suit-equivalent picks of hand cards: ``a``
+    of ``naturals`` (one rank), ``t`` 2s and ``j`` jokers of ``wilds``, whose
+    totals with the forced cards satisfy ``shape(n, w)``; ``a >= need_nat``."""
+    n_twos, n_jokers = len(wilds[0]), len(wilds[1])
     for a in range(need_nat, len(naturals) + 1):
-        for b in range(len(twos) + len(jokers) + 1):
+        for b in range(n_twos + n_jokers + 1):
             if a + b == 0 or not shape(forced_nat + a, forced_wild + b):
                 continue
-            for t in range(min(b, len(twos)), max(0, b - len(jokers)) - 1, -1):
-                yield naturals[:a] + twos[:t] + jokers[:b - t]
+            for t in range(min(b, n_twos), max(0, b - n_jokers) - 1, -1):
+                yield a, t, b - t
+
+
+def _classes(naturals: tuple, wilds: tuple, shape, forced_nat: int = 0, forced_wild: int = 0,
+             need_nat: int = 0):
+    """The representative pick (the first cards of each kind) of each class
+    of ``_class_counts``, as a tuple of codes."""
+    twos, jokers = wilds
+    for a, t, j in _class_counts(naturals, wilds, shape, forced_nat, forced_wild, need_nat):
+        yield naturals[:a] + twos[:t] + jokers[:j]
 
 
 def _remove(hand: list, cards: list) -> list:
@@ -595,6 +604,16 @@ class CanastaGame(Game):
         """Kanasta: the first meld of a player must be worth ``first_meld``."""
         return None
 
+    def _after_is_free(self, state, seat, value: int, left: int) -> bool:
+        """A quick sufficient test that ``_after_error`` has nothing to say
+        about melding ``value`` leaving ``left`` cards (no black 3s): enough
+        cards stay in hand, and no unmet first-meld minimum is at stake."""
+        if left <= 1:
+            return False
+        if self.side_melds and state.turn_opening:
+            return state.turn_value + value >= state.minimum[self.owner_of(state, seat)]
+        return True
+
     def _after_error(self, state, seat, rest, value: int, meld: Meld, replace: int | None,
                      left: int | None = None) -> str | None:
         """Why the seat may not meld ``value`` into ``meld`` (new, or in place
@@ -784,6 +803,9 @@ class CanastaGame(Game):
         taken = ({m.rank for m in state.melds if m.owner == owner}
                  if state.options.get("one_meld_per_rank") else ())
         n_wild = len(wild[0]) + len(wild[1])
+        v_two = values[wild[0][0]] if wild[0] else 0
+        v_joker = values[C.JOKER]
+        v_forced = sum(values[c] for c in forced)
         for rank, groups in targets:
             if rank in taken and rank in MELD_RANKS:
                 continue
@@ -795,18 +817,17 @@ class CanastaGame(Game):
                 return self.shape_error(rank, n, w, n + w) is None
             # A pick without naturals is an all-wild meld, listed once under "W".
             need = 0 if rank == "W" else 1
-            for combo in self._classes(groups, use_wild, shape, 0, len(forced), need):
-                cards = list(combo + forced) if forced else list(combo)
-                value = 0
-                n = 0
-                for c in cards:
-                    value += values[c]
-                    n += KIND[c] != WILD
+            v_nat = values[groups[0]] if groups else 0
+            twos, jokers = use_wild
+            for a, t, j in _class_counts(groups, use_wild, shape, 0, len(forced), need):
+                cards = list(groups[:a] + twos[:t] + jokers[:j] + forced)
+                value = a * v_nat + t * v_two + j * v_joker + v_forced
                 err = self._meld_context_error(state, seat, value, first)
-                if not err:
-                    meld = Meld(owner, seat, rank, cards, n, len(cards) - n)
+                left = len(hand) - len(cards)
+                if not err and (rank == "3" or not self._after_is_free(state, seat, value, left)):
+                    meld = Meld(owner, seat, rank, cards, a, len(cards) - a)
                     err = self._after_error(state, seat, lambda cards=cards: _remove(hand, cards), value, meld,
-                                            None, left=len(hand) - len(cards))
+                                            None, left=left)
                 if err:
                     continue
                 out.append({"type": "meld", "cards": cards})
@@ -818,27 +839,30 @@ class CanastaGame(Game):
         hand = state.hands[seat]
         nat, wild, _ = self._hand_parts(hand)
         values = self.card_values
+        twos, jokers = wild
+        v_two = values[twos[0]] if twos else 0
+        v_joker = values[C.JOKER]
         out = []
         for i, meld in enumerate(state.melds):
             if self._add_context_error(state, seat, i):
                 continue
             groups = nat.get(meld.rank, ()) if meld.rank in MELD_RANKS else ()
-            if not groups and not (wild[0] or wild[1]):
+            if not groups and not (twos or jokers):
                 continue
+            v_nat = values[groups[0]] if groups else 0
 
             def shape(n, w, meld=meld):
                 return self.shape_error(meld.rank, meld.naturals + n, meld.wilds + w, len(meld.cards) + n + w) is None
-            for combo in self._classes(groups, wild, shape):
-                cards = list(combo)
-                value = 0
-                n = 0
-                for c in cards:
-                    value += values[c]
-                    n += KIND[c] != WILD
-                new = meld.grown(cards, n, len(cards) - n, seat)
-                if self._after_error(state, seat, lambda cards=cards: _remove(hand, cards), value, new, i,
-                                     left=len(hand) - len(cards)) is None:
-                    out.append({"type": "add", "meld": i, "cards": cards})
+            for a, t, j in _class_counts(groups, wild, shape):
+                cards = list(groups[:a] + twos[:t] + jokers[:j])
+                value = a * v_nat + t * v_two + j * v_joker
+                left = len(hand) - len(cards)
+                if not self._after_is_free(state, seat, value, left):
+                    new = meld.grown(cards, a, t + j, seat)
+                    if self._after_error(state, seat, lambda cards=cards: _remove(hand, cards), value, new, i,
+                                         left=left) is not None:
+                        continue
+                out.append({"type": "add", "meld": i, "cards": cards})
         return out
 
     def _discard_actions(self, state, seat) -> list[dict]:
