@@ -326,6 +326,16 @@ def test_the_freeze_does_not_bind_the_side_that_froze_by_default():
     assert not after.frozen and after.melds[0].cards == ["9S", "9H", "JK"]
 
 
+def test_in_pairs_the_freezers_partner_is_not_bound_but_the_opponents_are():
+    state = deal({1: ["2C"], 2: ["9S"], 3: ["9H", "JK"] + NO_NINES}, players=4)
+    state = act(state, DRAW, discard("2C", freeze=True))
+    assert not any(a["type"] == "take_pile" for a in G.legal_actions(state))  # seat 2, an opponent
+    state = act(state, DRAW, discard("9S"))
+    assert state.turn == 3 and sum(c[:-1] == "9" for c in state.hands[3]) == 1
+    assert take("9H", "JK") in G.legal_actions(state)  # seat 3, seat 1's partner
+    assert act(state, take("9H", "JK")).melds[0].cards == ["9S", "9H", "JK"]
+
+
 def test_the_freeze_binds_the_side_that_froze_with_the_option():
     state = frozen_by_seat_1({"freeze_binds_own_side": True})
     refused(state, take("9H", "JK"), "frozen")
