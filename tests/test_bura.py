@@ -388,13 +388,30 @@ def test_declaration_shows_face_down_cards_and_needs_them_revealed():
     assert G.view(revealed, 0)["declaration"]["cards"] == ["AD", "9H", "10H"]
 
 
-def test_declare_not_offered_when_stack_cannot_cover_a_failure():
+def test_a_declaration_that_cannot_fail_is_offered_whatever_the_stack():
+    """Seed: „Gracz, który pobrał wziątkę ma prawo „ujawnić się"" — every
+    taker has the right; 41 face-up points cannot fall short of 31, so a stack
+    below the bank is no reason to refuse."""
     s = _declare_ready()
     s = dataclasses.replace(s, chips=(100, 15))  # bank holds 20
     s = play(s, lead(*WEAK), beat(*STRONG))
+    assert G.view(s, None)["phase"] == "declare"
+    sc = G.deal_scores(G.apply(s, DECLARE))
+    assert sc["end"] == "declared" and sc["winner"] == 1
+
+
+def test_a_declaration_that_could_fail_and_not_be_paid_is_refused():
+    hands = [["9H", "7C", "8C"], ["10H", "6C", "6D"], ["AC", "AD", "7D"]]
+    s = start(3, hands, "8S", dealer=2, chips=[100, 15, 100], options={"target": 21})
+    s = play(s, lead("9H"), beat("10H"), throw("7D"))  # 10 sure + a face-down card: may reach 21, may not
+    assert G.view(s, None)["bank"] == 30 and G.view(s, None)["chips"][1] == 5
     assert G.view(s, None)["phase"] == "play"
     with pytest.raises(IllegalAction, match="nothing to declare"):
         G.apply(s, DECLARE)
+    # with the stack to pay for a failure the same declaration is offered
+    s = start(3, hands, "8S", dealer=2, chips=[100, 40, 100], options={"target": 21})
+    s = play(s, lead("9H"), beat("10H"), throw("7D"))
+    assert G.view(s, None)["phase"] == "declare"
 
 
 def test_pass_goes_on_to_the_refill_and_taker_leads():

@@ -39,6 +39,29 @@ def build_deck(game_id, players, hands, after=(), dealer=0):
     return deck + list(after) + pool
 
 
+MELDING = ("meld", "add", "take_pile", "swap")
+
+
+def card_class(card: str) -> str:
+    """A card up to suit equivalence inside a meld: its rank (a 2 is a 2, a joker a joker)."""
+    return card if card == "JK" or card.startswith("?") else card[:-1]
+
+
+def action_class(action: dict):
+    """What ``legal_actions`` lists once: melding actions up to the suits of
+    their cards, every other action as it is."""
+    if action.get("type") not in MELDING:
+        return repr(sorted(action.items()))
+    return (action["type"], action.get("meld"), card_class(action["wild"]) if "wild" in action else None,
+            tuple(sorted(card_class(c) for c in action.get("cards", []))))
+
+
+def listed(action: dict, legal: list[dict]) -> bool:
+    """Is ``action`` among ``legal`` up to suit equivalence?"""
+    want = action_class(action)
+    return any(action_class(a) == want for a in legal)
+
+
 def places(game, state):
     """Every card of the deal, wherever it lies."""
     out = Counter()
@@ -88,6 +111,7 @@ def play_random(game_id, players, options, seed, check_every_action=False):
         assert places(game, state) == deck
         legal = game.legal_actions(state)
         assert legal, f"no legal action in phase {state.phase}"
+        assert len({action_class(a) for a in legal}) == len(legal), "a class listed twice"
         sample = legal if check_every_action else rng.sample(legal, min(4, len(legal)))
         for action in sample:
             game.apply(state, action)  # every listed action applies
@@ -327,14 +351,78 @@ def test_legal_actions_lists_every_action_that_applies(game_id, players):
         while not game.deal_over(state):
             legal = game.legal_actions(state)
             if step % 7 == 0 and len(game.hand(state, game.to_act(state))) <= 16:
-                listed = {_normal(a) for a in legal}
+                # Everything legal is reachable: every concrete action that
+                # applies is listed up to suit equivalence, and every concrete
+                # action of a class not listed is refused.
+                classes = {action_class(a) for a in legal}
                 for action in _candidates(game, state):
                     try:
                         game.apply(state, action)
                     except IllegalAction:
+                        assert action_class(action) not in classes, action
                         continue
-                    assert _normal(action) in listed, action
+                    assert action_class(action) in classes, action
                 checked += 1
             state = game.apply(state, rng.choice(legal))
             step += 1
     assert checked > 20
+
+
+def _variant(action: dict, hand: list, melds: list, rng: random.Random) -> dict:
+    """``action`` with its cards replaced by other concrete cards of the same
+    classes: naturals of the same rank in other suits, another 2 for a 2."""
+    pools: dict[str, list] = {}
+    for c in hand:
+        pools.setdefault(card_class(c), []).append(c)
+    need = Counter(card_class(c) for c in action.get("cards", []))
+    cards = [c for cls, k in need.items() for c in rng.sample(pools[cls], k)]
+    rng.shuffle(cards)
+    out = dict(action, cards=cards)
+    if "wild" in action:
+        same = [c for c in melds[action["meld"]].cards if card_class(c) == card_class(action["wild"])]
+        out["wild"] = rng.choice(same)
+    return out
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), steps=st.integers(0, 200), table=st.sampled_from(TABLES),
+       data=st.data())
+def test_any_concrete_member_of_a_listed_class_applies(game_id, seed, steps, table, data):
+    """Listed melds are representatives: swapping suits of equal-rank
+    naturals, or one 2 for another, gives an action ``apply`` accepts; an
+    action of a class that is not listed is refused."""
+    players, options = table
+    game = get_game(game_id)
+    state = game.start(players, seed=seed, options=options)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if game.deal_over(state):
+            return
+        state = game.apply(state, rng.choice(game.legal_actions(state)))
+    if game.deal_over(state):
+        return
+    legal = game.legal_actions(state)
+    hand = game.hand(state, game.to_act(state))
+    classes = {action_class(a) for a in legal}
+    for action in legal:
+        if action["type"] in MELDING:
+            variant = _variant(action, hand, state.melds, rng)
+            assert action_class(variant) == action_class(action)
+            game.apply(state, variant)
+    # random concrete melds from the hand: applied exactly when their class is listed
+    for _ in range(20):
+        size = data.draw(st.integers(1, min(6, len(hand))))
+        cards = data.draw(st.permutations(hand)).copy()[:size]
+        kind = data.draw(st.sampled_from(["meld", "add", "take_pile"]))
+        action = {"type": kind, "cards": cards}
+        if kind == "add" or (kind == "take_pile" and data.draw(st.booleans())):
+            if not state.melds:
+                continue
+            action["meld"] = data.draw(st.integers(0, len(state.melds) - 1))
+        try:
+            game.apply(state, action)
+        except IllegalAction:
+            assert action_class(action) not in classes, action
+            continue
+        assert action_class(action) in classes, action

@@ -6,7 +6,7 @@ import pytest
 
 from p2pcards.games import IllegalAction, get_game
 from p2pcards.games.canasta import Meld
-from tests.test_canasta_props import build_deck, places
+from tests.test_canasta_props import build_deck, listed, places
 
 G = get_game("kanasta")
 # Twelve cards of twelve different ranks for seat 1 to hold beside a test's cards.
@@ -106,7 +106,9 @@ def test_meld_shapes():
     refused(state, meld("3C", "3S", "3C"), "never melded")
     refused(state, meld("3C", "3S", "JK"), "never melded")
     legal = G.legal_actions(state)
-    assert meld("KD", "KH", "KS") in legal and meld("KH", "2C", "JK") in legal
+    assert meld("KD", "KH", "KS") in legal and listed(meld("KH", "2C", "JK"), legal)
+    # Listed once up to suits: one meld of two Ks, a 2 and a joker, whichever Ks.
+    assert sum(a["type"] == "meld" and sorted(c[:-1] for c in a["cards"]) == ["2", "K", "K"] for a in legal) == 1
     assert not any(a["type"] == "meld" and "3C" in a["cards"] for a in legal)
 
 
@@ -161,10 +163,27 @@ def test_take_pile_first_meld_needs_30_with_the_top_card():
     refused(state, {"type": "take_pile", "cards": ["5H", "5S"]}, "worth 30, this one is worth 15")
 
 
-def test_take_pile_only_right_after_the_draw():
-    state = act(deal({1: ["KH", "KS", "QH", "QS", "QD"] + PLAIN[:7]}, after=("KC",)), DRAW)
-    state = act(state, meld("QH", "QS", "QD"))
-    refused(state, {"type": "take_pile", "cards": ["KH", "KS"]}, "only right after the draw")
+def test_take_pile_at_any_point_after_the_draw():
+    """Seed: „Gracz, po dobraniu karty z zakrytej talii, może również dobrać
+    górną kartę z talii odkrytej pod warunkiem, że od razu wyłoży ją w
+    kombinacji" — after drawing from the stock, not only as the next action."""
+    state = deal({1: ["KH", "KS", "QH", "QS", "QD"] + PLAIN[:7]}, after=("KC", "5C"))
+    refused(state, {"type": "take_pile", "cards": ["KH", "KS"]}, "draw first")
+    state = act(state, DRAW, meld("QH", "QS", "QD"))
+    take = {"type": "take_pile", "cards": ["KH", "KS"]}
+    assert take in G.legal_actions(state)
+    after = G.apply(state, take)
+    assert after.melds[-1].cards == ["KC", "KH", "KS"] and after.pile == []
+
+
+def test_laying_a_red_3_first_does_not_give_the_pile_up():
+    """Seed: the pile is taken „po dobraniu karty z zakrytej talii" (after
+    the draw): a red 3 laid apart, with its replacement, is no obstacle."""
+    state = deal({1: ["KH", "KS", "3H"] + PLAIN[:9]}, after=("KC", "5C", "6C"))
+    state = act(state, DRAW, {"type": "red3", "cards": ["3H"]})
+    take = {"type": "take_pile", "cards": ["KH", "KS"]}
+    assert take in G.legal_actions(state)
+    assert G.apply(state, take).melds[-1].cards == ["KC", "KH", "KS"]
 
 
 def test_take_pile_top_into_an_existing_meld():
@@ -362,6 +381,52 @@ def test_melds_and_red3s_count_minus_without_a_canasta():
     assert sc["sides"] == [sc["seats"][0] + sc["seats"][2], sc["seats"][1] + sc["seats"][3]]
 
 
+def ended(state):
+    """The deal stopped where it stands, for scoring what was laid."""
+    s = state.evolve()
+    s.phase = "over"
+    return s
+
+
+def laid_onto_anothers_meld(options=None):
+    """Seat 1 melds three Ks; seat 0 opens with a clean canasta of seven Qs
+    and lays its KC onto seat 1's meld. Two players, no pairs."""
+    queens = ["QH", "QH", "QS", "QS", "QD", "QD", "QC"]
+    state = deal({1: ["KH", "KS", "KD"] + PLAIN[:9], 0: queens + ["KC"] + PLAIN[:4]}, players=2,
+                 options=options)
+    state = act(state, DRAW, meld("KH", "KS", "KD"), discard("4C"))
+    state = act(state, DRAW, meld(*queens), {"type": "add", "meld": 0, "cards": ["KC"]})
+    return ended(state)
+
+
+def test_a_card_laid_onto_anothers_meld_scores_for_its_layer():
+    """Seed: „wszystkie oczka na pozostałych wyłożonych kartach liczą się
+    dodatnio graczowi" — the points of the cards the player laid out: KC laid
+    by seat 0 onto seat 1's Ks is seat 0's, plus with seat 0's canasta."""
+    sc = G.deal_scores(laid_onto_anothers_meld())
+    assert sc["canastas"] == [500, 0]
+    assert sc["melds"] == [70 + 10, -30]
+
+
+def test_owner_takes_all_cards_of_a_meld_with_the_option():
+    assert G.default_options(2)["cards_score_to_layer"] is True
+    sc = G.deal_scores(laid_onto_anothers_meld({"cards_score_to_layer": False}))
+    assert sc["canastas"] == [500, 0]
+    assert sc["melds"] == [70, -(30 + 10)]
+
+
+def test_a_swapped_wild_scores_once_for_the_player_who_lays_it_again():
+    """The wild leaves the meld it was swapped out of: it is no longer the
+    card its first layer laid out, and scores for whoever melds it anew."""
+    state = deal({1: ["KH", "KS", "JK"] + PLAIN[:9], 0: ["QH", "QS", "QD", "KC", "AH", "AS"] + PLAIN[:6]},
+                 players=2)
+    state = act(state, DRAW, meld("KH", "KS", "JK"), discard("4C"))
+    state = act(state, DRAW, meld("QH", "QS", "QD"),
+                {"type": "swap", "meld": 0, "wild": "JK", "cards": ["KC"]}, meld("JK", "AH", "AS"))
+    sc = G.deal_scores(ended(state))
+    assert sc["melds"] == [-(30 + 10 + 90), -20]
+
+
 def test_individual_scores_when_not_in_pairs():
     s = crafted([(0, "K", ["KH", "KS", "KD"])], hands=[[], ["4C"], ["5C"]], went_out=0, players=3)
     sc = G.deal_scores(s)
@@ -437,5 +502,5 @@ def test_take_pile_with_a_wild_on_top():
     state = deal({1: ["KH", "KS", "JK", "2C"] + PLAIN[:8]}, after=("2D",))
     state = act(state, DRAW)
     legal = [a for a in G.legal_actions(state) if a["type"] == "take_pile"]
-    assert {"type": "take_pile", "cards": ["KH", "KS"]} in legal  # K K + the 2 on top
+    assert listed({"type": "take_pile", "cards": ["KH", "KS"]}, legal)  # K K + the 2 on top
     assert {"type": "take_pile", "cards": ["2C", "JK"]} in legal  # an all-wild meld of three

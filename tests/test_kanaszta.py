@@ -7,7 +7,7 @@ import pytest
 from p2pcards.cards import unknown
 from p2pcards.games import IllegalAction, NeedReveal, get_game, substitute
 from p2pcards.games.canasta import Meld
-from tests.test_canasta_props import build_deck
+from tests.test_canasta_props import build_deck, listed
 
 G = get_game("kanaszta")
 # Plain cards of different ranks to fill a hand beside a test's cards.
@@ -229,10 +229,30 @@ def test_draw_or_take_the_pile_not_both():
     refused(after_draw, take("KH", "KS"), "instead of drawing")
 
 
-def test_pile_before_first_meld_needs_two_naturals_and_the_minimum():
+NO_NINES = [c for c in PLAIN if c[:-1] != "9"]
+
+
+def test_pile_before_first_meld_is_used_by_any_meld_reaching_the_minimum():
+    """Seed: „Az első lerakás előtt felhasználhatjuk a nyitott talont,
+    amennyiben annak felhasználásával lerakást tudunk teljesíteni" — before the
+    first meld the pile may be used if with it a meld can be completed: 9S on
+    the pile with 9H + JK in hand is a take (9S 9H JK, more naturals than wilds)."""
+    state = deal({1: ["9H", "JK"] + NO_NINES}, after=("9S",))
+    assert sum(c[:-1] == "9" for c in state.hands[1]) == 1
+    assert take("9H", "JK") in G.legal_actions(state)
+    after = act(state, take("9H", "JK"))
+    assert after.melds[0].cards == ["9S", "9H", "JK"] and after.turn_value == 70 and after.pile == []
+    refused(state, take("9H"), "at least 3 cards")
+
+
+def test_pile_before_first_meld_keeps_the_shape_rules():
+    state = deal({1: ["9H", "JK", "2C"] + NO_NINES[:12]}, after=("9S",))
+    refused(state, take("9H", "JK", "2C"), "more natural cards than wild cards")
+    assert not listed(take("9H", "JK", "2C"), G.legal_actions(state))
+
+
+def test_pile_before_first_meld_needs_the_minimum():
     state = deal({1: ["KH", "KS", "JK", "AH", "AS", "AC"] + PLAIN[:9]}, after=("KC",))
-    refused(state, take("KH", "JK"), "two natural cards")
-    refused(state, take("KH"), "two natural cards")
     state2 = deal({1: ["KH", "KS"] + PLAIN[:13]}, after=("KC",))
     refused(state2, take("KH", "KS"), "the most you can meld this turn")
     state = act(state, take("KH", "KS"))
@@ -265,11 +285,61 @@ def test_nobody_takes_the_pile_holding_one_card():
 
 
 def test_stop_cards():
-    for stop in ("3C", "2C", "JK"):
-        state = act(deal({1: [stop] + PLAIN[:14], 0: ["KH", "KS", "AH", "AS", "AC"]}), DRAW, discard(stop))
+    """Seed: „stoplappal (fekete 3-ast vagy dzsókert simán dobunk, ennek
+    hatására a következő játékos nem húzhat a nyitott talonból)" — a black 3
+    or a joker discarded plainly; with ``plain_two_stops`` a 2 too."""
+    for stop, options in (("3C", {}), ("JK", {}), ("2C", {"plain_two_stops": True})):
+        state = act(deal({1: [stop] + PLAIN[:14], 0: ["KH", "KS", "AH", "AS", "AC"]}, options=options),
+                    DRAW, discard(stop))
         assert state.stopped
         assert G.legal_actions(state) == [DRAW]
         refused(state, take("KH", "KS"), "stop card")
+
+
+def test_a_two_discarded_plainly_is_no_stop_card_by_default():
+    """The seed's stop cards are the black 3 and the „dzsóker"; a 2 („kis
+    dzsóker") is named only for freezing, crosswise."""
+    assert G.default_options(2)["plain_two_stops"] is False
+    state = act(deal({1: ["2C"] + PLAIN[:14], 0: ["KH", "KS", "AH", "AS", "AC"]}), DRAW, discard("2C"))
+    assert not state.stopped and not state.frozen
+    assert take("KH", "KS") in G.legal_actions(state)  # K K + the 2 on top, then the aces reach 50
+    assert act(state, take("KH", "KS")).melds[0].cards == ["2C", "KH", "KS"]
+
+
+def frozen_by_seat_1(options=None):
+    """Seat 1 freezes the pile with a 2 crosswise; seat 0 covers it with 9S;
+    seat 1 holds 9H and a joker, no second 9."""
+    state = deal({1: ["2C", "9H", "JK"] + NO_NINES[:12], 0: ["9S"] + NO_NINES[:14]}, options=options)
+    state = act(state, DRAW, discard("2C", freeze=True), DRAW, discard("9S"))
+    assert state.frozen and state.turn == 1 and state.pile[-1] == "9S"
+    return state
+
+
+def test_the_freeze_does_not_bind_the_side_that_froze_by_default():
+    """Seed: the crosswise wild is one „amelyet így csak akkor tudnak használni
+    ellenfeleink, ha azt legalább két azonos lappal fel tudják venni" — it is
+    our opponents who need two identical cards; the freezer's side takes the
+    pile by the ordinary rules (here: before its first meld, 9S 9H JK)."""
+    state = frozen_by_seat_1()
+    assert take("9H", "JK") in G.legal_actions(state)
+    after = act(state, take("9H", "JK"))
+    assert not after.frozen and after.melds[0].cards == ["9S", "9H", "JK"]
+
+
+def test_in_pairs_the_freezers_partner_is_not_bound_but_the_opponents_are():
+    state = deal({1: ["2C"], 2: ["9S"], 3: ["9H", "JK"] + NO_NINES}, players=4)
+    state = act(state, DRAW, discard("2C", freeze=True))
+    assert not any(a["type"] == "take_pile" for a in G.legal_actions(state))  # seat 2, an opponent
+    state = act(state, DRAW, discard("9S"))
+    assert state.turn == 3 and sum(c[:-1] == "9" for c in state.hands[3]) == 1
+    assert take("9H", "JK") in G.legal_actions(state)  # seat 3, seat 1's partner
+    assert act(state, take("9H", "JK")).melds[0].cards == ["9S", "9H", "JK"]
+
+
+def test_the_freeze_binds_the_side_that_froze_with_the_option():
+    state = frozen_by_seat_1({"freeze_binds_own_side": True})
+    refused(state, take("9H", "JK"), "frozen")
+    assert not any(a["type"] == "take_pile" for a in G.legal_actions(state))
 
 
 def test_freeze_with_a_wild_crosswise():
@@ -351,10 +421,12 @@ def test_the_side_that_went_out_adds_its_melds_others_subtract_hands():
                 hands=[[], ["5H"], ["AH"], ["4C"]], went_out=0)
     sc = G.deal_scores(s)
     assert sc["canastas"] == [500, 0] and sc["going_out"] == [100, 0]
-    assert sc["sides"] == [500 + 100 + 70, 80 - 5 - 5]  # the partner's AH is not counted (RULES.md)
+    # Seed: „A vesztes a kezében maradt lapok értékét a lerakottakból [levonja]":
+    # everyone who did not go out subtracts their hand, the partner's AH included.
+    assert sc["sides"] == [500 + 100 + 70 - 20, 80 - 5 - 5]
     assert sc["seats"][0] + sc["seats"][2] == sc["sides"][0]
-    s.options = G.options(4, {"partner_hand_counts": True})
-    assert G.deal_scores(s)["sides"] == [500 + 100 + 70 - 20, 80 - 5 - 5]
+    s.options = G.options(4, {"partner_hand_counts": False})
+    assert G.deal_scores(s)["sides"] == [500 + 100 + 70, 80 - 5 - 5]
 
 
 def test_mixed_canasta_300():

@@ -314,12 +314,25 @@ def test_aria_ending_with_the_warkocz_quadruples():
     assert sc["multiplier"] == 4 and sc["seats"] == [12, 0]
 
 
-def test_an_aria_survives_passes_while_nobody_else_lays_a_card():
+def test_a_pass_ends_the_move_so_no_aria_after_it():
+    """Seed: „Gracz, który wyłożył wszystkie karty za jednym ruchem, tj.
+    „zagrał arię"" — all cards in one move; and after „bez dziewiątki"
+    „kolejny ruch należy do następnego gracza": a pass ends the move. So even
+    when every other player passes too and the row comes back, it is no aria."""
     s = deal([["2D", "3D", "6D"], ["10D", "JD", "QD"]])
     s = run(s, play("2D"), play("3D"), PASS, PASS)
-    assert G.view(s, 1)["aria_open"] == [True, True]
+    assert G.to_act(s) == 0 and G.view(s, 1)["aria_open"] == [False, True]
     s = G.apply(s, play("6D"))
-    assert G.deal_scores(s)["multiplier"] == 2
+    assert G.deal_scores(s)["multiplier"] == 1 and not G.deal_scores(s)["aria"]
+
+
+def test_passing_before_laying_any_card_leaves_the_aria_open():
+    s = deal([["2D", "KD", "KH"], ["4D", "5D", "6D"], ["3D", "QD", "QH"]])
+    s = run(s, play("2D"), PASS, PASS)  # seat 1 passes before laying anything: it has no 3
+    s = run(s, play("3D"), PASS, PASS)  # seat 2 lays the 3; seat 0 has no 4
+    assert G.view(s, None)["aria_open"] == [False, True, False]
+    s = run(s, play("4D"), play("5D"), play("6D"))  # seat 1 lays its whole hand in one move
+    assert G.deal_scores(s)["aria"] and G.deal_scores(s)["multiplier"] == 2
 
 
 def test_a_card_laid_by_another_player_in_between_spoils_the_aria():
@@ -343,7 +356,7 @@ def test_scoring_hidden_hands_needs_a_reveal_unless_the_warkocz_was_played():
     assert G.deal_scores(revealed) == G.deal_scores(full)
     # once the warkocz is out nobody needs to see the losers' cards
     played_w = run(deal([["9C", "2D"], ["3D", "4D"]], hidden=(1,)), play("9C", as_="5"), PASS, PASS, play("2D"))
-    assert G.deal_scores(played_w)["seats"] == [2 * 2, 0]  # an aria, not ending with the warkocz
+    assert G.deal_scores(played_w)["seats"] == [2, 0]  # no aria: seat 0 passed in between
 
 
 def test_deal_scores_before_the_end_is_refused():

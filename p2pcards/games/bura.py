@@ -22,13 +22,17 @@ Decisions (where the rules are silent)
 - **Refill**: each player in turn from the taker fills their hand up to three
   cards before the next draws; the trump card, last in the stock, goes to
   whoever draws it. Drawn cards stay unknown tokens to the others.
-- **Declaring** is offered only right after taking a trick, and only when it
-  could succeed and be paid for: the taker's face-up trick points plus 11 per
-  face-down card in their tricks reach ``target`` (public information), and
-  their stack covers the bank (what a failed declaration costs). Otherwise the
-  engine goes straight on to the refill: there is nothing to decide.
-  Refusing the declaration of a stack that cannot cover a failure keeps a
-  nearly broke player from gambling the bank at no risk.
+- **Declaring** is offered right after taking a trick when it could succeed:
+  the taker's face-up trick points plus 11 per face-down card in their tricks
+  reach ``target`` (public information). The seed gives every taker the right
+  („ma prawo „ujawnić się""), so it is refused at most when the declaration
+  could fail *and* could not be paid for: the face-up points alone fall short
+  of ``target`` and the taker's stack is below the bank (what a failure
+  costs). A declaration that cannot fail (face-up points alone reach
+  ``target``) is offered whatever the stack. Otherwise the engine goes
+  straight on to the refill: there is nothing to decide. Refusing only the
+  unpayable gamble keeps a nearly broke player from risking the bank at no
+  cost to themselves.
 - **Bessa** (three trumps, or three aces of any suits, all three in hand) is
   shown instead of the holder's first play after a deal or a refill: it is
   one of the ``legal_actions`` of a player to act in a trick who holds
@@ -523,18 +527,22 @@ class Bura(Game):
         return self._refill(state)
 
     def _may_declare(self, state: BuraState, seat: int) -> bool:
-        """Public bound: could this seat's tricks reach the target, and can it pay a failure?"""
-        if state.chips[seat] < state.bank:
-            return False
-        bound = 0
+        """Public bounds: could this seat's tricks reach the target? If they
+        could also fall short, can it pay the failure? (The seed: every taker
+        „ma prawo ujawnić się"; only a declaration that could fail and could
+        not be paid for is refused.)"""
+        sure = bound = 0
         for trick in state.tricks[seat]:
             for _, down, cards in trick:
                 if down:
                     bound += 11 * len(cards)
                 else:
                     for c in cards:
-                        bound += INFO[c][2]
-        return bound >= state.options["target"]
+                        sure += INFO[c][2]
+        target = state.options["target"]
+        if sure + bound < target:
+            return False
+        return sure >= target or state.chips[seat] >= state.bank
 
     def _refill(self, state: BuraState) -> BuraState:
         """In place on a fresh copy: each draws up to 3 from the taker on, then the next lead."""

@@ -12,6 +12,16 @@ or ``"3"`` for a black-3 meld (kanaszta, going out only). Melds are never
 removed, so a meld's index in the table's list of melds (``view["melds"]``,
 in the order they were laid) is a stable reference: actions name melds by it.
 
+Move lists up to suit equivalence: inside a meld the cards of one rank are
+interchangeable, and so are the 2s (the shape rules, the values and the
+canasta kinds see only ranks and the two kinds of wild). So ``legal_actions``
+lists one melding action per class — rank, count of naturals, of 2s and of
+jokers — with one representative's concrete ``cards`` (the first cards of
+each kind in card order), and ``apply`` checks whatever concrete cards it is
+given: any member of a listed class is accepted, and a class is listed
+exactly when its members are legal. This keeps lists short (a 44-card hand
+with all twelve wilds would otherwise list over a hundred thousand melds).
+
 Hidden cards: the engine never looks at an unknown token. Rules that need the
 identity of a card in the actor's hand (kanaszta's "lay a red 3 at once", "lay
 all your red 3s", the dead-end check of a first meld) are enforced when that
@@ -78,6 +88,15 @@ class Meld:
     cards: list
     naturals: int
     wilds: int
+    layers: list | None = None  # the seat that laid each card (parallel to cards); None: all by ``by``
+
+    def laid_by(self) -> list:
+        return self.layers if self.layers is not None else [self.by] * len(self.cards)
+
+    def grown(self, cards: list, nat: int, wild: int, seat: int) -> "Meld":
+        """This meld with ``cards`` (``nat`` naturals, ``wild`` wilds) laid onto it by ``seat``."""
+        return Meld(self.owner, self.by, self.rank, self.cards + list(cards), self.naturals + nat,
+                    self.wilds + wild, self.laid_by() + [seat] * len(cards))
 
 
 @dataclasses.dataclass(slots=True)
@@ -109,6 +128,7 @@ class CanastaState:
     meld_value_by: list  # per seat: card value that seat melded (score attribution)
     canastas: list = dataclasses.field(default_factory=list)  # per owner: holds a canasta
     pending: str | None = None  # kanasta: a swapped-out wild that must go into a new meld now
+    frozen_by: int = -1  # kanaszta: the side that froze the pile, -1 when not frozen
 
     def evolve(self) -> "CanastaState":
         """A copy whose lists may be changed (melds themselves are replaced, never changed)."""
@@ -118,7 +138,7 @@ class CanastaState:
             [r[:] for r in self.red3s], self.opened[:], self.turn, self.phase, self.can_take,
             self.frozen, self.stopped, self.turn_value, self.turn_opening, self.turn_melded,
             self.melded_before[:], self.turns_done[:], self.went_out, self.concealed,
-            self.meld_value_by[:], self.canastas[:], self.pending,
+            self.meld_value_by[:], self.canastas[:], self.pending, self.frozen_by,
         )
 
 
@@ -132,35 +152,52 @@ def _groups(cards) -> list[tuple[str, int]]:
     return sorted(counts.items(), key=lambda kv: keys.get(kv[0]) or _card_key(kv[0]))
 
 
+NO_WILDS = ((), ())
+
+
 @lru_cache(maxsize=4096)
-def _hand_parts(hand: tuple) -> tuple[dict, list, list]:
-    nat: dict[str, list] = {}
-    wild = []
+def _hand_parts(hand: tuple) -> tuple[dict, tuple, tuple]:
+    """(rank -> its naturals, (2s, jokers), black 3s) of the known cards of
+    ``hand``, each a tuple in card order. Inside a meld cards of one rank are
+    interchangeable, and so are the 2s: a pick is a prefix of each tuple."""
+    nat: dict[str, tuple] = {}
+    twos = []
+    jokers = []
     black = []
-    for code, count in _groups(hand):
-        k = KIND.get(code)
+    for code in sorted((c for c in hand if c in KIND), key=card_key):
+        k = KIND[code]
         if k == NAT:
-            nat.setdefault(code[:-1], []).append((code, count))
+            nat[code[:-1]] = nat.get(code[:-1], ()) + (code,)
+        elif code == C.JOKER:
+            jokers.append(code)
         elif k == WILD:
-            wild.append((code, count))
+            twos.append(code)
         elif k == BLACK3:
-            black.append((code, count))
-    return nat, wild, black
+            black.append(code)
+    return nat, (tuple(twos), tuple(jokers)), tuple(black)
 
 
-@lru_cache(maxsize=8192)
-def _subsets_by_size(groups: tuple) -> tuple:
-    """All multisubsets of ``groups`` ((code, count), ...), indexed by size:
-    result[k] is a tuple of code tuples of size k."""
-    by_size: list[list[tuple]] = [[()]]
-    for code, count in groups:
-        new = [list(x) for x in by_size] + [[] for _ in range(count)]
-        for size, subs in enumerate(by_size):
-            for sub in subs:
-                for k in range(1, count + 1):
-                    new[size + k].append(sub + (code,) * k)
-        by_size = new
-    return tuple(tuple(x) for x in by_size)
+def _class_counts(naturals: tuple, wilds: tuple, shape, forced_nat: int = 0, forced_wild: int = 0,
+                  need_nat: int = 0):
+    """(a, t, j) for each class of suit-equivalent picks of hand cards: ``a``
+    of ``naturals`` (one rank), ``t`` 2s and ``j`` jokers of ``wilds``, whose
+    totals with the forced cards satisfy ``shape(n, w)``; ``a >= need_nat``."""
+    n_twos, n_jokers = len(wilds[0]), len(wilds[1])
+    for a in range(need_nat, len(naturals) + 1):
+        for b in range(n_twos + n_jokers + 1):
+            if a + b == 0 or not shape(forced_nat + a, forced_wild + b):
+                continue
+            for t in range(min(b, n_twos), max(0, b - n_jokers) - 1, -1):
+                yield a, t, b - t
+
+
+def _classes(naturals: tuple, wilds: tuple, shape, forced_nat: int = 0, forced_wild: int = 0,
+             need_nat: int = 0):
+    """The representative pick (the first cards of each kind) of each class
+    of ``_class_counts``, as a tuple of codes."""
+    twos, jokers = wilds
+    for a, t, j in _class_counts(naturals, wilds, shape, forced_nat, forced_wild, need_nat):
+        yield naturals[:a] + twos[:t] + jokers[:j]
 
 
 def _remove(hand: list, cards: list) -> list:
@@ -530,7 +567,6 @@ class CanastaGame(Game):
         s.turn_value += value
         s.turn_melded = True
         s.meld_value_by[seat] += value
-        s.can_take = False
 
     def _check_new_meld(self, state, seat, cards) -> tuple[str, int, int, int]:
         rank, nat, wild, err = self._make_up(cards)
@@ -567,6 +603,16 @@ class CanastaGame(Game):
     def _meld_context_error(self, state, seat, value, first: bool) -> str | None:
         """Kanasta: the first meld of a player must be worth ``first_meld``."""
         return None
+
+    def _after_is_free(self, state, seat, value: int, left: int) -> bool:
+        """A quick sufficient test that ``_after_error`` has nothing to say
+        about melding ``value`` leaving ``left`` cards (no black 3s): enough
+        cards stay in hand, and no unmet first-meld minimum is at stake."""
+        if left <= 1:
+            return False
+        if self.side_melds and state.turn_opening:
+            return state.turn_value + value >= state.minimum[self.owner_of(state, seat)]
+        return True
 
     def _after_error(self, state, seat, rest, value: int, meld: Meld, replace: int | None,
                      left: int | None = None) -> str | None:
@@ -610,7 +656,7 @@ class CanastaGame(Game):
         if err:
             raise IllegalAction(err)
         value = sum(self.value(c) for c in cards)
-        new = Meld(meld.owner, meld.by, meld.rank, meld.cards + list(cards), meld.naturals + nat, meld.wilds + wild)
+        new = meld.grown(cards, nat, wild, seat)
         err = self._after_error(state, seat, rest, value, new, i)
         if err:
             raise IllegalAction(err)
@@ -723,29 +769,17 @@ class CanastaGame(Game):
         return []
 
     @staticmethod
-    def _hand_parts(hand) -> tuple[dict, list, list]:
-        """(rank -> natural groups, wild groups, black-3 groups) of a known
-        hand; shared results, not to be changed."""
+    def _hand_parts(hand) -> tuple[dict, tuple, tuple]:
+        """(rank -> naturals, (2s, jokers), black 3s) of the known cards of a
+        hand (``_hand_parts`` above); shared results, not to be changed."""
         return _hand_parts(tuple(hand))
 
-    def _combos(self, nat_groups, wild_groups, shape, forced_nat: int = 0, forced_wild: int = 0,
-                need_nat: int = 0):
-        """Every (naturals, wilds) pick from hand groups, as code tuples, whose
-        totals with the forced cards satisfy ``shape(n, w)``; at least
-        ``need_nat`` naturals from hand."""
-        nsubs = _subsets_by_size(tuple(nat_groups))
-        wsubs = _subsets_by_size(tuple(wild_groups))
-        for a in range(need_nat, len(nsubs)):
-            for b in range(len(wsubs)):
-                if a + b == 0 or not shape(forced_nat + a, forced_wild + b):
-                    continue
-                for ns in nsubs[a]:
-                    for ws in wsubs[b]:
-                        yield ns + ws
+    _classes = staticmethod(_classes)
 
     def _meld_actions(self, state, seat, first_only: bool = False) -> list[dict]:
-        """Every legal new meld (the checks of ``_do_meld``, done per rank);
-        with ``first_only`` at most one (is there any?)."""
+        """Every legal new meld up to suit equivalence (one per rank, count
+        of naturals, of 2s and of jokers: the checks of ``_do_meld``, done per
+        rank); with ``first_only`` at most one (is there any?)."""
         hand = state.hands[seat]
         must = state.pending
         owner = self.owner_of(state, seat)
@@ -762,34 +796,38 @@ class CanastaGame(Game):
         values = self.card_values
         out = []
         targets = [(r, nat[r]) for r in MELD_RANKS if r in nat]
-        if self.allows_wild_melds and (wild or must):
-            targets.append(("W", []))
+        if self.allows_wild_melds and (wild[0] or wild[1] or must):
+            targets.append(("W", ()))
         if black and self.side_melds and not must:
             targets.append(("3", black))
         taken = ({m.rank for m in state.melds if m.owner == owner}
                  if state.options.get("one_meld_per_rank") else ())
-        n_wild = sum(k for _, k in wild)
+        n_wild = len(wild[0]) + len(wild[1])
+        v_two = values[wild[0][0]] if wild[0] else 0
+        v_joker = values[C.JOKER]
+        v_forced = sum(values[c] for c in forced)
         for rank, groups in targets:
             if rank in taken and rank in MELD_RANKS:
                 continue
-            use_wild = wild if rank != "3" else []
-            if sum(k for _, k in groups) + len(forced) + (n_wild if use_wild else 0) < 3:
+            use_wild = wild if rank != "3" else NO_WILDS
+            if len(groups) + len(forced) + (n_wild if rank != "3" else 0) < 3:
                 continue  # too few cards for any meld of this rank
 
             def shape(n, w, rank=rank):
                 return self.shape_error(rank, n, w, n + w) is None
-            for combo in self._combos(groups, use_wild, shape, 0, len(forced)):
-                cards = list(combo + forced) if forced else list(combo)
-                value = 0
-                n = 0
-                for c in cards:
-                    value += values[c]
-                    n += KIND[c] != WILD
+            # A pick without naturals is an all-wild meld, listed once under "W".
+            need = 0 if rank == "W" else 1
+            v_nat = values[groups[0]] if groups else 0
+            twos, jokers = use_wild
+            for a, t, j in _class_counts(groups, use_wild, shape, 0, len(forced), need):
+                cards = list(groups[:a] + twos[:t] + jokers[:j] + forced)
+                value = a * v_nat + t * v_two + j * v_joker + v_forced
                 err = self._meld_context_error(state, seat, value, first)
-                if not err:
-                    meld = Meld(owner, seat, rank, cards, n, len(cards) - n)
+                left = len(hand) - len(cards)
+                if not err and (rank == "3" or not self._after_is_free(state, seat, value, left)):
+                    meld = Meld(owner, seat, rank, cards, a, len(cards) - a)
                     err = self._after_error(state, seat, lambda cards=cards: _remove(hand, cards), value, meld,
-                                            None, left=len(hand) - len(cards))
+                                            None, left=left)
                 if err:
                     continue
                 out.append({"type": "meld", "cards": cards})
@@ -801,28 +839,30 @@ class CanastaGame(Game):
         hand = state.hands[seat]
         nat, wild, _ = self._hand_parts(hand)
         values = self.card_values
+        twos, jokers = wild
+        v_two = values[twos[0]] if twos else 0
+        v_joker = values[C.JOKER]
         out = []
         for i, meld in enumerate(state.melds):
             if self._add_context_error(state, seat, i):
                 continue
-            groups = nat.get(meld.rank, []) if meld.rank in MELD_RANKS else []
-            if not groups and not wild:
+            groups = nat.get(meld.rank, ()) if meld.rank in MELD_RANKS else ()
+            if not groups and not (twos or jokers):
                 continue
+            v_nat = values[groups[0]] if groups else 0
 
             def shape(n, w, meld=meld):
                 return self.shape_error(meld.rank, meld.naturals + n, meld.wilds + w, len(meld.cards) + n + w) is None
-            for combo in self._combos(groups, wild, shape):
-                cards = list(combo)
-                value = 0
-                n = 0
-                for c in cards:
-                    value += values[c]
-                    n += KIND[c] != WILD
-                new = Meld(meld.owner, meld.by, meld.rank, meld.cards + cards, meld.naturals + n,
-                           meld.wilds + len(cards) - n)
-                if self._after_error(state, seat, lambda cards=cards: _remove(hand, cards), value, new, i,
-                                     left=len(hand) - len(cards)) is None:
-                    out.append({"type": "add", "meld": i, "cards": cards})
+            for a, t, j in _class_counts(groups, wild, shape):
+                cards = list(groups[:a] + twos[:t] + jokers[:j])
+                value = a * v_nat + t * v_two + j * v_joker
+                left = len(hand) - len(cards)
+                if not self._after_is_free(state, seat, value, left):
+                    new = meld.grown(cards, a, t + j, seat)
+                    if self._after_error(state, seat, lambda cards=cards: _remove(hand, cards), value, new, i,
+                                         left=left) is not None:
+                        continue
+                out.append({"type": "add", "meld": i, "cards": cards})
         return out
 
     def _discard_actions(self, state, seat) -> list[dict]:

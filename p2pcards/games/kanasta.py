@@ -9,9 +9,11 @@ Actions (every one may carry ``"seat"``, which must be the seat to act)
 ``{"type": "draw"}``
     Draw the top stock card; mandatory, first in every turn.
 ``{"type": "take_pile", "cards": [codes]}``
-    Right after the draw only: take the whole discard pile, its top card
-    going at once into a new meld with ``cards`` from hand (a first meld must
-    be worth ``first_meld`` with the top card).
+    At any point of the turn after the draw (the seed: „po dobraniu karty z
+    zakrytej talii"; laying a red 3 or melding first does not forfeit it):
+    take the whole discard pile, its top card going at once into a new meld
+    with ``cards`` from hand (a first meld must be worth ``first_meld`` with
+    the top card).
 ``{"type": "take_pile", "cards": [], "meld": i}``
     The same, the top card going alone into meld ``i`` (add more with ``add``).
 ``{"type": "meld", "cards": [codes]}``
@@ -31,8 +33,8 @@ Actions (every one may carry ``"seat"``, which must be the seat to act)
 ``{"type": "discard", "cards": [code]}``
     Ends the turn. Discarding one's last card goes out.
 
-A turn is: draw; optionally take the pile (only as the next action);
-any number of meld/add/swap/red3; discard. Going out (no cards left, by
+A turn is: draw; any number of meld/add/swap/red3, and at any point among
+them, once, take the pile; discard. Going out (no cards left, by
 melding or by the discard) is refused in a player's first turn, so there
 melds must keep two cards. When a player would draw from an empty stock the
 deal ends with nobody out (checked as the previous turn ends).
@@ -42,12 +44,24 @@ Decisions (options): ``pairs`` (true with 4 players), ``target`` 10000,
 melds and no swaps before one's first meld), ``swap_twos`` (true: a 2 may be
 swapped out like a joker), ``go_out_canasta`` (false: no canasta needed to
 go out), ``one_meld_per_rank`` (false: a player may hold two melds of a
-rank). No swaps out of all-wild melds. Red 3s laid apart are no meld.
+rank), ``cards_score_to_layer`` (true: a card scores for the player who laid
+it, also on another player's meld — the seed counts „wszystkie oczka na
+pozostałych wyłożonych kartach", the cards the player laid out; false: every
+card of a meld scores for the meld's owner). No swaps out of all-wild melds.
+Red 3s laid apart are no meld.
 
 Scores (``deal_scores``): per seat ``going_out`` (100), ``canastas`` (clean
-500, mixed 300, joker 1000), ``melds`` (card values of own melds plus 100 per
-red 3 laid, plus with a canasta, minus without), ``hand`` (minus the cards
-left; every 3 is worth 100); ``seats`` their sums, ``sides`` per pair.
+500, mixed 300, joker 1000: the bonus of a meld goes to its owner),
+``melds`` (card values of the cards the seat laid out — see
+``cards_score_to_layer``; a wild swapped out of a meld no longer counts for
+whoever laid it there — plus 100 per red 3 laid, all plus when the seat owns
+a canasta, minus otherwise), ``hand`` (minus the cards left; every 3 is worth
+100); ``seats`` their sums, ``sides`` per pair.
+
+Move lists: ``legal_actions`` lists melds, adds, pile takes and swaps up to
+suit equivalence — one action per rank, count of naturals, of 2s and of
+jokers (one representative's concrete ``cards``) — while ``apply`` accepts
+any concrete cards of a listed class.
 
 View keys (``view(state, seat)``, spectators: ``seat`` None, ``hand`` None):
 ``game seat players dealer to_act hand hand_counts deal_over phase``
@@ -56,8 +70,8 @@ View keys (``view(state, seat)``, spectators: ``seat`` None, ``hand`` None):
 ``{"owner": seat, "by": seat, "rank": "4".."A" or "W", "cards", "canasta":
 None/"clean"/"mixed"/"joker"}``) ``red3s`` (per seat) ``opened`` (per seat:
 first meld laid) ``minimum`` (the first-meld minimum, per seat)
-``turn_value`` (card value melded this turn) ``can_take_pile`` (just drew:
-take_pile still allowed) ``turns_done`` (per seat) ``went_out`` (seat or None)
+``turn_value`` (card value melded this turn) ``can_take_pile`` (drew this
+turn: take_pile allowed until the discard) ``turns_done`` (per seat) ``went_out`` (seat or None)
 ``concealed`` ``pending`` (a swapped-out wild that must go into the next
 meld, or None) ``scores`` (match totals before the deal) ``options``.
 """
@@ -91,11 +105,13 @@ class Kanasta(CanastaGame):
         "swap_twos": "a 2 in a meld may be swapped out like a joker",
         "go_out_canasta": "a player needs a canasta of their own to go out",
         "one_meld_per_rank": "a player may not lay a second meld of a rank they already have",
+        "cards_score_to_layer": "a card laid onto another player's meld scores for the player who laid it",
     }
 
     def default_options(self, players: int) -> dict:
         return {"pairs": players == 4, "target": 10000, "first_meld": 30, "play_before_first_meld": False,
-                "swap_twos": True, "go_out_canasta": False, "one_meld_per_rank": False}
+                "swap_twos": True, "go_out_canasta": False, "one_meld_per_rank": False,
+                "cards_score_to_layer": True}
 
     def check_options(self, players: int, opts: dict) -> None:
         super().check_options(players, opts)
@@ -146,7 +162,9 @@ class Kanasta(CanastaGame):
         if state.phase == "draw":
             raise IllegalAction("draw first: in kanasta the pile is taken after the draw")
         if not state.can_take:
-            raise IllegalAction("the pile may be taken only right after the draw")
+            raise IllegalAction("the pile may be taken only in your turn, after the draw")
+        if state.pending:
+            raise IllegalAction(f"first lay the freed {state.pending} in a new meld")
         if not state.pile:
             raise IllegalAction("the discard pile is empty")
         top = self._top(state)
@@ -165,7 +183,7 @@ class Kanasta(CanastaGame):
             err = err or self._add_error(old, rank, nat, wild)
             if err:
                 raise IllegalAction(err)
-            meld = Meld(old.owner, old.by, old.rank, old.cards + [top], old.naturals + nat, old.wilds + wild)
+            meld = old.grown([top], nat, wild, seat)
             value = self.value(top)
         else:
             both = [top] + cards
@@ -200,15 +218,16 @@ class Kanasta(CanastaGame):
         nat, wild, _ = self._hand_parts(state.hands[seat])
         candidates = []
         if kind == WILD:
-            targets = [(r, nat[r]) for r in MELD_RANKS if r in nat] + [("W", [])]
+            targets = [(r, nat[r]) for r in MELD_RANKS if r in nat] + [("W", ())]
             forced = (0, 1)
         else:
-            targets = [(C.rank(top), nat.get(C.rank(top), []))]
+            targets = [(C.rank(top), nat.get(C.rank(top), ()))]
             forced = (1, 0)
         for rank, groups in targets:
             def shape(n, w, rank=rank):
                 return self.shape_error(rank, n, w, n + w) is None
-            for combo in self._combos(groups, wild, shape, *forced):
+            need = 1 if kind == WILD and rank != "W" else 0  # else it is the all-wild meld, listed once
+            for combo in self._classes(groups, wild, shape, *forced, need):
                 candidates.append({"type": "take_pile", "cards": list(combo)})
         for i, m in enumerate(state.melds):
             if m.rank == C.rank(top) or (kind == WILD and m.rank != "3"):
@@ -238,13 +257,16 @@ class Kanasta(CanastaGame):
         if KIND[natural] != "N" or C.rank(natural) != meld.rank:
             raise IllegalAction(f"the card put in place of {w} must be a {meld.rank}, not {natural}")
         rest = _remove(state.hands[seat], cards)
+        # The natural takes the wild's place; whoever laid the wild no longer has it on the table.
         changed_cards = meld.cards[:]
-        changed_cards.remove(w)
+        layers = list(meld.laid_by())
+        at = changed_cards.index(w)
+        del changed_cards[at], layers[at]
         s = state.evolve()
         s.hands[seat] = rest + [w]
-        s.melds[i] = Meld(meld.owner, meld.by, meld.rank, changed_cards + [natural], meld.naturals + 1, meld.wilds - 1)
+        s.melds[i] = Meld(meld.owner, meld.by, meld.rank, changed_cards + [natural], meld.naturals + 1,
+                          meld.wilds - 1, layers + [seat])
         s.pending = w
-        s.can_take = False
         s.turn_melded = True
         s.meld_value_by[seat] += self.value(natural)
         # The freed wild must go into a new meld this turn: refuse the swap
@@ -275,8 +297,10 @@ class Kanasta(CanastaGame):
             others[meld.rank] -= 1
             if wilds_held < 2 and not any(n + wilds_held >= 2 for n in others.values() if n):
                 continue
-            naturals = sorted({c for c in hand if KIND.get(c) == "N" and c[:-1] == meld.rank}, key=card_key)
+            # Up to suit equivalence: one natural of the rank, one wild of each kind (a 2, a joker).
+            naturals = sorted({c for c in hand if KIND.get(c) == "N" and c[:-1] == meld.rank}, key=card_key)[:1]
             wilds = sorted({c for c in meld.cards if KIND[c] == WILD}, key=card_key)
+            wilds = [c for k, c in enumerate(wilds) if k == 0 or (c == C.JOKER) != (wilds[k - 1] == C.JOKER)]
             for natural in naturals:
                 for w in wilds:
                     action = {"type": "swap", "meld": i, "wild": w, "cards": [natural]}
@@ -300,7 +324,6 @@ class Kanasta(CanastaGame):
         s.hands[seat] = rest
         s.red3s[seat].append(cards[0])
         s.hands[seat].append(s.stock.pop())
-        s.can_take = False
         return s
 
     def _red3_actions(self, state, seat):
@@ -315,10 +338,12 @@ class Kanasta(CanastaGame):
         bonus = [0] * n
         melded = [0] * n
         has = [False] * n
+        to_layer = state.options["cards_score_to_layer"]
         for m in state.melds:
             bonus[m.owner] += self.canasta_bonus(m)
-            melded[m.owner] += sum(self.value(c) for c in m.cards)
             has[m.owner] = has[m.owner] or self.meld_status(m) is not None
+            for c, by in zip(m.cards, m.laid_by()):
+                melded[by if to_layer else m.owner] += self.value(c)
         red3 = [100 * len(r) for r in state.red3s]
         melds = [(melded[s] + red3[s]) * (1 if has[s] else -1) for s in range(n)]
         hand = [-sum(self.value(c) for c in h) for h in state.hands]

@@ -26,11 +26,14 @@ Actions (every one may carry ``"seat"``, which must be the seat to act)
     Instead of drawing (not while holding one card, not after a stop card):
     the top card goes at once, with ``cards`` from hand, into a new meld or
     (``meld``) into the side's meld ``i``; the rest of the pile into the hand.
-    Before the side's first meld: ``cards`` are 2+ naturals of the top's rank
-    (new meld) and that turn's melds must reach the minimum. After it: the
-    top alone (``cards`` empty) into a side meld it fits. Frozen pile: ``cards``
-    are 2+ naturals of the top's rank, into a new meld or the side's meld of
-    that rank.
+    Before the side's first meld: the top and ``cards`` make a new valid meld
+    (the seed: „felhasználhatjuk a nyitott talont, amennyiben annak
+    felhasználásával lerakást tudunk teljesíteni" — e.g. 9S on the pile with
+    9H + JK from hand) and that turn's melds must reach the minimum. After it:
+    the top alone (``cards`` empty) into a side meld it fits. Frozen pile (for
+    the sides it binds, see ``freeze_binds_own_side``): ``cards`` are 2+
+    naturals of the top's rank, into a new meld or the side's meld of that
+    rank; a wild lying crosswise on top can't be taken until covered.
 ``{"type": "meld", "cards": [codes]}``
     A new side meld: 3+ cards of one rank 4..A, more naturals than wilds, at
     most 3 wilds. Black 3s (3 or 4, no wilds) only as the last meld of the
@@ -38,9 +41,11 @@ Actions (every one may carry ``"seat"``, which must be the seat to act)
 ``{"type": "add", "meld": i, "cards": [codes]}``
     Add to the side's meld ``i`` (the index in ``view["melds"]``).
 ``{"type": "discard", "cards": [code], "freeze": bool}``
-    Ends the turn; ``freeze`` (default false) only for a wild: discarded
-    crosswise it freezes the pile until taken. A wild discarded plainly, or a
-    black 3, is a stop card: the next player may not take the pile.
+    Ends the turn; ``freeze`` (default false) only for a wild (a joker or a
+    2, „egy kis vagy valódi dzsókert"): discarded crosswise it freezes the pile
+    until taken. A joker discarded plainly, or a black 3, is a stop card („fekete
+    3-ast vagy dzsókert simán dobunk"): the next player may not take the pile;
+    a 2 discarded plainly only with ``plain_two_stops``.
 
 First meld: the melds a side lays in its first melding turn must together be
 worth ``view["minimum"][side]``; melds that could no longer reach it with the
@@ -61,14 +66,28 @@ Decisions (options): ``pairs`` (true with 4 players), ``target`` 15000,
 could take the pile; false: a player who can take it must, and the deal
 ends only with one who can't),
 ``one_meld_per_rank`` (true: a side has at most one meld of a rank; more
-cards of it are added), ``partner_hand_counts`` (false: a side that goes out
-does not count its cards left in hand, the partner's in pairs, as RULES.md
-reads; true: the partner's count as minus, as in classic canasta).
+cards of it are added), ``partner_hand_counts`` (true: everyone who did not
+go out subtracts their hand, the partner of the player who went out
+included — the seed: „A vesztes a kezében maradt lapok értékét a
+lerakottakból [levonja]"; false: the side that went out does not count its
+partner's hand), ``plain_two_stops`` (false: the seed's stop cards are the
+black 3 and the joker; true: a 2 discarded plainly stops too),
+``freeze_binds_own_side`` (false: the freeze binds the opponents of the side
+that froze — the seed: the crosswise wild is one „amelyet így csak akkor
+tudnak használni ellenfeleink, ha azt legalább két azonos lappal fel tudják
+venni", our opponents can use it only with two identical cards; the
+freezer and partner take the pile by the ordinary rules; true: it binds
+every side, as in classic canasta).
+
+Move lists: ``legal_actions`` lists melds, adds and pile takes up to suit
+equivalence — one action per rank, count of naturals, of 2s and of jokers
+(one representative's concrete ``cards``) — while ``apply`` accepts any
+concrete cards of a listed class.
 
 Scores (``deal_scores``): per side ``red3s`` (100 each, 800 for all four),
 ``canastas`` (natural 500, mixed 300), ``going_out`` (100, concealed 200),
-``melds`` (card values of its melds), ``hand`` (minus cards in hand, not for
-the side that went out); a side with no meld counts red 3s and hand as minus.
+``melds`` (card values of its melds), ``hand`` (minus cards in hand; see
+``partner_hand_counts``); a side with no meld counts red 3s and hand as minus.
 ``seats`` splits it: each seat gets what it laid and holds (canasta bonus to
 the seat that began the meld), so each side's seats sum to ``sides``.
 
@@ -77,7 +96,8 @@ laid after the deal; ``canasta`` kind ``natural``/``mixed``; a meld's
 ``rank`` also ``"3"`` for black 3s; ``owner`` of a meld is the side;
 ``opened`` and ``minimum`` per side; ``turn_value`` counts toward the
 minimum; ``can_take_pile`` and ``pending`` unused) with ``frozen`` (a wild
-lies crosswise) and ``stopped`` (the next player may not take the pile).
+lies crosswise; the state's ``frozen_by`` names the side that froze it) and
+``stopped`` (the next player may not take the pile).
 """
 
 from __future__ import annotations
@@ -85,7 +105,7 @@ from __future__ import annotations
 from p2pcards import cards as C
 from p2pcards.games.base import IllegalAction, NeedReveal
 from p2pcards.games.canasta import (
-    BLACK3, KIND, NAT, RED3, WILD, CanastaGame, Meld, _remove, card_key,
+    BLACK3, KIND, NAT, NO_WILDS, RED3, WILD, CanastaGame, Meld, _remove, card_key,
 )
 
 
@@ -107,12 +127,14 @@ class Kanaszta(CanastaGame):
         "one_meld_per_rank": "a side holds at most one meld of each rank",
         "empty_stock_ends": "with the stock empty a player may end the deal instead of taking the pile",
         "partner_hand_counts": "the partner of the player who went out counts their cards in hand as minus",
+        "plain_two_stops": "a 2 discarded plainly (not crosswise) is a stop card, like a joker",
+        "freeze_binds_own_side": "a frozen pile binds the side that froze it too, not only its opponents",
     }
 
     def default_options(self, players: int) -> dict:
         return {"pairs": players == 4, "target": 15000, "red3_replacement": True,
                 "go_out_canasta": True, "one_meld_per_rank": True, "empty_stock_ends": True,
-                "partner_hand_counts": False}
+                "partner_hand_counts": True, "plain_two_stops": False, "freeze_binds_own_side": False}
 
     def minimums(self, opts, scores, owners):
         # The seed's table by the side's match total (the first deal: 0 -> 50).
@@ -255,16 +277,20 @@ class Kanaszta(CanastaGame):
         if kind in (RED3, BLACK3):
             raise IllegalAction(f"the top card {top} can't be melded, so the pile can't be taken")
         opened = state.opened[owner]
-        if not opened or state.frozen:
-            if any(KIND[c] != NAT for c in cards) or len(cards) < 2:
-                why = "the pile is frozen" if opened else "before your side's first meld"
-                raise IllegalAction(f"{why} the top card must be melded with at least two natural cards from hand")
-            if kind == NAT and any(C.rank(c) != C.rank(top) for c in cards):
-                raise IllegalAction(f"the top card {top} needs natural {C.rank(top)}s from hand")
-            if state.frozen and kind != NAT:
+        if self._frozen_for(state, owner):
+            if kind != NAT:
                 raise IllegalAction("the pile is frozen under a wild card: it can't be taken until covered")
+            if any(KIND[c] != NAT or C.rank(c) != C.rank(top) for c in cards) or len(cards) < 2:
+                raise IllegalAction(f"the pile is frozen: the top card {top} must be melded with at least "
+                                    f"two natural {C.rank(top)}s from hand")
             if not opened and i is not None:
                 raise IllegalAction("your side has no meld yet: the top card goes into a new meld")
+        elif not opened:
+            if i is not None:
+                raise IllegalAction("your side has no meld yet: the top card goes into a new meld")
+            if not cards:
+                raise IllegalAction("before your side's first meld the top card goes into a new meld "
+                                    "with cards from your hand")
         elif cards or i is None:
             raise IllegalAction("after your side's first meld the top card is taken alone into one of "
                                 "its melds: give \"meld\" and no cards")
@@ -280,7 +306,7 @@ class Kanaszta(CanastaGame):
             err = self._add_context_error(state, seat, i)
             old = state.melds[i]
             err = err or self._add_error(old, rank, nat, wild)
-            meld = Meld(old.owner, old.by, old.rank, old.cards + both, old.naturals + nat, old.wilds + wild)
+            meld = old.grown(both, nat, wild, seat)
         if err:
             raise IllegalAction(err)
         below = state.pile[:-1]
@@ -296,6 +322,7 @@ class Kanaszta(CanastaGame):
         s.red3s[seat] += [c for c in below if KIND.get(c) == RED3]
         s.pile = []
         s.frozen = False
+        s.frozen_by = -1
         s.stopped = False
         s.phase = "meld"
         self._place(s, seat, meld, i, value)
@@ -309,17 +336,25 @@ class Kanaszta(CanastaGame):
             raise NeedReveal([top], "the pile's top card is face up")
         kind = KIND[top]
         owner = self.owner_of(state, seat)
-        nat, _, _ = self._hand_parts(state.hands[seat])
+        nat, wild, _ = self._hand_parts(state.hands[seat])
         candidates = []
-        if not state.opened[owner] or state.frozen:
-            ranks = [C.rank(top)] if kind == NAT else [r for r in nat] if kind == WILD else []
-            for rank in ranks:
-                groups = nat.get(rank, [])
+        if self._frozen_for(state, owner):
+            if kind == NAT:
+                rank = C.rank(top)
                 mine = [j for j, m in enumerate(state.melds) if m.owner == owner and m.rank == rank]
-                for combo in self._combos(groups, [], lambda n, w: n >= 2):
+                for combo in self._classes(nat.get(rank, ()), NO_WILDS, lambda n, w: n >= 2):
                     candidates.append({"type": "take_pile", "cards": list(combo)})
                     for j in mine:
                         candidates.append({"type": "take_pile", "cards": list(combo), "meld": j})
+        elif not state.opened[owner]:
+            # A new meld of the top card with hand cards, of the top's rank (or any rank under a wild).
+            ranks = [C.rank(top)] if kind == NAT else [r for r in nat] if kind == WILD else []
+            forced = (1, 0) if kind == NAT else (0, 1)
+            for rank in ranks:
+                def shape(n, w, rank=rank):
+                    return self.shape_error(rank, n, w, n + w) is None
+                for combo in self._classes(nat.get(rank, ()), wild, shape, *forced):
+                    candidates.append({"type": "take_pile", "cards": list(combo)})
         else:
             for j, m in enumerate(state.melds):
                 if m.owner == owner:
@@ -348,9 +383,30 @@ class Kanaszta(CanastaGame):
     def _after_discard(self, s, seat, card, freeze):
         if freeze:
             s.frozen = True
+            s.frozen_by = self.owner_of(s, seat)
             s.stopped = False
         else:
-            s.stopped = KIND.get(card) in (WILD, BLACK3)
+            s.stopped = self._stops(s, card)
+
+    @staticmethod
+    def _stops(state, card) -> bool:
+        """Is ``card``, discarded plainly, a stop card? The seed: „fekete 3-ast
+        vagy dzsókert simán dobunk" (a black 3 or a joker); a 2 only with
+        ``plain_two_stops``."""
+        kind = KIND.get(card)
+        if kind == BLACK3 or card == C.JOKER:
+            return True
+        return kind == WILD and state.options["plain_two_stops"]
+
+    @staticmethod
+    def _frozen_for(state, side) -> bool:
+        """Does the freeze bind ``side``? The seed names who it binds:
+        „csak akkor tudnak használni ellenfeleink" (only our opponents are
+        held to two natural cards), so the side that froze takes the pile by
+        the ordinary rules unless ``freeze_binds_own_side``."""
+        if not state.frozen:
+            return False
+        return state.frozen_by != side or state.options["freeze_binds_own_side"]
 
     # ----- scores ----------------------------------------------------------------------------
     def score(self, state):

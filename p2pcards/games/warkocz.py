@@ -39,9 +39,13 @@ Decisions (each an option)
   player pays only what they have (never below 0) and the rest is forgiven.
   Either way chips are conserved: sum(stacks) + bank never changes.
 - The warkocz stands for one card: it does not join a group of 3 or 4.
-- An aria: the winner laid every card of the hand without another player
-  laying a card in between (passes round the table do not break it). It
-  "ends with the warkocz" when the warkocz is in the winner's last step.
+- An aria: the winner laid every card of the hand in one move (the seed:
+  „Gracz, który wyłożył wszystkie karty za jednym ruchem"). A pass ends the
+  player's move („kolejny ruch należy do następnego gracza"), so once the
+  winner has passed after laying cards it is no aria, even when every other
+  player passed too and the row came back to them; passing before laying
+  any card does not spoil it. Gags keep the move going. It "ends with the
+  warkocz" when the warkocz is in the winner's last step.
 - ``hand_size``: 18 / 16 / 12 for 2 / 3 / 4 players; the rest of the deck is
   set aside unseen (13 / 1 / 1 cards).
 Other options: ``target`` (24), ``ante`` (10, paid by every player into the
@@ -476,6 +480,10 @@ class Warkocz(Game):
                     raise IllegalAction(f"you hold {c} and must play it: the row needs {_a(W_RANKS[need])}")
         new = state.evolve()
         new.passes = state.passes + 1
+        if state.streak == seat:
+            # A pass ends the player's move: what they lay later is another
+            # move, so no aria („za jednym ruchem": in one move).
+            new.streak_full = False
         if new.passes >= state.players:
             # everyone passed since the last card: the row is set aside and
             # whoever laid that card leads again
