@@ -93,9 +93,7 @@ def test_every_engine_option_is_in_the_text_with_its_default(game, lang):
 @pytest.mark.parametrize("game,name", sorted(CORRECTED))
 def test_corrected_readings_are_the_engines_defaults(game, name):
     defaults = get_game(game).default_options(4)
-    if defaults.get(name) != CORRECTED[game, name]:
-        pytest.xfail(f"{game}: the engine's {name} default is {defaults.get(name)!r}, the text says "
-                     f"{CORRECTED[game, name]!r} (the engines follow the originals on another branch)")
+    assert defaults.get(name) == CORRECTED[game, name], f"{game}: the engine's {name} default"
     for lang in R.LANGUAGES:
         if R.has_text(game, lang):
             assert named_options(source(game, lang))[name] == CORRECTED[game, name], lang
