@@ -252,7 +252,7 @@ def bench(path: str, repeat: int, do_breakdown: bool, do_what_if: bool) -> dict:
         "players": len(report.players),
         "entries": report.entries,
         "deals": report.deals,
-        "proof_rounds": log.table.extra.get("rounds") if isinstance(getattr(log.table, "extra", None), dict) else None,
+        "protocol_version": log.table.protocol,
         "exit_code": report.exit_code,
         "audit_cpu_s": round(t_audit, 3),
         "audit_wall_s": round(wall, 3),

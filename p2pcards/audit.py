@@ -97,7 +97,9 @@ def audit_log(log: GameLog) -> AuditReport:
     table = log.table
     players = [{"seat": i, "name": p.name, "key": p.key.hex()} for i, p in enumerate(table.players)]
     try:
-        machine = new_machine(log.genesis)
+        # Proofs are deferred to each deal's check: where every seed is
+        # revealed, recomputing the layers is cheaper and says more.
+        machine = new_machine(log.genesis, verify_proofs=False)
     except Exception as exc:  # an unknown game or options no engine accepts
         return _unverifiable(f"entry 0: {exc}")
     machine.head_hash = log.genesis.hash
@@ -207,6 +209,7 @@ def _judge_abort(log: GameLog, before: TableMachine, abort_entry: Entry, accusat
             continue
         # The table at the evidence's own place must refuse it for the culprit's fault.
         probe = copy.deepcopy(before) if e.seq == abort_entry.seq else _machine_at(log, e.seq)
+        probe.verify_proofs = True  # evidence is judged as the players judged it
         try:
             probe.accept(e)
         except Violation as v:

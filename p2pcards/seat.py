@@ -84,9 +84,10 @@ class Seat:
         secrets = self.secrets(deal.index)
         if want.kind == SHUFFLE:
             ctx = machine.proof_context(self.seat, SHUFFLE, machine.head_hash)
-            body = dealing.shuffle_payload(secrets, machine.deck_in(), ctx, machine.proof_rounds)
+            body = dealing.shuffle_payload(secrets, machine.deck_in(), ctx)
         elif want.kind == REKEY:
-            body = dealing.rekey_payload(secrets, machine.deck_in())
+            ctx = machine.proof_context(self.seat, REKEY, machine.head_hash)
+            body = dealing.rekey_payload(secrets, machine.deck_in(), ctx)
         elif want.kind == KEYS:
             body = {"keys": dealing.key_list(secrets, want.positions)}
         elif want.kind == REVEAL:

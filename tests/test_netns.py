@@ -20,7 +20,7 @@ from tests import netns
 
 DELAY_MS, LOSS = 50, 0.05
 MATCH_TIMEOUT = 240  # seconds for a whole match, at most
-BASE = {"rounds": 1, "table.proof_rounds": 8}
+BASE = {"rounds": 1}
 
 _reason: list = []
 

@@ -18,7 +18,7 @@ from p2pcards.spectator import Spectator, SpectatorSession, WatchError
 from p2pcards.table import SeatDriver
 
 LOCAL = "127.0.0.1"
-OPTIONS = {"table.turn_timeout": 5, "table.proof_rounds": 8}
+OPTIONS = {"table.turn_timeout": 5}
 
 
 def codes_in(value) -> set[str]:
