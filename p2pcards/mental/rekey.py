@@ -44,8 +44,10 @@ def _challenge(state: bytes, t_key: Point, t_commits: Sequence[Point], t_deck: P
     return digest.digest()
 
 
-def rekey_step(secrets: DealSecrets, deck_in: Sequence[bytes], context: bytes) -> dict:
-    """This seat's re-key message with its commitments and proof."""
+def rekey_step(secrets: DealSecrets, deck_in: Sequence[bytes], context: bytes,
+               trace: dict | None = None) -> dict:
+    """This seat's re-key message with its commitments and proof. ``trace``
+    (test vectors): filled with every intermediate value."""
     if not isinstance(context, bytes):
         raise MentalError("the proof context must be bytes")
     size = len(deck_in)
@@ -64,8 +66,12 @@ def rekey_step(secrets: DealSecrets, deck_in: Sequence[bytes], context: bytes) -
     aj = [secrets.nonce("rekey-a-j", statement, j) for j in range(size)]
     # a * sum e_j*B'_j - sum a_j*e_j*B_j, with B'_j = (k_j/k)*B_j: one multiplication a card.
     t_deck = lincomb([e[j] * (a * ratios[j] - aj[j]) for j in range(size)], b_pts)
-    digest = _challenge(state, base_mul(a), [base_mul(x) for x in aj], t_deck)
+    t_key, t_commits = base_mul(a), [base_mul(x) for x in aj]
+    digest = _challenge(state, t_key, t_commits, t_deck)
     c = challenge_scalar(digest)
+    if trace is not None:
+        trace.update(e_state=state, e=e, a=a, a_j=aj, t_key=t_key.format(),
+                     t_commits=[t.format() for t in t_commits], t_deck=t_deck.format(), c=c)
     z = (a - c * k) % N
     zj = [(aj[j] - c * kj[j]) % N for j in range(size)]
     return {"deck": deck_out, "commits": commits, "challenge": digest,

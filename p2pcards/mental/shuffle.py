@@ -62,8 +62,10 @@ def _main_challenge(state: bytes, chain: bytes, ts: Sequence[Point], th: Sequenc
     return digest.digest()
 
 
-def shuffle_step(secrets: DealSecrets, deck_in: Sequence[bytes], context: bytes) -> dict:
-    """This seat's shuffle message with its proof (see dealing.md §5.2)."""
+def shuffle_step(secrets: DealSecrets, deck_in: Sequence[bytes], context: bytes,
+                 trace: dict | None = None) -> dict:
+    """This seat's shuffle message with its proof (see dealing.md §5.2).
+    ``trace`` (test vectors): filled with every intermediate value."""
     context = _check_context(context)
     size = len(deck_in)
     if size < 2:
@@ -108,6 +110,9 @@ def shuffle_step(secrets: DealSecrets, deck_in: Sequence[bytes], context: bytes)
     v = [1] * size
     for i in range(size - 2, -1, -1):
         v[i] = up[i + 1] * v[i + 1] % N
+    if trace is not None:
+        trace.update(r=r, u_state=state, u=u, r_hat=rh, w=[w1, w2, w3, w4], w_hat=wh, w_prime=wp,
+                     t=[t.format() for t in (t1, t2, t3, t4, t5)], t_hat=[t.format() for t in th], c=c)
     s1 = (w1 - c * sum(r)) % N
     s2 = (w2 - c * sum(x * y for x, y in zip(rh, v))) % N
     s3 = (w3 - c * sum(x * y for x, y in zip(r, u))) % N
