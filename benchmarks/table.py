@@ -29,6 +29,14 @@ def percentile(values, q):
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
+def _dealing_wall(writes: dict, kinds: dict) -> float | None:
+    shuffles = [t for seq, t in writes.items() if kinds[seq] == "shuffle"]
+    moves = [t for seq, t in writes.items() if kinds[seq] == "action"]
+    if not shuffles or not moves:
+        return None
+    return round((min(moves) - min(shuffles)) / 1e9, 3)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--game", default="kanasta")
@@ -74,6 +82,8 @@ def main() -> None:
         "entries": len(writes),
         "wall_s_total": round(wall, 2),
         "wall_s_first_to_last_entry": round((last - first) / 1e9, 2) if first else None,
+        # The dealing: from the first shuffle written to the first move written.
+        "dealing_wall_s": _dealing_wall(writes, kinds),
         "move_latency_ms_p50": round(statistics.median(actions), 2) if actions else None,
         "move_latency_ms_p99": round(percentile(actions, 0.99), 2) if actions else None,
         "entry_latency_ms_p50": round(statistics.median(lat["all"]), 2),
