@@ -465,9 +465,18 @@ def _deal_one_entry(m: kit.Match) -> Entry:
                 and e.payload.get("deal") == 1)
 
 
+def _match_of_two_deals(name: str) -> kit.Match:
+    # How many deals a small match lasts depends on its cards (and so on the dealing).
+    for seed in range(20):
+        m = kit.match(name, seed)
+        if any(isinstance(e.payload, dict) and e.payload.get("deal") == 1 for e in m.entries[1:]):
+            return m
+    raise AssertionError(f"no {name} match of two deals in 20 seeds")
+
+
 @pytest.mark.parametrize("fake", [True, 1.0])
 def test_deal_index_must_be_an_integer(fake):
-    m = kit.match("bura2")
+    m = _match_of_two_deals("bura2")
     genuine = _deal_one_entry(m)
     d = SeatDriver(m.genesis, None)
     for e in m.entries[1:genuine.seq]:
