@@ -8,15 +8,24 @@ table driver signs, sends and logs what it returns.
 
 from __future__ import annotations
 
+from concurrent.futures import Future, ThreadPoolExecutor
+
 from p2pcards import dealing, mental
 from p2pcards.games import IllegalAction, NeedReveal
 from p2pcards.knowledge import public_form, seat_state, shown_by
 from p2pcards.machine import ACTION, KEYS, REKEY, REVEAL, SHUFFLE, Expect, TableMachine, Violation
 
 
+# One worker per process: a seat's next shuffle or re-key, computed while the
+# deck it starts from is still being checked (coincurve releases the GIL).
+_AHEAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="p2pcards-ahead")
+
+
 class Seat:
     def __init__(self, seat: int, seeds: dict[int, bytes] | None = None):
         self.seat = seat
+        # (kind, deal, context, input deck hash) -> this seat's step on that input
+        self._ahead: dict[tuple, Future] = {}
         # deal index -> this seat's secret seed for that deal (kept for resume)
         self.seeds: dict[int, bytes] = dict(seeds or {})
         self.known: dict[int, str] = {}  # position -> code this seat has been shown (current deal)
@@ -68,6 +77,33 @@ class Seat:
             return []
         return machine.game.legal_actions(self.state(machine))
 
+    # ----- pipelining
+    def start_ahead(self, machine: TableMachine, entry) -> None:
+        """``entry`` (not yet checked) hands this seat the input of its next
+        shuffle or re-key: start computing that step on the entry's deck in
+        the background. Nothing is published from it until the entry has been
+        checked and the step is due on exactly that input (``payload``)."""
+        nxt = _next_step(machine, entry, self.seat)
+        if nxt is None:
+            return
+        kind, deck = nxt
+        ctx = machine.proof_context(self.seat, kind, entry.hash)
+        key = (kind, machine.deal.index, ctx, mental.deck_hash(deck))
+        if key in self._ahead:
+            return
+        secrets = self.secrets(machine.deal.index)
+        step = dealing.shuffle_payload if kind == SHUFFLE else dealing.rekey_payload
+        self._ahead = {key: _AHEAD.submit(step, secrets, deck, ctx)}
+
+    def _computed(self, kind: str, machine: TableMachine, deck_in: list[bytes], ctx: bytes, compute) -> dict:
+        future = self._ahead.pop((kind, machine.deal.index, ctx, mental.deck_hash(deck_in)), None)
+        if future is not None:
+            try:
+                return future.result()
+            except Exception:  # recomputed below, where an error is raised where it belongs
+                pass
+        return compute()
+
     # ----- what this seat writes
     def due(self, machine: TableMachine) -> Expect | None:
         """What this seat must write now, or None."""
@@ -84,10 +120,14 @@ class Seat:
         secrets = self.secrets(deal.index)
         if want.kind == SHUFFLE:
             ctx = machine.proof_context(self.seat, SHUFFLE, machine.head_hash)
-            body = dealing.shuffle_payload(secrets, machine.deck_in(), ctx)
+            deck_in = machine.deck_in()
+            body = self._computed(SHUFFLE, machine, deck_in, ctx,
+                                  lambda: dealing.shuffle_payload(secrets, deck_in, ctx))
         elif want.kind == REKEY:
             ctx = machine.proof_context(self.seat, REKEY, machine.head_hash)
-            body = dealing.rekey_payload(secrets, machine.deck_in(), ctx)
+            deck_in = machine.deck_in()
+            body = self._computed(REKEY, machine, deck_in, ctx,
+                                  lambda: dealing.rekey_payload(secrets, deck_in, ctx))
         elif want.kind == KEYS:
             body = {"keys": dealing.key_list(secrets, want.positions)}
         elif want.kind == REVEAL:
@@ -114,6 +154,35 @@ class Seat:
         shown = shown_by(public, positions)
         secrets = self.secrets(machine.deal.index)
         return {"action": public, "positions": positions, "keys": dealing.key_list(secrets, shown)}
+
+
+def _next_step(machine: TableMachine, entry, seat: int) -> tuple[str, list[bytes]] | None:
+    """(kind, input deck) of ``seat``'s step right after ``entry``, if
+    ``entry`` is the shuffle or re-key just before it; None otherwise."""
+    if machine.finished or machine.aborted or machine.pending_problem is not None:
+        return None
+    want = machine.expect()
+    if want.kind not in (SHUFFLE, REKEY) or want.author != entry.author or want.kind != entry.kind:
+        return None
+    payload = entry.payload if isinstance(entry.payload, dict) else {}
+    if payload.get("deal") != machine.deal.index:
+        return None
+    done = len(machine.deal.decks) + 1  # shuffles and re-keys after this entry
+    n = machine.players
+    if done < n:
+        kind, author = SHUFFLE, done
+    elif done < 2 * n:
+        kind, author = REKEY, done - n
+    else:
+        return None
+    if author != seat:
+        return None
+    msg = payload.get(entry.kind)
+    try:
+        deck = mental.split_points(msg.get("deck") if isinstance(msg, dict) else None, machine.deal_size)
+    except mental.MentalError:
+        return None
+    return kind, deck
 
 
 __all__ = ["Seat", "IllegalAction"]

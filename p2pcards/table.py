@@ -66,6 +66,8 @@ class SeatDriver:
         """Check and take in the next entry. On LogError or Violation nothing
         changes: the entry is not logged."""
         self.log.check(entry)
+        if self.me is not None and entry.author != self.seat:
+            self.me.start_ahead(self.machine, entry)  # while the entry's proof is checked here
         self.machine.accept(entry)  # leaves the machine as it was on Violation
         self.log.append(entry)
         if self.me is not None:
