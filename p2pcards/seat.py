@@ -8,24 +8,15 @@ table driver signs, sends and logs what it returns.
 
 from __future__ import annotations
 
-from concurrent.futures import Future, ThreadPoolExecutor
-
 from p2pcards import dealing, mental
 from p2pcards.games import IllegalAction, NeedReveal
 from p2pcards.knowledge import public_form, seat_state, shown_by
 from p2pcards.machine import ACTION, KEYS, REKEY, REVEAL, SHUFFLE, Expect, TableMachine, Violation
 
 
-# One worker per process: a seat's next shuffle or re-key, computed while the
-# deck it starts from is still being checked (coincurve releases the GIL).
-_AHEAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="p2pcards-ahead")
-
-
 class Seat:
     def __init__(self, seat: int, seeds: dict[int, bytes] | None = None):
         self.seat = seat
-        # (kind, deal, context, input deck hash) -> this seat's step on that input
-        self._ahead: dict[tuple, Future] = {}
         # deal index -> this seat's secret seed for that deal (kept for resume)
         self.seeds: dict[int, bytes] = dict(seeds or {})
         self.known: dict[int, str] = {}  # position -> code this seat has been shown (current deal)
@@ -78,31 +69,21 @@ class Seat:
         return machine.game.legal_actions(self.state(machine))
 
     # ----- pipelining
-    def start_ahead(self, machine: TableMachine, entry) -> None:
-        """``entry`` (not yet checked) hands this seat the input of its next
-        shuffle or re-key: start computing that step on the entry's deck in
-        the background. Nothing is published from it until the entry has been
-        checked and the step is due on exactly that input (``payload``)."""
+    def next_step(self, machine: TableMachine, entry) -> tuple[str, list[bytes], bytes] | None:
+        """(kind, input deck, proof context) of this seat's shuffle or re-key
+        right after ``entry`` (not yet checked), if that is what comes next."""
         nxt = _next_step(machine, entry, self.seat)
         if nxt is None:
-            return
+            return None
         kind, deck = nxt
-        ctx = machine.proof_context(self.seat, kind, entry.hash)
-        key = (kind, machine.deal.index, ctx, mental.deck_hash(deck))
-        if key in self._ahead:
-            return
-        secrets = self.secrets(machine.deal.index)
-        step = dealing.shuffle_payload if kind == SHUFFLE else dealing.rekey_payload
-        self._ahead = {key: _AHEAD.submit(step, secrets, deck, ctx)}
+        return kind, deck, machine.proof_context(self.seat, kind, entry.hash)
 
-    def _computed(self, kind: str, machine: TableMachine, deck_in: list[bytes], ctx: bytes, compute) -> dict:
-        future = self._ahead.pop((kind, machine.deal.index, ctx, mental.deck_hash(deck_in)), None)
-        if future is not None:
-            try:
-                return future.result()
-            except Exception:  # recomputed below, where an error is raised where it belongs
-                pass
-        return compute()
+    @staticmethod
+    def step_body(kind: str, secrets: mental.DealSecrets, deck_in: list[bytes], ctx: bytes) -> dict:
+        """The body of a seat's shuffle or re-key on ``deck_in`` (no "deal" yet)."""
+        if kind == SHUFFLE:
+            return dealing.shuffle_payload(secrets, deck_in, ctx)
+        return dealing.rekey_payload(secrets, deck_in, ctx)
 
     # ----- what this seat writes
     def due(self, machine: TableMachine) -> Expect | None:
@@ -118,16 +99,9 @@ class Seat:
         IllegalAction if the engine refuses it (nothing is written then)."""
         deal = machine.deal
         secrets = self.secrets(deal.index)
-        if want.kind == SHUFFLE:
-            ctx = machine.proof_context(self.seat, SHUFFLE, machine.head_hash)
-            deck_in = machine.deck_in()
-            body = self._computed(SHUFFLE, machine, deck_in, ctx,
-                                  lambda: dealing.shuffle_payload(secrets, deck_in, ctx))
-        elif want.kind == REKEY:
-            ctx = machine.proof_context(self.seat, REKEY, machine.head_hash)
-            deck_in = machine.deck_in()
-            body = self._computed(REKEY, machine, deck_in, ctx,
-                                  lambda: dealing.rekey_payload(secrets, deck_in, ctx))
+        if want.kind in (SHUFFLE, REKEY):
+            ctx = machine.proof_context(self.seat, want.kind, machine.head_hash)
+            body = self.step_body(want.kind, secrets, machine.deck_in(), ctx)
         elif want.kind == KEYS:
             body = {"keys": dealing.key_list(secrets, want.positions)}
         elif want.kind == REVEAL:
