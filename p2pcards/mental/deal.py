@@ -21,7 +21,7 @@ from p2pcards.mental.group import (
     scalar_from_bytes, scalar_to_bytes, shuffle_values, strip,
 )
 from p2pcards.mental.keys import DealSecrets, seed_commitment
-from p2pcards.mental.rekey import card_key_commitment, parse_rekey, rekey_step, verify_rekey
+from p2pcards.mental.rekey import card_key_commitment, parse_rekey, verify_rekey
 from p2pcards.mental.shuffle import parse_shuffle, verify_shuffle
 
 

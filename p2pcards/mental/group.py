@@ -267,9 +267,6 @@ def split_points(blob: object, count: int, what: str = "deck", distinct: bool = 
     return xs
 
 
-split_values = split_points
-
-
 def split_scalars(blob: object, count: int, what: str) -> list[int]:
     if not isinstance(blob, bytes) or len(blob) != count * SCALAR_LEN:
         raise BadMessage(f"{what} must be {count} scalars of {SCALAR_LEN} bytes, got {_describe(blob)}")
@@ -294,16 +291,19 @@ def hash_to_point(tag: str, *parts: bytes) -> tuple[bytes, int]:
         counter += 1
 
 
-_GENERATORS: list[PublicKey] = []
 GENERATORS_TAG = (TAG_PREFIX + "generator").encode("ascii")
+
+
+@functools.lru_cache(maxsize=None)
+def _generator(i: int) -> PublicKey:
+    return load(hash_to_point("generator", u32(i))[0])
 
 
 def generators(count: int) -> list[PublicKey]:
     """h_0 (the base of the commitment chain), h_1..h_count: the shuffle
-    argument's commitment generators, ``hash_to_point("generator", u32(i))``."""
-    while len(_GENERATORS) <= count:
-        _GENERATORS.append(load(hash_to_point("generator", u32(len(_GENERATORS)))[0]))
-    return _GENERATORS[:count + 1]
+    argument's commitment generators, ``hash_to_point("generator", u32(i))``.
+    (Cached per index: safe when a proof is made and another checked at once.)"""
+    return [_generator(i) for i in range(count + 1)]
 
 
 def clear_caches() -> None:
