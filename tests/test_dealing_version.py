@@ -82,3 +82,13 @@ def test_a_forged_rekey_is_pinned_on_its_author(tmp_path):
     assert report.exit_code == 1
     assert {(v["seat"], v["kind"]) for v in report.violations} == {(1, "bad-rekey")}, report.violations
     assert report.violations[0]["entry"] == k
+
+
+def test_the_peer_never_imports_the_test_simulation():
+    import subprocess
+    import sys
+
+    code = ("import sys, p2pcards.cli, p2pcards.peer, p2pcards.runner, p2pcards.audit, p2pcards.selfplay; "
+            "print([m for m in sys.modules if m.startswith('p2pcards.testing')])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
