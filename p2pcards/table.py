@@ -47,6 +47,7 @@ class SeatDriver:
         self.signer = signer
         # ((kind, deal, context, input deck hash), this seat's step computed ahead)
         self._ahead: tuple[tuple, Future] | None = None
+        self.pipelining = True  # off while a log is replayed (nothing is written meanwhile)
 
     @property
     def seat(self) -> int | None:
@@ -63,8 +64,10 @@ class SeatDriver:
         file = LogFile.open(log_path, repair=True)
         entries = list(file.log)
         driver = cls(entries[0], seat, signer, seeds=seeds)
+        driver.pipelining = False
         for entry in entries[1:]:
             driver.receive(entry)
+        driver.pipelining = True
         driver.file = file
         driver.final_len = driver.written_len = len(entries)
         return driver
@@ -128,7 +131,7 @@ class SeatDriver:
         shuffle or re-key, start that step in the background while the entry
         is checked. It is only ever used once the entry has been accepted and
         the step is due on exactly that input (``_take_ahead``)."""
-        if self.me is None or entry.author == self.seat:
+        if self.me is None or entry.author == self.seat or not self.pipelining:
             return None
         nxt = self.me.next_step(self.machine, entry)
         if nxt is None:
