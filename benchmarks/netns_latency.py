@@ -19,7 +19,7 @@ namespaces, a star through a router namespace).
    moving again). The match must then finish with identical logs and a
    clean audit.
 
-    sudo PYTHONPATH=. python benchmarks/netns_latency.py [--rounds 1] [--proof-rounds 40] [--crashes 20,40]
+    sudo PYTHONPATH=. python benchmarks/netns_latency.py [--rounds 1] [--crashes 20,40]
 
 Prints one JSON object.
 """
@@ -159,7 +159,6 @@ def run_crash(options: dict, impair: tuple, entry: int, timeout: float, victim: 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=1)
-    ap.add_argument("--proof-rounds", type=int, default=40)
     ap.add_argument("--delay-ms", type=float, default=50)
     ap.add_argument("--loss", type=float, default=0.05)
     ap.add_argument("--crashes", default="20,40", help="entries at which the victim crashes, one match each ('' none)")
@@ -171,7 +170,7 @@ def main() -> None:
     if reason:
         print(json.dumps({"skipped": reason}))
         sys.exit(2)
-    options = {"rounds": args.rounds, "table.proof_rounds": args.proof_rounds,
+    options = {"rounds": args.rounds,
                "table.turn_timeout": 60, "table.rejoin_timeout": 60}
     impair = (args.delay_ms, args.loss)
     out = {"game": "bura", "players": 3, "options": options, "netem": netns.netem_available()}

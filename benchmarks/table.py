@@ -3,7 +3,7 @@ loopback TCP (``p2pcards selfplay``), traced: move latency (from the moment a
 player sends an action to the moment the last peer has taken it in), wall
 time of the game and bytes each peer sends. Prints one JSON object.
 
-    PYTHONPATH=. python benchmarks/table.py [--game kanasta] [--players 4] [--deals 1] [--proof-rounds 40]
+    PYTHONPATH=. python benchmarks/table.py [--game kanasta] [--players 4] [--deals 1]
 
 Timestamps are CLOCK_MONOTONIC (time.monotonic_ns), shared by the processes.
 """
@@ -20,6 +20,7 @@ import time
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from p2pcards import PROTOCOL_VERSION  # noqa: E402
 from p2pcards.cli.selfplay import selfplay  # noqa: E402
 
 
@@ -28,19 +29,26 @@ def percentile(values, q):
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
+def _dealing_wall(writes: dict, kinds: dict) -> float | None:
+    shuffles = [t for seq, t in writes.items() if kinds[seq] == "shuffle"]
+    moves = [t for seq, t in writes.items() if kinds[seq] == "action"]
+    if not shuffles or not moves:
+        return None
+    return round((min(moves) - min(shuffles)) / 1e9, 3)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--game", default="kanasta")
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--deals", type=int, default=1)
-    ap.add_argument("--proof-rounds", type=int, default=40)
     args = ap.parse_args()
     trace = tempfile.mkdtemp(prefix="p2pcards-trace-")
     os.environ["P2PCARDS_TRACE"] = trace
     out = os.path.join(trace, "game.p2plog")
     start = time.monotonic()
     summary = selfplay(args.game, args.players, "bench", out,
-                       options={"table.deals": args.deals, "table.proof_rounds": args.proof_rounds,
+                       options={"table.deals": args.deals,
                                 "table.turn_timeout": 60})
     wall = time.monotonic() - start
     writes, takes, kinds, sent = {}, defaultdict(list), {}, {}
@@ -70,10 +78,12 @@ def main() -> None:
                 lat["action"].append(ms)
     actions = lat["action"]
     print(json.dumps({
-        "game": args.game, "players": args.players, "deals": args.deals, "proof_rounds": args.proof_rounds,
+        "game": args.game, "players": args.players, "deals": args.deals, "protocol_version": PROTOCOL_VERSION,
         "entries": len(writes),
         "wall_s_total": round(wall, 2),
         "wall_s_first_to_last_entry": round((last - first) / 1e9, 2) if first else None,
+        # The dealing: from the first shuffle written to the first move written.
+        "dealing_wall_s": _dealing_wall(writes, kinds),
         "move_latency_ms_p50": round(statistics.median(actions), 2) if actions else None,
         "move_latency_ms_p99": round(percentile(actions, 0.99), 2) if actions else None,
         "entry_latency_ms_p50": round(statistics.median(lat["all"]), 2),

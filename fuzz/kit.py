@@ -60,7 +60,7 @@ def make_genesis(game_id, players, options, extra, rng: random.Random):
     signers = [Ed25519PrivateKey.from_private_bytes(rng.randbytes(32)) for _ in range(players)]
     opts = get_game(game_id).options(players, options or {})
     seated = [Player(f"player{i}", public_bytes(k), rng.randbytes(32)) for i, k in enumerate(signers)]
-    body = table_body(game_id, opts, seated, rng.randbytes(16), extra={"rounds": 4, **extra})
+    body = table_body(game_id, opts, seated, rng.randbytes(16), extra=dict(extra))
     return assemble(body, [sign_body(body, k) for k in signers]), signers
 
 

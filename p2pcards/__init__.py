@@ -24,4 +24,4 @@ not through imports inside functions. ``testing`` is imported by nothing but
 """
 
 __version__ = "0.1.0"
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2

@@ -11,10 +11,9 @@ from p2pcards.testing import seat_hooks
 
 
 async def play_network_match(game, players, options=None, tmp_path=None, strategy="random", cheat=None,
-                             cheater=None, seed=0, turn_timeout=5, proof_rounds=8):
+                             cheater=None, seed=0, turn_timeout=5):
     options = dict(options or {})
     options.setdefault("table.turn_timeout", turn_timeout)
-    options.setdefault("table.proof_rounds", proof_rounds)
     results = {}
     port_ready = trio.Event()
     port = []

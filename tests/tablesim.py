@@ -19,16 +19,16 @@ def public_bytes(key) -> bytes:
     return key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
 
 
-def make_genesis(game_id, players, options=None, rounds=4, signers=None):
+def make_genesis(game_id, players, options=None, signers=None):
     signers = signers or [Ed25519PrivateKey.generate() for _ in range(players)]
     opts = get_game(game_id).options(players, options or {})
     seated = [Player(f"player{i}", public_bytes(k), os.urandom(32)) for i, k in enumerate(signers)]
-    body = table_body(game_id, opts, seated, os.urandom(16), extra={"rounds": rounds})
+    body = table_body(game_id, opts, seated, os.urandom(16), extra={})
     return assemble(body, [sign_body(body, k) for k in signers]), signers
 
 
-def run_match(game_id, players, options=None, strategy="random", seed=0, rounds=4, max_entries=200000):
-    genesis, signers = make_genesis(game_id, players, options, rounds)
+def run_match(game_id, players, options=None, strategy="random", seed=0, max_entries=200000):
+    genesis, signers = make_genesis(game_id, players, options)
     drivers = [SeatDriver(genesis, i, signers[i]) for i in range(players)]
     bots = [Bot(strategy, seed * 100 + i) for i in range(players)]
     return play_out(drivers, bots, max_entries)

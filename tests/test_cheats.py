@@ -10,17 +10,23 @@ from tests.netsim import play_network_match
 # (cheat, game, players, options, who catches it live)
 CASES = [
     ("bad-shuffle", "bura", 3, {"rounds": 1}, "abort"),
-    ("wrong-key", "bura", 3, {"rounds": 1}, "no-card"),
+    ("wrong-key", "bura", 3, {"rounds": 1}, "abort"),
     ("phantom-card", "bura", 3, {"rounds": 1}, "abort"),
     ("illegal-move", "warkocz", 3, {"target": 4}, "abort"),
     ("out-of-turn", "bura", 3, {"rounds": 1}, "abort"),
     ("false-pass", "warkocz", 3, {"target": 4}, "audit"),
     ("equivocate", "bura", 3, {"rounds": 1}, "abort"),
     ("withhold-key", "bura", 3, {"rounds": 1}, "abort"),
+    ("rekey-peek", "bura", 3, {"rounds": 1}, "abort"),
+    ("rekey-peek", "kanasta", 4, {"target": 1}, "abort"),
+    ("frame-accuser", "bura", 3, {"rounds": 1}, "abort"),
 ]
+# The kind of the abort each cheat must draw (the first is the one every peer sees).
+ABORT_KINDS = {"bad-shuffle": "bad-shuffle", "wrong-key": "wrong-key", "rekey-peek": "bad-rekey",
+               "frame-accuser": "wrong-key"}
 
 
-@pytest.mark.parametrize("cheat,game,players,options,caught", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("cheat,game,players,options,caught", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
 async def test_cheat_is_caught_and_blamed(cheat, game, players, options, caught, tmp_path):
     cheater = 1
     results = await play_network_match(game, players, options, tmp_path, cheat=cheat, cheater=cheater,
@@ -32,6 +38,10 @@ async def test_cheat_is_caught_and_blamed(cheat, game, players, options, caught,
     assert machine.finished
     if caught == "abort":
         assert [v.seat for _, v in machine.aborts] == [cheater]
+        if cheat in ABORT_KINDS:
+            assert machine.aborts[0][1].kind == ABORT_KINDS[cheat], machine.aborts
+        if cheat == "rekey-peek":  # caught before any card was shown to anybody
+            assert not any(deal.keys for deal in machine.deals), "keys were published after a false re-key"
     elif caught == "no-card":
         assert machine.aborts and machine.aborts[0][1].seat is None
         assert {v.seat for _, v in machine.findings} == {cheater}

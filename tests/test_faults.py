@@ -13,7 +13,7 @@ from p2pcards.audit import audit_file
 from p2pcards.cli.selfplay import selfplay
 
 GAMES = [("bura", 2, {"rounds": 1}), ("bura", 3, {"rounds": 1}), ("warkocz", 3, {"target": 3})]
-FAST = {"table.proof_rounds": 8, "table.turn_timeout": 20, "table.rejoin_timeout": 30, "table.deals": 1}
+FAST = {"table.turn_timeout": 20, "table.rejoin_timeout": 30, "table.deals": 1}
 
 
 def fault_cases(count, seed):

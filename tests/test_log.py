@@ -440,7 +440,7 @@ def vector_json(log, ids):
         return [s.hex() for s in e.signature] if e.multisig else e.signature.hex()
 
     return {
-        "about": "p2pcards log format 1, protocol 1: a 3-entry finished log (see protocol/log.md)",
+        "about": f"p2pcards log format 1, protocol {L.PROTOCOL_VERSION}: a 3-entry finished log (see protocol/log.md)",
         "private_seeds": [bytes([i + 1]).hex() * 32 for i in range(len(ids))],
         "public_keys": [x.public_bytes.hex() for x in ids],
         "fingerprints": [x.fingerprint for x in ids],

@@ -1,21 +1,24 @@
-"""The commutative cipher, the card encoding and the strict value parsing."""
+"""The group (secp256k1 through coincurve), the cipher, the card encoding
+and the strict parsing of points and scalars."""
 
 import pytest
+from coincurve import PublicKey
 from hypothesis import given, settings, strategies as st
-from cryptography.hazmat.primitives.asymmetric import ec
 
 from p2pcards.cards import deck_for
 from p2pcards.mental import (
     N, P, BadMessage, MentalError, NoCard, encode_deck, encrypt, encrypt_all, inverse,
-    shuffle_values, split_values, strip,
+    shuffle_values, split_points, strip,
 )
 from p2pcards.mental.group import (
-    CURVE, h, invert_permutation, load, permutation_from, scalar_from_bytes, scalar_to_bytes,
+    base_mul, generators, h, hash_to_point, invert_permutation, load, permutation_from,
+    scalar_from_bytes, scalar_to_bytes, split_scalars,
 )
 
 scalars = st.integers(min_value=1, max_value=N - 1)
 X = encode_deck("bura").values[0]
 Y = encode_deck("bura").values[1]
+G = PublicKey.from_secret(scalar_to_bytes(1)).format()
 
 
 @settings(max_examples=25, deadline=None)
@@ -31,24 +34,11 @@ def test_inverse_undoes(k):
     assert strip(encrypt(k, X), [k]) == X
 
 
-@settings(max_examples=15, deadline=None)
-@given(scalars, scalars)
-def test_x_only_sign_collapse_is_consistent(k, m):
-    # -k*P has the x of k*P: the key n-k encrypts like k, and either one's
-    # inverse decrypts what the other encrypted.
-    assert encrypt(N - k, X) == encrypt(k, X)
-    assert encrypt(inverse(N - k), encrypt(k, X)) == X
-    # Chains through points of either sign stay consistent.
-    assert encrypt(N - m, encrypt(k, X)) == encrypt(k * m % N, X)
-    assert strip(encrypt(m, encrypt(N - k, X)), [k, N - m]) == X
-
-
-def test_point_with_odd_y_multiplies_to_same_x():
+def test_the_sign_is_kept():
+    # Full points, not x-only: n-k is another cipher than k (it negates).
     k = 0x1234567
-    key = ec.derive_private_key(k, CURVE)
-    even = ec.EllipticCurvePublicKey.from_encoded_point(CURVE, b"\x02" + X)
-    odd = ec.EllipticCurvePublicKey.from_encoded_point(CURVE, b"\x03" + X)
-    assert key.exchange(ec.ECDH(), even) == key.exchange(ec.ECDH(), odd) == encrypt(k, X)
+    assert encrypt(N - k, X) != encrypt(k, X)
+    assert encrypt(N - k, X)[1:] == encrypt(k, X)[1:]
 
 
 def test_strip_many_keys_at_once():
@@ -74,7 +64,7 @@ def test_encoding_distinct_and_decodes(game):
     codes = deck_for(game)
     assert list(enc.codes) == codes and len(set(enc.values)) == len(codes)
     for i, x in enumerate(enc.values):
-        assert len(x) == 32 and int.from_bytes(x, "big") < P
+        assert len(x) == 33 and x[0] == 2 and int.from_bytes(x[1:], "big") < P
         load(x)
         assert enc.decode(x) == (codes[i], i)
 
@@ -86,48 +76,65 @@ def test_twins_encode_differently_and_games_differ():
     assert enc.decode(enc.values[second]) == ("KH", second)
     jokers = [x for c, x in zip(enc.codes, enc.values) if c == "JK"]
     assert len(set(jokers)) == 4
-    # Same cards, other game id: other encodings, so a deck cannot cross games.
     assert not set(enc.values) & set(encode_deck("kanaszta").values)
 
 
-def test_encoding_is_deterministic_and_cached():
+def test_encoding_is_try_and_increment_with_its_tag():
+    from p2pcards.mental.encoding import encode_card, encode_card_counter
     assert encode_deck("bura") is encode_deck("bura")
-    from p2pcards.mental.encoding import encode_card
-    assert encode_card("bura", "6C", 0) == encode_deck("bura").values[0]
+    x, counter = encode_card_counter("bura", "6C", 0)
+    assert x == encode_card("bura", "6C", 0) == encode_deck("bura").values[0]
+    assert x == b"\x02" + h("card", b"bura", b"6C", (0).to_bytes(4, "big"), counter.to_bytes(4, "big"))
+    for c in range(counter):  # every earlier counter gave no point
+        cand = b"\x02" + h("card", b"bura", b"6C", (0).to_bytes(4, "big"), c.to_bytes(4, "big"))
+        with pytest.raises(BadMessage):
+            load(cand)
+
+
+def test_generators_are_hashed_and_distinct_from_cards():
+    gens = generators(108)
+    assert len(gens) == 109 and len({g.format() for g in gens}) == 109
+    assert gens[3].format() == hash_to_point("generator", (3).to_bytes(4, "big"))[0]
+    assert not {g.format() for g in gens} & set(encode_deck("kanasta").values)
+    assert G not in {g.format() for g in gens}
 
 
 def test_decode_no_card():
     enc = encode_deck("bura")
     with pytest.raises(NoCard, match="no card"):
         enc.decode(encrypt(5, enc.values[0]))
-    assert enc.lookup(b"\x00" * 32) is None
+    assert enc.lookup(b"\x00" * 33) is None
     with pytest.raises(ValueError, match="unknown game"):
         encode_deck("poker")
 
 
-def _not_on_curve() -> bytes:
+def _off_curve() -> bytes:
     i = 0
     while True:
         x = h("test-off-curve", bytes([i]))
-        if int.from_bytes(x, "big") < P:
-            try:
-                ec.EllipticCurvePublicKey.from_encoded_point(CURVE, b"\x02" + x)
-            except ValueError:
-                return x
+        try:
+            PublicKey(b"\x02" + x)
+        except ValueError:
+            return b"\x02" + x
         i += 1
 
 
-OFF = _not_on_curve()
+UNCOMPRESSED = PublicKey(X).format(compressed=False)
 
 
 @pytest.mark.parametrize("bad, match", [
-    (b"\x01" * 31, "32 bytes"),
-    (b"\x01" * 33, "32 bytes"),
-    ("ab" * 16, "32 bytes, got str"),
+    (X[:32], "33 bytes"),
+    (X + b"\0", "33 bytes"),
+    (X.hex(), "33 bytes, got str"),
     (None, "got NoneType"),
-    (P.to_bytes(32, "big"), "below the field prime"),
-    (b"\xff" * 32, "below the field prime"),
-    (OFF, "not the x-coordinate of a point"),
+    (b"\x00" * 33, "compressed encoding"),                       # the identity, as far as bytes go
+    (b"\x04" + X[1:], "compressed encoding"),                    # not a compressed prefix
+    (b"\x06" + X[1:], "compressed encoding"),                    # hybrid prefix
+    (b"\x02" + P.to_bytes(32, "big"), "compressed encoding"),    # x = p
+    (b"\x03" + (P + 1).to_bytes(32, "big"), "compressed encoding"),  # x = p + 1 (≡ 1, a point mod p)
+    (b"\x02" + b"\xff" * 32, "compressed encoding"),             # x >= p
+    (_off_curve(), "compressed encoding"),
+    (UNCOMPRESSED, "33 bytes"),
 ])
 def test_load_rejects(bad, match):
     with pytest.raises(BadMessage, match=match):
@@ -136,8 +143,13 @@ def test_load_rejects(bad, match):
         encrypt(5, bad)
 
 
+def test_both_signs_of_a_point_are_distinct_points():
+    neg = b"\x03" + X[1:]
+    assert load(neg).format() == neg and neg != X
+
+
 def test_keys_must_be_scalars():
-    for bad in (0, N, -1, "5", 1.5):
+    for bad in (0, N, -1, "5", 1.5, True):
         with pytest.raises(MentalError, match=r"\[1, n-1\]"):
             encrypt(bad, X)
     with pytest.raises(MentalError):
@@ -147,6 +159,7 @@ def test_keys_must_be_scalars():
 @pytest.mark.parametrize("bad, match", [
     (b"\x00" * 32, r"\[1, n-1\]"),
     (N.to_bytes(32, "big"), r"\[1, n-1\]"),
+    ((N + 5).to_bytes(32, "big"), r"\[1, n-1\]"),
     (b"\x01" * 31, "32 bytes"),
     (5, "got int"),
 ])
@@ -155,24 +168,31 @@ def test_scalar_from_bytes_rejects(bad, match):
         scalar_from_bytes(bad)
 
 
-def test_scalar_roundtrip():
+def test_scalar_roundtrip_and_lists():
     for k in (1, 2, N - 1, 2**255):
         assert scalar_from_bytes(scalar_to_bytes(k)) == k
+    assert split_scalars(scalar_to_bytes(3) + scalar_to_bytes(4), 2, "r") == [3, 4]
+    with pytest.raises(BadMessage, match=r"r 1 is not a scalar"):
+        split_scalars(scalar_to_bytes(3) + bytes(32), 2, "r")
 
 
-def test_split_values():
+def test_split_points():
     xs = list(encode_deck("bura").values[:4])
-    assert split_values(b"".join(xs), 4) == xs
-    with pytest.raises(BadMessage, match="4 values"):
-        split_values(b"".join(xs[:3]), 4)
+    assert split_points(b"".join(xs), 4) == xs
+    with pytest.raises(BadMessage, match="4 points"):
+        split_points(b"".join(xs[:3]), 4)
     with pytest.raises(BadMessage, match="same value at positions 0 and 2"):
-        split_values(xs[0] + xs[1] + xs[0] + xs[3], 4)
-    with pytest.raises(BadMessage, match="value 2 is not the x-coordinate"):
-        split_values(xs[0] + xs[1] + OFF + xs[3], 4)
-    # Without the curve check (decks a seat never multiplies) the rest still holds.
-    assert split_values(xs[0] + xs[1] + OFF + xs[3], 4, on_curve=False)[2] == OFF
+        split_points(xs[0] + xs[1] + xs[0] + xs[3], 4)
+    assert split_points(xs[0] + xs[1] + xs[0] + xs[3], 4, distinct=False)[2] == xs[0]
+    with pytest.raises(BadMessage, match="value 2 is not the compressed"):
+        split_points(xs[0] + xs[1] + b"\0" * 33 + xs[3], 4)
     with pytest.raises(BadMessage, match="must be bytes"):
-        split_values(xs, 4)
+        split_points(xs, 4)
+
+
+def test_base_multiplication():
+    assert base_mul(1).format() == G
+    assert encrypt(7, G) == base_mul(7).format()
 
 
 @settings(max_examples=30, deadline=None)
@@ -185,7 +205,6 @@ def test_permutations(seed, size):
     assert [perm[i] for i in inv] == list(range(size))
 
 
-def test_permutation_depends_on_seed_and_label():
-    a = permutation_from(b"\x01" * 32, "deck-perm", 52)
-    assert a != permutation_from(b"\x02" * 32, "deck-perm", 52)
-    assert a != permutation_from(b"\x01" * 32, "round-perm", 52)
+def test_tags_are_version_2():
+    from p2pcards.mental.group import frame
+    assert frame("deck", [b""]) == b"\x00\x00\x00\x17p2pcards/mental/v2/deck\x00\x00\x00\x00"

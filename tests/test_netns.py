@@ -20,7 +20,7 @@ from tests import netns
 
 DELAY_MS, LOSS = 50, 0.05
 MATCH_TIMEOUT = 240  # seconds for a whole match, at most
-BASE = {"rounds": 1, "table.proof_rounds": 8}
+BASE = {"rounds": 1}
 
 _reason: list = []
 
@@ -201,7 +201,7 @@ def test_killed_host_never_back_is_blamed(lab, tmp_path):
 
 @pytest.mark.slow
 def test_full_bura_match_across_namespaces(lab, tmp_path):
-    """A longer match (3 rounds, 40-round proofs) over the impaired link."""
+    """A longer match (3 rounds of bura) over the impaired link."""
     lab.impair("C", DELAY_MS, LOSS)
     _play_clean(lab, str(tmp_path), {"rounds": 3, "table.turn_timeout": 60, "table.rejoin_timeout": 60})
 

@@ -46,7 +46,7 @@ async def test_chat_reaches_everybody_once_and_is_kept_in_the_log(tmp_path):
                             log_dir=str(tmp_path / f"l{i}"), strategy="random", bot_seed=i)
         if i == 0:
             config.game, config.players, config.on_port = "warkocz", 2, on_port
-            config.options = {"target": 2, "table.proof_rounds": 8, "table.turn_timeout": 10}
+            config.options = {"target": 2, "table.turn_timeout": 10}
         else:
             await port_ready.wait()
             config.join = ("127.0.0.1", port[0])

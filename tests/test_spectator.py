@@ -19,7 +19,7 @@ from p2pcards.ui.spectator import Spectator, SpectatorSession, WatchError
 from p2pcards.protocol.driver import SeatDriver
 
 LOCAL = "127.0.0.1"
-OPTIONS = {"table.turn_timeout": 5, "table.proof_rounds": 8}
+OPTIONS = {"table.turn_timeout": 5}
 
 
 def codes_in(value) -> set[str]:
@@ -221,7 +221,9 @@ async def test_other_games_are_watched_to_the_end_seeing_only_open_cards(game, p
 
 
 async def test_a_spectator_follows_a_game_stopped_by_a_cheat_to_its_end(tmp_path):
-    table, early, late = await watched_game(tmp_path, "bura", 2, {"table.deals": 1}, late_after=8,
+    # The late spectator joins after the dealing (4 entries), well before the
+    # cheat: after 8 the game could be over before it connects.
+    table, early, late = await watched_game(tmp_path, "bura", 2, {"table.deals": 1}, late_after=4,
                                             cheat="phantom-card", cheater=1)
     machine = table.results[0].driver.machine
     assert machine.aborted and machine.aborts[0][1].seat == 1

@@ -94,10 +94,22 @@ def _unverifiable(reason: str) -> AuditReport:
 
 
 def audit_log(log: GameLog) -> AuditReport:
+    """The audit of a log. A first pass defers the dealing proofs and key
+    checks to each deal's final check, which recomputes every layer from the
+    revealed seeds (cheaper, and says more); if it finds anything wrong, the
+    log is audited again with every proof and key checked as the players
+    checked them, so that a fault is pinned to the entry where it was made."""
+    report = _audit_log(log, verify_proofs=False)
+    if report.exit_code == VIOLATIONS:
+        report = _audit_log(log, verify_proofs=True)
+    return report
+
+
+def _audit_log(log: GameLog, verify_proofs: bool) -> AuditReport:
     table = log.table
     players = [{"seat": i, "name": p.name, "key": p.key.hex()} for i, p in enumerate(table.players)]
     try:
-        machine = new_machine(log.genesis)
+        machine = new_machine(log.genesis, verify_proofs=verify_proofs)
     except Exception as exc:  # an unknown game or options no engine accepts
         return _unverifiable(f"entry 0: {exc}")
     machine.head_hash = log.genesis.hash
@@ -207,6 +219,7 @@ def _judge_abort(log: GameLog, before: TableMachine, abort_entry: Entry, accusat
             continue
         # The table at the evidence's own place must refuse it for the culprit's fault.
         probe = copy.deepcopy(before) if e.seq == abort_entry.seq else _machine_at(log, e.seq)
+        probe.verify_proofs = True  # evidence is judged as the players judged it
         try:
             probe.accept(e)
         except Violation as v:

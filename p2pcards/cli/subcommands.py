@@ -38,9 +38,6 @@ def _table_options(args) -> dict:
     timeout = getattr(args, "turn_timeout", None)
     if timeout is not None:
         options["table.turn_timeout"] = timeout
-    rounds = getattr(args, "proof_rounds", None)
-    if rounds is not None:
-        options["table.proof_rounds"] = rounds
     deals = getattr(args, "deals", None)
     if deals is not None:
         options["table.deals"] = deals
@@ -325,7 +322,6 @@ def register(sub) -> None:
                    help="cut that peer's connections for a few seconds when its log reaches ENTRY")
     p.add_argument("--turn-timeout", type=int, default=DEFAULT_SELFPLAY_TIMEOUT, metavar="S",
                    help=f"seconds before a silent peer is blamed (default {DEFAULT_SELFPLAY_TIMEOUT})")
-    p.add_argument("--proof-rounds", type=int, metavar="T", help="shuffle proof rounds (default 40)")
     p.add_argument("-o", dest="option", action="append", metavar="KEY=VALUE", help="a rules option")
     p.set_defaults(func=cmd_selfplay)
 

@@ -4,8 +4,8 @@ showing cards, and the audit of a whole deal from public data.
 Order of one deal among n seats (the caller publishes every message as a
 signed log entry):
   1. every seat: ``commit_step``                      -> {"commit"}
-  2. seat 0..n-1 in turn: ``shuffle_step`` (shuffle.py) -> {"deck", "commits", "open"}
-  3. seat 0..n-1 in turn: ``rekey_step``               -> {"deck"}
+  2. seat 0..n-1 in turn: ``shuffle_step`` (shuffle.py) -> {"deck", "key", ... proof}
+  3. seat 0..n-1 in turn: ``rekey_step`` (rekey.py)     -> {"deck", "commits", ... proof}
   4. to show positions: ``card_keys_step``             -> {"keys"}; ``open_card``
   5. at the end (or on abort), every seat: ``reveal_step`` -> {"seed"}; ``check_deal``
 """
@@ -17,11 +17,12 @@ from typing import Iterable, Sequence
 
 from p2pcards.mental.encoding import EncodedDeck, encode_deck
 from p2pcards.mental.group import (
-    HASH_LEN, SEED_LEN, BadMessage, MentalError, deck_bytes, encrypt, scalar_from_bytes,
-    scalar_to_bytes, shuffle_values, split_values, strip,
+    HASH_LEN, N, SEED_LEN, BadMessage, MentalError, inverse, lincomb, points,
+    scalar_from_bytes, scalar_to_bytes, shuffle_values, strip,
 )
 from p2pcards.mental.keys import DealSecrets, seed_commitment
-from p2pcards.mental.shuffle import DEFAULT_ROUNDS, parse_shuffle, verify_shuffle
+from p2pcards.mental.rekey import card_key_commitment, parse_rekey, verify_rekey
+from p2pcards.mental.shuffle import parse_shuffle, verify_shuffle
 
 
 def _exact_map(msg: object, keys: set[str], what: str) -> dict:
@@ -44,20 +45,26 @@ def parse_commit(msg: object) -> bytes:
     return c
 
 
-# -- 3. re-keying ---------------------------------------------------------
+# -- 3. re-keying (rekey.py) ---------------------------------------------
 
-def rekey_step(secrets: DealSecrets, deck_in: Sequence[bytes]) -> dict:
-    """Remove the deck key, put the per-card key of each position:
-    out[j] = E_{k_j}(E_{k^-1}(in[j])), computed as one multiplication."""
-    return {"deck": deck_bytes(rekey_values(secrets, deck_in))}
+def rekey_values(secrets: DealSecrets, deck_in: Sequence[bytes],
+                 source: Sequence[int] | None = None) -> list[bytes]:
+    """What a re-key from ``secrets`` makes of ``deck_in`` (no proof): the
+    audit's recomputation from a revealed seed. ``source`` (cheat tests
+    only): position j takes the card at ``source[j]``."""
+    k_inv = inverse(secrets.deck_key)
+    pts = points(deck_in, "input deck")
+    source = range(len(pts)) if source is None else source
+    return [lincomb([secrets.card_key(j) * k_inv % N], [pts[i]]).format() for j, i in enumerate(source)]
 
 
-def rekey_values(secrets: DealSecrets, deck_in: Sequence[bytes]) -> list[bytes]:
-    return [encrypt(secrets.rekey_scalar(j), x) for j, x in enumerate(deck_in)]
+def card_key_commitments(secrets: DealSecrets, size: int) -> list[bytes]:
+    return [card_key_commitment(secrets.card_key(j)) for j in range(size)]
 
 
-def parse_rekey(msg: object, size: int, on_curve: bool = True) -> list[bytes]:
-    return split_values(_exact_map(msg, {"deck"}, "re-key")["deck"], size, "re-keyed deck", on_curve)
+def check_card_key(key: int, commitment: bytes) -> bool:
+    """A published per-card key matches its publisher's commitment."""
+    return card_key_commitment(key) == commitment
 
 
 # -- 4. per-card keys and showing -----------------------------------------
@@ -123,10 +130,9 @@ class DealRecord:
 
     game_id: str
     players: int
-    rounds: int = DEFAULT_ROUNDS
     commits: list = field(default_factory=list)
     shuffles: list = field(default_factory=list)   # (context bytes, message) or None
-    rekeys: list = field(default_factory=list)
+    rekeys: list = field(default_factory=list)     # (context bytes, message) or None
     card_keys: list = field(default_factory=list)
     reveals: list = field(default_factory=list)
 
@@ -150,9 +156,10 @@ KINDS = {
     "bad-reveal": "the revealed seed is malformed or does not match the commitment",
     "bad-proof": "a shuffle message is malformed or its proof fails",
     "bad-shuffle": "the shuffled deck is not the input encrypted and permuted with the revealed keys",
-    "bad-rekey": "a re-keyed value is not the input with the deck key swapped for the card key",
+    "bad-rekey": "a re-key message is malformed, its proof fails, or it is not the input with the "
+                 "deck key swapped for the committed card keys",
     "bad-keys": "a per-card key message is malformed",
-    "wrong-key": "a published per-card key differs from the one the revealed seed gives",
+    "wrong-key": "a published per-card key does not match its publisher's commitment",
 }
 
 
@@ -175,11 +182,13 @@ def _at(seq: Sequence, i: int):
 
 
 def check_deal(record: DealRecord, proofs_verified: bool = False) -> DealAudit:
-    """Recompute every layer of a deal from public data and the revealed
-    seeds. Every step is judged against the deck its seat actually received,
-    so a wrong step blames its own seat only. ``proofs_verified``: the caller
-    has verified every shuffle proof of the record already (the table's
-    machine does, entry by entry); they are not verified again."""
+    """Judge every step of a deal from public data and the revealed seeds.
+    Every step is judged against the deck its seat actually received, so a
+    wrong step blames its own seat only. A seat whose seed is revealed has
+    its layers recomputed from it (its proofs are then redundant and are not
+    checked); a seat without a usable seed has its proofs checked, unless
+    ``proofs_verified`` says the caller did so already (the table's machine,
+    entry by entry)."""
     deck = encode_deck(record.game_id)
     n, size = record.players, len(deck)
     if not isinstance(n, int) or n < 2:
@@ -188,49 +197,66 @@ def check_deal(record: DealRecord, proofs_verified: bool = False) -> DealAudit:
     seeds = _check_seeds(record, n, findings)
 
     values: list[bytes] | None = list(deck.values)
+    deck_keys: list[bytes | None] = [None] * n
     for s in range(n):
         entry = _at(record.shuffles, s)
+        if entry is None:
+            values = None
+            break
+        context, msg = entry
+        sec = seeds[s]
+        try:
+            if sec is not None or proofs_verified:
+                parsed = parse_shuffle(msg, size)
+                out, deck_keys[s] = parsed.deck, parsed.key
+            else:
+                out = verify_shuffle(values, msg, context)
+                deck_keys[s] = msg["key"]
+        except MentalError as e:
+            findings.append(Finding(s, "bad-proof", f"shuffle of seat {s}: {e}"))
+            try:  # the next seat is judged against what it received, if that parses
+                parsed = parse_shuffle(msg, size)
+            except MentalError:
+                values = None
+                break
+            out, deck_keys[s] = parsed.deck, parsed.key
+        if sec is not None and (
+            sec.deck_key_point != deck_keys[s]
+            or shuffle_values(sec.deck_key, sec.deck_permutation(size), values) != out
+        ):
+            findings.append(Finding(s, "bad-shuffle", f"seat {s}'s shuffled deck is not its "
+                                    "input encrypted and permuted with its revealed keys"))
+        values = out
+
+    commitments: list[list[bytes] | None] = [None] * n
+    for s in range(n):
+        entry = _at(record.rekeys, s)
         if entry is None or values is None:
             values = None
             break
         context, msg = entry
+        sec = seeds[s]
         try:
-            if proofs_verified:
-                out = parse_shuffle(msg, size, record.rounds, on_curve=False).deck
+            if sec is not None or proofs_verified:
+                parsed = parse_rekey(msg, size)
             else:
-                out = verify_shuffle(values, msg, context, record.rounds)
+                parsed = verify_rekey(values, deck_keys[s], msg, context)
         except MentalError as e:
-            findings.append(Finding(s, "bad-proof", f"shuffle of seat {s}: {e}"))
+            findings.append(Finding(s, "bad-rekey", f"re-key of seat {s}: {e}"))
             try:
-                out = split_values(msg.get("deck") if isinstance(msg, dict) else None, size)
-            except BadMessage:
+                parsed = parse_rekey(msg, size)
+            except MentalError:
                 values = None
                 break
-        if seeds[s] is not None:
-            sec = seeds[s]
-            if shuffle_values(sec.deck_key, sec.deck_permutation(size), values) != out:
-                findings.append(Finding(s, "bad-shuffle", f"seat {s}'s shuffled deck is not its "
-                                        "input encrypted and permuted with its revealed keys"))
-        values = out
-
-    for s in range(n):
-        msg = _at(record.rekeys, s)
-        if msg is None or values is None:
-            values = None
-            break
-        try:
-            out = parse_rekey(msg, size)
-        except BadMessage as e:
-            findings.append(Finding(s, "bad-rekey", f"re-key of seat {s}: {e}"))
-            values = None
-            break
-        if seeds[s] is not None:
-            expect = rekey_values(seeds[s], values)
-            wrong = [j for j in range(size) if expect[j] != out[j]]
+        commitments[s] = parsed.commits
+        if sec is not None:
+            expect = rekey_values(sec, values)
+            wrong = [j for j in range(size) if expect[j] != parsed.deck[j]]
+            wrong = wrong or [j for j, c in enumerate(card_key_commitments(sec, size)) if c != parsed.commits[j]]
             if wrong:
                 findings.append(Finding(s, "bad-rekey", f"seat {s} re-keyed positions {wrong} wrongly",
                                         wrong[0]))
-        values = out
+        values = parsed.deck
 
     for seat, msg in record.card_keys:
         if not isinstance(seat, int) or not 0 <= seat < n:
@@ -240,10 +266,14 @@ def check_deal(record: DealRecord, proofs_verified: bool = False) -> DealAudit:
         except BadMessage as e:
             findings.append(Finding(seat, "bad-keys", f"key message of seat {seat}: {e}"))
             continue
-        if seeds[seat] is None:
-            continue
         for p, k in sorted(keys.items()):
-            if k != seeds[seat].card_key(p):
+            if seeds[seat] is not None:
+                wrong = k != seeds[seat].card_key(p)
+            elif commitments[seat] is not None:
+                wrong = not check_card_key(k, commitments[seat][p])
+            else:
+                continue
+            if wrong:
                 findings.append(Finding(seat, "wrong-key", f"seat {seat} published a wrong key "
                                         f"for position {p}", p))
 

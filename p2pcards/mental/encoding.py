@@ -1,6 +1,6 @@
-"""Cards as points: every physical card of a game's deck hashed to P-256.
+"""Cards as points: every physical card of a game's deck hashed to secp256k1.
 
-Hash-to-curve by try-and-increment, so no two encodings have a known
+Hash-to-group by try-and-increment, so no two encodings have a known
 relation (cards as i*G or small integers would leak the whole shuffle), and
 the tag holds the game id and the card's copy index, so the two physical
 copies of a card in a two-pack deck encode differently (equal encodings stay
@@ -13,17 +13,17 @@ import functools
 from dataclasses import dataclass, field
 
 from p2pcards.cards import DECKS, deck_for
-from p2pcards.mental.group import P, NoCard, h, is_value, u32
+from p2pcards.mental.group import NoCard, hash_to_point, u32
+
+
+def encode_card_counter(game_id: str, code: str, copy: int) -> tuple[bytes, int]:
+    """(encoding, counter) of the ``copy``-th physical copy (0, 1, ...) of ``code``."""
+    return hash_to_point("card", game_id.encode("utf-8"), code.encode("ascii"), u32(copy))
 
 
 def encode_card(game_id: str, code: str, copy: int) -> bytes:
     """The value of the ``copy``-th physical copy (0, 1, ...) of ``code``."""
-    counter = 0
-    while True:
-        x = h("card", game_id.encode("utf-8"), code.encode("ascii"), u32(copy), u32(counter))
-        if int.from_bytes(x, "big") < P and is_value(x):
-            return x
-        counter += 1
+    return encode_card_counter(game_id, code, copy)[0]
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,15 @@
-"""The commutative cipher: Pohlig-Hellman in the prime-order group of P-256,
-on x-coordinates only.
+"""The group of the dealing: secp256k1 through libsecp256k1 (``coincurve``).
 
-A *value* is the 32-byte big-endian x-coordinate of a point of P-256. With P
-the point of that x and even y, ``E_k(x) = x(k*P)``. Since ``x(k*(-P)) ==
-x(k*P)`` the sign of P never matters, so ``E_a(E_b(x)) == E_b(E_a(x)) ==
-E_ab(x)`` and ``E_{k^-1 mod n}`` undoes ``E_k``. One scalar multiplication is
-one OpenSSL ECDH exchange.
+A *point* travels as its 33-byte SEC1 compressed encoding; only the canonical
+encoding of a point other than the identity is accepted (coincurve cannot
+even represent the identity). A *scalar* travels as 32 bytes big-endian in
+[1, n-1]. The cipher is ``E_k(X) = k*X``: ``E_a(E_b(X)) == E_ab(X)`` and
+``E_{k^-1 mod n}`` undoes ``E_k``. No curve arithmetic is written here: every
+multiplication and addition is one libsecp256k1 call.
 
 Also here: the hash framing every other module uses, scalars from hashes,
-and permutations from seeds (all specified in ``protocol/dealing.md``).
+permutations from seeds and hashing to the group (all specified in
+``protocol/dealing.md``).
 """
 
 from __future__ import annotations
@@ -18,19 +19,19 @@ import hashlib
 import struct
 from typing import Iterable, Sequence
 
-from cryptography.hazmat.primitives.asymmetric import ec
+from coincurve import PublicKey
 
-# P-256 field prime and group order.
-P = 0xFFFFFFFF00000001000000000000000000000000FFFFFFFFFFFFFFFFFFFFFFFF
-N = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
-CURVE = ec.SECP256R1()
-_ECDH = ec.ECDH()
+# secp256k1: field prime and group order.
+P = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEFFFFFC2F
+N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 
-VALUE_LEN = 32
+POINT_LEN = 33
 SCALAR_LEN = 32
 SEED_LEN = 32
 HASH_LEN = 32
-TAG_PREFIX = "p2pcards/mental/v1/"
+TAG_PREFIX = "p2pcards/mental/v2/"
+
+Point = PublicKey
 
 
 class MentalError(ValueError):
@@ -39,18 +40,20 @@ class MentalError(ValueError):
 
 class BadMessage(MentalError):
     """A message (or a value in it) is malformed: wrong type, length, count,
-    range, or a value that is not a point of the curve."""
+    range, or bytes that are not the canonical encoding of a point."""
 
 
 class BadProof(MentalError):
-    """A shuffle proof does not verify."""
+    """A shuffle or re-key proof does not verify."""
 
 
 class NoCard(MentalError):
     """A fully decrypted value is no card of the deck."""
 
 
-def _frame(tag: str, parts: Iterable[bytes]) -> bytes:
+# ----- hashing --------------------------------------------------------------------------
+
+def frame(tag: str, parts: Iterable[bytes]) -> bytes:
     out = bytearray()
     t = (TAG_PREFIX + tag).encode("ascii")
     out += struct.pack(">I", len(t)) + t
@@ -61,7 +64,7 @@ def _frame(tag: str, parts: Iterable[bytes]) -> bytes:
 
 def h(tag: str, *parts: bytes) -> bytes:
     """SHA-256 over the tag and the parts, each prefixed by its u32 length."""
-    return hashlib.sha256(_frame(tag, parts)).digest()
+    return hashlib.sha256(frame(tag, parts)).digest()
 
 
 def u32(i: int) -> bytes:
@@ -70,8 +73,13 @@ def u32(i: int) -> bytes:
 
 def scalar_from(tag: str, *parts: bytes) -> int:
     """A scalar in [1, n-1] from SHA-512 of the framed parts (bias < 2^-255)."""
-    digest = hashlib.sha512(_frame(tag, parts)).digest()
+    digest = hashlib.sha512(frame(tag, parts)).digest()
     return int.from_bytes(digest, "big") % (N - 1) + 1
+
+
+def challenge_scalar(digest: bytes) -> int:
+    """The main challenge of a proof: its 256-bit hash read mod n."""
+    return int.from_bytes(digest, "big") % N
 
 
 def permutation_from(seed: bytes, label: str, size: int) -> list[int]:
@@ -84,7 +92,7 @@ def permutation_from(seed: bytes, label: str, size: int) -> list[int]:
     perm = list(range(size))
     if size < 2:
         return perm
-    stream = hashlib.shake_256(_frame("perm", (seed, label.encode("ascii"), u32(size)))).digest(
+    stream = hashlib.shake_256(frame("perm", (seed, label.encode("ascii"), u32(size)))).digest(
         16 * (size - 1))
     for step, i in enumerate(range(size - 1, 0, -1)):
         j = int.from_bytes(stream[16 * step:16 * step + 16], "big") % (i + 1)
@@ -98,6 +106,8 @@ def invert_permutation(perm: Sequence[int]) -> list[int]:
         inv[p] = j
     return inv
 
+
+# ----- scalars --------------------------------------------------------------------------
 
 def inverse(k: int) -> int:
     return pow(k, -1, N)
@@ -113,7 +123,7 @@ def scalar_from_bytes(b: object, what: str = "key") -> int:
         raise BadMessage(f"{what} must be {SCALAR_LEN} bytes, got {_describe(b)}")
     k = int.from_bytes(b, "big")
     if not 1 <= k < N:
-        raise BadMessage(f"{what} is not a scalar in [1, n-1] of P-256")
+        raise BadMessage(f"{what} is not a scalar in [1, n-1] of secp256k1")
     return k
 
 
@@ -123,71 +133,107 @@ def _describe(obj: object) -> str:
     return type(obj).__name__
 
 
-@functools.lru_cache(maxsize=8192)
-def _load(x: bytes) -> ec.EllipticCurvePublicKey:
-    # A value is validated once and then reused as input of many multiplications
-    # (one deck is the input of a shuffle, its proof rounds and their checks).
-    return ec.EllipticCurvePublicKey.from_encoded_point(CURVE, b"\x02" + x)
+def _check_key(k: int) -> bytes:
+    if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k < N:
+        raise MentalError("a key must be an int in [1, n-1]")
+    return scalar_to_bytes(k)
 
 
-def load(x: object, what: str = "value") -> ec.EllipticCurvePublicKey:
-    """The point of a value, or BadMessage if it is not an x-coordinate on P-256."""
-    if not isinstance(x, bytes) or len(x) != VALUE_LEN:
-        raise BadMessage(f"{what} must be {VALUE_LEN} bytes, got {_describe(x)}")
-    if int.from_bytes(x, "big") >= P:
-        raise BadMessage(f"{what} is not below the field prime of P-256")
+# ----- points ---------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=16384)
+def _parse(b: bytes) -> PublicKey | None:
+    # One deck is the input of a shuffle, its proof and its checks: parse once.
+    if b[0] not in (2, 3):
+        return None
     try:
-        return _load(x)
-    except ValueError:
-        raise BadMessage(f"{what} is not the x-coordinate of a point on P-256") from None
+        point = PublicKey(b)
+    except (ValueError, TypeError):
+        return None
+    return point if point.format() == b else None
 
 
-def is_value(x: bytes) -> bool:
+def load(b: object, what: str = "value") -> PublicKey:
+    """The point of a canonical 33-byte compressed encoding, or BadMessage."""
+    if not isinstance(b, bytes) or len(b) != POINT_LEN:
+        raise BadMessage(f"{what} must be {POINT_LEN} bytes, got {_describe(b)}")
+    point = _parse(b)
+    if point is None:
+        raise BadMessage(f"{what} is not the compressed encoding of a point of secp256k1")
+    return point
+
+
+def is_point(b: bytes) -> bool:
     try:
-        load(x)
+        load(b)
     except BadMessage:
         return False
     return True
 
 
-def _private(k: int) -> ec.EllipticCurvePrivateKey:
-    if not isinstance(k, int) or not 1 <= k < N:
-        raise MentalError("a key must be an int in [1, n-1]")
-    return ec.derive_private_key(k, CURVE)
-
-
-def encrypt(k: int, x: bytes) -> bytes:
-    """E_k(x) for one value."""
-    return _private(k).exchange(_ECDH, load(x))
-
-
-def encrypt_all(k: int, xs: Sequence[bytes]) -> list[bytes]:
-    """E_k of every value, in order (one key object for all)."""
-    return shuffle_values(k, range(len(xs)), xs)
-
-
-def points(xs: Sequence[bytes], what: str = "deck") -> list[ec.EllipticCurvePublicKey]:
+def points(xs: Sequence[bytes], what: str = "deck") -> list[PublicKey]:
     """Validate and load every value of a deck once, for many multiplications."""
     return [load(x, f"{what} value {j}") for j, x in enumerate(xs)]
 
 
-def shuffle_points(k: int, perm: Iterable[int], pts: Sequence[ec.EllipticCurvePublicKey]) -> list[bytes]:
-    """out[j] = E_k(pts[perm[j]]) over preloaded points."""
-    exchange = _private(k).exchange
-    return [exchange(_ECDH, pts[p]) for p in perm]
+def mul(point: PublicKey, k: int) -> PublicKey:
+    """k*X (k in [1, n-1]; the group has prime order, so never the identity)."""
+    return point.multiply(scalar_to_bytes(k))
+
+
+def base_mul(k: int) -> PublicKey:
+    """k*G."""
+    return PublicKey.from_valid_secret(scalar_to_bytes(k))
+
+
+def add(pts: Sequence[PublicKey]) -> PublicKey:
+    """The sum of the points; MentalError if it is the identity."""
+    if len(pts) == 1:
+        return pts[0]
+    try:
+        return PublicKey.combine_keys(list(pts))
+    except ValueError:
+        raise MentalError("a sum of points is the identity") from None
+
+
+def lincomb(scalars: Sequence[int], pts: Sequence[PublicKey], base: int = 0) -> PublicKey:
+    """base*G + sum(s_i * X_i) (scalars mod n; zero terms left out). MentalError
+    if it is the identity. (libsecp256k1's fixed-base multiplication plus an
+    addition is cheaper than its X + k*G tweak.)"""
+    terms = [p.multiply(scalar_to_bytes(s % N)) for s, p in zip(scalars, pts) if s % N]
+    if base % N:
+        terms.append(base_mul(base % N))
+    if not terms:
+        raise MentalError("a linear combination is the identity")
+    return add(terms)
+
+
+def encrypt(k: int, x: bytes) -> bytes:
+    """E_k(x) for one value."""
+    return load(x).multiply(_check_key(k)).format()
+
+
+def encrypt_all(k: int, xs: Sequence[bytes]) -> list[bytes]:
+    """E_k of every value, in order."""
+    return shuffle_values(k, range(len(xs)), xs)
+
+
+def shuffle_points(k: int, perm: Iterable[int], pts: Sequence[PublicKey]) -> list[PublicKey]:
+    """out[j] = k * pts[perm[j]]."""
+    kb = _check_key(k)
+    return [pts[p].multiply(kb) for p in perm]
 
 
 def shuffle_values(k: int, perm: Iterable[int], xs: Sequence[bytes]) -> list[bytes]:
     """Encrypt with k and permute: out[j] = E_k(xs[perm[j]])."""
-    return shuffle_points(k, perm, points(xs))
+    return [p.format() for p in shuffle_points(k, perm, points(xs))]
 
 
 def strip(x: bytes, keys: Iterable[int]) -> bytes:
     """Remove every key in ``keys`` from x: E with the inverse of their product."""
     product = 1
     for k in keys:
-        if not isinstance(k, int) or not 1 <= k < N:
-            raise MentalError("a key must be an int in [1, n-1]")
+        _check_key(k)
         product = product * k % N
     return encrypt(inverse(product), x)
 
@@ -197,33 +243,69 @@ def deck_bytes(xs: Sequence[bytes]) -> bytes:
 
 
 def deck_hash(xs: Sequence[bytes]) -> bytes:
-    """H("deck", concatenation of the values): names a deck in proofs and commitments."""
+    """H("deck", concatenation of the values): names a deck."""
     return h("deck", b"".join(xs))
 
 
-def split_values(blob: object, count: int, what: str = "deck", on_curve: bool = True) -> list[bytes]:
-    """Untrusted concatenated values -> list, checking length, range, that no
-    value appears twice (two equal values in a deck can only come from a
-    duplicated card) and, unless ``on_curve`` is False, curve membership
-    (a square root each: skipped for decks the caller never multiplies)."""
+def split_points(blob: object, count: int, what: str = "deck", distinct: bool = True) -> list[bytes]:
+    """Untrusted concatenated points -> list of their encodings, each checked
+    canonical; with ``distinct``, no value may appear twice (two equal values
+    in a deck can only come from a duplicated card)."""
     if not isinstance(blob, bytes):
         raise BadMessage(f"{what} must be bytes, got {_describe(blob)}")
-    if len(blob) != count * VALUE_LEN:
-        raise BadMessage(f"{what} must hold {count} values of {VALUE_LEN} bytes "
-                         f"({count * VALUE_LEN} bytes), got {len(blob)} bytes")
-    xs = [blob[i:i + VALUE_LEN] for i in range(0, len(blob), VALUE_LEN)]
+    if len(blob) != count * POINT_LEN:
+        raise BadMessage(f"{what} must hold {count} points of {POINT_LEN} bytes "
+                         f"({count * POINT_LEN} bytes), got {len(blob)} bytes")
+    xs = [blob[i:i + POINT_LEN] for i in range(0, len(blob), POINT_LEN)]
     seen: dict[bytes, int] = {}
     for j, x in enumerate(xs):
-        if on_curve:
-            load(x, f"{what} value {j}")
-        elif int.from_bytes(x, "big") >= P:
-            raise BadMessage(f"{what} value {j} is not below the field prime of P-256")
-        if x in seen:
-            raise BadMessage(f"{what} holds the same value at positions {seen[x]} and {j}")
-        seen[x] = j
+        load(x, f"{what} value {j}")
+        if distinct:
+            if x in seen:
+                raise BadMessage(f"{what} holds the same value at positions {seen[x]} and {j}")
+            seen[x] = j
     return xs
 
 
+def split_scalars(blob: object, count: int, what: str) -> list[int]:
+    if not isinstance(blob, bytes) or len(blob) != count * SCALAR_LEN:
+        raise BadMessage(f"{what} must be {count} scalars of {SCALAR_LEN} bytes, got {_describe(blob)}")
+    return [scalar_from_bytes(blob[i:i + SCALAR_LEN], f"{what} {i // SCALAR_LEN}")
+            for i in range(0, len(blob), SCALAR_LEN)]
+
+
+def scalars_bytes(ks: Iterable[int]) -> bytes:
+    return b"".join(scalar_to_bytes(k) for k in ks)
+
+
+def hash_to_point(tag: str, *parts: bytes) -> tuple[bytes, int]:
+    """Try-and-increment: the first x = H(tag, parts..., u32(counter)) that is
+    the x-coordinate of a point; the point with even y. Nobody knows the
+    discrete log of the result. Returns (encoding, counter)."""
+    counter = 0
+    while True:
+        x = h(tag, *parts, u32(counter))
+        b = b"\x02" + x
+        if int.from_bytes(x, "big") < P and _parse(b) is not None:
+            return b, counter
+        counter += 1
+
+
+GENERATORS_TAG = (TAG_PREFIX + "generator").encode("ascii")
+
+
+@functools.lru_cache(maxsize=None)
+def _generator(i: int) -> PublicKey:
+    return load(hash_to_point("generator", u32(i))[0])
+
+
+def generators(count: int) -> list[PublicKey]:
+    """h_0 (the base of the commitment chain), h_1..h_count: the shuffle
+    argument's commitment generators, ``hash_to_point("generator", u32(i))``.
+    (Cached per index: safe when a proof is made and another checked at once.)"""
+    return [_generator(i) for i in range(count + 1)]
+
+
 def clear_caches() -> None:
-    """Forget validated points (benchmarks: charge every seat its own loads)."""
-    _load.cache_clear()
+    """Forget parsed points (benchmarks: charge every seat its own loads)."""
+    _parse.cache_clear()

@@ -12,7 +12,7 @@ import secrets as _random
 from functools import cached_property
 
 from p2pcards.mental.group import (
-    N, SEED_LEN, BadMessage, MentalError, h, inverse, permutation_from, scalar_from, u32,
+    N, SEED_LEN, BadMessage, MentalError, base_mul, h, inverse, permutation_from, scalar_from, u32,
 )
 
 
@@ -42,6 +42,11 @@ class DealSecrets:
     def deck_key(self) -> int:
         return scalar_from("deck-key", self.seed)
 
+    @cached_property
+    def deck_key_point(self) -> bytes:
+        """K = k*G, published with the shuffle: what the re-key proof is checked against."""
+        return base_mul(self.deck_key).format()
+
     def deck_permutation(self, size: int) -> list[int]:
         return permutation_from(self.seed, "deck-perm", size)
 
@@ -55,21 +60,13 @@ class DealSecrets:
         """card_key(position) / deck_key: the one multiplication of a re-key."""
         return self.card_key(position) * inverse(self.deck_key) % N
 
-    def round_seed(self, input_hash: bytes, context: bytes, index: int) -> bytes:
-        """The seed of proof round ``index`` of a shuffle of the deck with hash
-        ``input_hash`` under ``context``. Bound to input and context, so proving
-        twice with one deal seed over different inputs never opens one round's
-        key both ways (which would give away the deck key)."""
-        return h("round", self.seed, input_hash, context, u32(index))
+    def nonce(self, label: str, statement: bytes, index: int = 0) -> int:
+        """A secret proof nonce, bound to the proof's whole statement (as in
+        RFC 6979): proving twice with one seed over different statements never
+        reuses a nonce with another challenge, which would give the witness
+        away; the same statement gives the same proof."""
+        return scalar_from("nonce", self.seed, label.encode("ascii"), statement, u32(index))
 
 
 def seed_commitment(seed: bytes) -> bytes:
     return h("commit", seed)
-
-
-def round_key(round_seed: bytes) -> int:
-    return scalar_from("round-key", round_seed)
-
-
-def round_permutation(round_seed: bytes, size: int) -> list[int]:
-    return permutation_from(round_seed, "round-perm", size)

@@ -1,69 +1,43 @@
-"""The shuffle step and its non-interactive cut-and-choose proof.
+"""The shuffle step and its zero-knowledge proof (protocol/dealing.md §5.2).
 
-A seat turns deck ``a`` into ``b = shuffle(a; k, pi)``: ``b[j] = E_k(a[pi[j]])``.
-To prove it did (without showing k or pi) it makes t intermediate decks
-``D_i = shuffle(a; r_i, pi_i)`` and commits to their hashes. Challenge bits
-come from a hash over the caller's context, both decks and the commitments
-(Fiat-Shamir). Round i with bit 0 is opened to the input (the round seed
-that gives r_i and pi_i); with bit 1 to the output: ``rho_i = k / r_i`` and
-``sigma_i = pi_i^-1 o pi`` with ``b = shuffle(D_i; rho_i, sigma_i)``. A seat
-whose b is not a re-encrypted permutation of a can answer at most one of the
-two questions per round, so it passes with probability 2^-t.
+A seat turns deck ``A`` into ``B``: ``B[i] = k * A[psi[i]]``, publishing its
+deck-key commitment ``K = k*G``. The proof is Terelius and Wikstrom's proof
+of a shuffle, as written out by Haenni, Locher, Koenig and Dubuis
+("Pseudo-code algorithms for verifiable re-encryption mix-nets",
+GenShuffleProof / CheckShuffleProof), with its last relation turned from
+re-encryption into exponentiation: ``sum u'_i*B_i = k * sum u_i*A_i`` proved
+together with ``K = k*G``. Notation (additive):
 
-Intermediate decks are not sent: the verifier rebuilds each one from its
-opening and compares its hash with the commitment.
+    pc_j = r_j*G + h_{psi^-1(j)}                 commitment to the permutation
+    u_j  = challenge j (from every public input)   u'_i = u_{psi(i)}
+    ch_i = rh_i*G + u'_i*ch_{i-1}, ch_0 = h_0    commitment chain
+
+    t1 = w1*G   t2 = w2*G   t3 = w3*G + sum w'_i*h_i
+    t4 = sum w'_i*B_i - w4*sum u_j*A_j           t5 = w4*G
+    th_i = wh_i*G + w'_i*ch_{i-1}
+
+The challenge c hashes every public input and every t; the message carries
+c and the responses only (the verifier recomputes the t's and the hash).
+Soundness error about N/n + 2^-256 per attempt, and no option changes it.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Sequence
 
 from p2pcards.mental.group import (
-    HASH_LEN, N, SEED_LEN, BadMessage, BadProof, MentalError, deck_bytes,
-    deck_hash, h, inverse, invert_permutation, points, scalar_from_bytes, scalar_to_bytes,
-    shuffle_points, shuffle_values, split_values, u32,
+    GENERATORS_TAG, HASH_LEN, N, POINT_LEN, BadMessage, BadProof, MentalError, Point,
+    add, base_mul, challenge_scalar, deck_bytes, frame, generators, h,
+    invert_permutation, lincomb, load, mul, points, scalar_from, scalars_bytes, shuffle_points,
+    split_points, split_scalars, u32,
 )
-from p2pcards.mental.keys import DealSecrets, round_key, round_permutation
+from p2pcards.mental.keys import DealSecrets
 
-DEFAULT_ROUNDS = 40
-MAX_ROUNDS = 256  # the challenge is one SHA-256: 256 bits
-
-
-def perm_width(size: int) -> int:
-    """Bytes per index in an encoded permutation: 1 up to 256 cards, else 2."""
-    return 1 if size <= 256 else 2
-
-
-def encode_permutation(perm: Sequence[int]) -> bytes:
-    width = perm_width(len(perm))
-    return b"".join(p.to_bytes(width, "big") for p in perm)
-
-
-def decode_permutation(blob: object, size: int, what: str = "permutation") -> list[int]:
-    width = perm_width(size)
-    if not isinstance(blob, bytes) or len(blob) != size * width:
-        got = f"{len(blob)} bytes" if isinstance(blob, bytes) else type(blob).__name__
-        raise BadMessage(f"{what} must be {size * width} bytes ({size} indices of {width}), got {got}")
-    perm = [int.from_bytes(blob[i:i + width], "big") for i in range(0, len(blob), width)]
-    if sorted(perm) != list(range(size)):
-        raise BadMessage(f"{what} is not a permutation of 0..{size - 1}")
-    return perm
-
-
-def challenge_bits(context: bytes, input_hash: bytes, output_hash: bytes,
-                   commits: Sequence[bytes], rounds: int) -> list[int]:
-    """Bit i (MSB first) of H("challenge", context, H(in), H(out), commits, u32 t):
-    0 opens round i to the input, 1 to the output."""
-    c = h("challenge", context, input_hash, output_hash, b"".join(commits), u32(rounds))
-    return [(c[i // 8] >> (7 - i % 8)) & 1 for i in range(rounds)]
-
-
-def _check_rounds(rounds: object) -> int:
-    # 0 rounds: no proof; a bad shuffle then shows only at the final reveal.
-    if not isinstance(rounds, int) or isinstance(rounds, bool) or not 0 <= rounds <= MAX_ROUNDS:
-        raise MentalError(f"proof rounds must be an int in 0..{MAX_ROUNDS}, got {rounds!r}")
-    return rounds
+SOUNDNESS_BITS = 128  # at least: every challenge is a full scalar, the main one 256 bits mod n
+FIELDS = {"deck", "key", "commits", "chain", "challenge", "responses", "chain_responses",
+          "perm_responses"}
 
 
 def _check_context(context: object) -> bytes:
@@ -72,108 +46,166 @@ def _check_context(context: object) -> bytes:
     return context
 
 
-def prove_shuffle(secrets: DealSecrets, deck_in: Sequence[bytes], deck_out: Sequence[bytes],
-                  context: bytes, rounds: int = DEFAULT_ROUNDS) -> tuple[bytes, list]:
-    """The proof (commitments, openings) that ``deck_out`` is ``deck_in``
-    shuffled with this seat's deck key and permutation. Deterministic in its
-    arguments. (Given any other deck_out it makes a proof that fails.)"""
-    rounds = _check_rounds(rounds)
-    context = _check_context(context)
-    size = len(deck_in)
-    input_hash = deck_hash(deck_in)
-    k, pi = secrets.deck_key, secrets.deck_permutation(size)
-    pts = points(deck_in)
-    seeds, commits = [], []
-    for i in range(rounds):
-        seed = secrets.round_seed(input_hash, context, i)
-        mid = shuffle_points(round_key(seed), round_permutation(seed, size), pts)
-        seeds.append(seed)
-        commits.append(deck_hash(mid))
-    bits = challenge_bits(context, input_hash, deck_hash(deck_out), commits, rounds)
-    openings: list = []
-    for seed, bit in zip(seeds, bits):
-        if bit == 0:
-            openings.append(seed)
-        else:
-            rho = k * inverse(round_key(seed)) % N
-            sigma = invert_permutation(round_permutation(seed, size))
-            sigma = [sigma[p] for p in pi]
-            openings.append([scalar_to_bytes(rho), encode_permutation(sigma)])
-    return b"".join(commits), openings
+def _u_state(context: bytes, deck_in: bytes, deck_out: bytes, key: bytes, commits: bytes,
+             size: int) -> bytes:
+    return h("shuffle-u", context, GENERATORS_TAG, u32(size), deck_in, deck_out, key, commits)
+
+
+def _challenges(state: bytes, size: int) -> list[int]:
+    return [scalar_from("shuffle-u-i", state, u32(j)) for j in range(size)]
+
+
+def _main_challenge(state: bytes, chain: bytes, ts: Sequence[Point], th: Sequence[Point]) -> bytes:
+    digest = hashlib.sha256(frame("shuffle-challenge", (state, chain)))
+    for t in list(ts) + list(th):
+        digest.update(t.format())
+    return digest.digest()
 
 
 def shuffle_step(secrets: DealSecrets, deck_in: Sequence[bytes], context: bytes,
-                 rounds: int = DEFAULT_ROUNDS) -> dict:
-    """This seat's shuffle message: ``{"deck", "commits", "open"}`` (see dealing.md)."""
-    deck_out = shuffle_values(secrets.deck_key, secrets.deck_permutation(len(deck_in)), deck_in)
-    commits, openings = prove_shuffle(secrets, deck_in, deck_out, context, rounds)
-    return {"deck": deck_bytes(deck_out), "commits": commits, "open": openings}
+                 trace: dict | None = None) -> dict:
+    """This seat's shuffle message with its proof (see dealing.md §5.2).
+    ``trace`` (test vectors): filled with every intermediate value."""
+    context = _check_context(context)
+    size = len(deck_in)
+    if size < 2:
+        raise MentalError("a deck to shuffle needs at least 2 cards")
+    a_pts = points(deck_in, "input deck")
+    k, psi = secrets.deck_key, secrets.deck_permutation(size)
+    inv = invert_permutation(psi)
+    b_pts = shuffle_points(k, psi, a_pts)
+    deck_out = deck_bytes(p.format() for p in b_pts)
+    key = secrets.deck_key_point
+    gens = generators(size)
+    h0, hs = gens[0], gens[1:]
+
+    statement = h("shuffle-nonce", context, deck_bytes(deck_in))
+    nonce = secrets.nonce
+    r = [nonce("shuffle-r", statement, j) for j in range(size)]
+    pc = [add([hs[inv[j]], base_mul(r[j])]) for j in range(size)]
+    commits = deck_bytes(p.format() for p in pc)
+    state = _u_state(context, deck_bytes(deck_in), deck_out, key, commits, size)
+    u = _challenges(state, size)
+    up = [u[psi[i]] for i in range(size)]
+
+    rh = [nonce("shuffle-r-hat", statement, i) for i in range(size)]
+    chain_pts: list[Point] = []
+    prev = h0
+    for i in range(size):
+        prev = lincomb([up[i]], [prev], rh[i])
+        chain_pts.append(prev)
+    chain = deck_bytes(p.format() for p in chain_pts)
+
+    w1, w2, w3, w4 = (nonce("shuffle-w", statement, i) for i in range(4))
+    wh = [nonce("shuffle-w-hat", statement, i) for i in range(size)]
+    wp = [nonce("shuffle-w-prime", statement, i) for i in range(size)]
+    t1, t2, t5 = base_mul(w1), base_mul(w2), base_mul(w4)
+    t3 = lincomb(wp, hs, w3)
+    # sum w'_i*B_i - w4*sum u_j*A_j, with B_i = k*A_psi(i): one multiplication per card.
+    t4 = lincomb([(k * wp[inv[j]] - w4 * u[j]) % N for j in range(size)], a_pts)
+    th = [lincomb([wp[i]], [h0 if i == 0 else chain_pts[i - 1]], wh[i]) for i in range(size)]
+    digest = _main_challenge(state, chain, (t1, t2, t3, t4, t5), th)
+    c = challenge_scalar(digest)
+
+    v = [1] * size
+    for i in range(size - 2, -1, -1):
+        v[i] = up[i + 1] * v[i + 1] % N
+    if trace is not None:
+        trace.update(r=r, u_state=state, u=u, r_hat=rh, w=[w1, w2, w3, w4], w_hat=wh, w_prime=wp,
+                     t=[t.format() for t in (t1, t2, t3, t4, t5)], t_hat=[t.format() for t in th], c=c)
+    s1 = (w1 - c * sum(r)) % N
+    s2 = (w2 - c * sum(x * y for x, y in zip(rh, v))) % N
+    s3 = (w3 - c * sum(x * y for x, y in zip(r, u))) % N
+    s4 = (w4 - c * k) % N
+    sh = [(wh[i] - c * rh[i]) % N for i in range(size)]
+    sp = [(wp[i] - c * up[i]) % N for i in range(size)]
+    return {"deck": deck_out, "key": key, "commits": commits, "chain": chain, "challenge": digest,
+            "responses": scalars_bytes((s1, s2, s3, s4)), "chain_responses": scalars_bytes(sh),
+            "perm_responses": scalars_bytes(sp)}
 
 
 @dataclass
 class ShuffleMessage:
     deck: list[bytes]
+    key: bytes                  # K = k*G
     commits: list[bytes]
-    openings: list  # per round: a round seed (bytes) or (rho: int, sigma: list[int])
+    chain: list[bytes]
+    challenge: bytes
+    responses: list[int]        # s1..s4
+    chain_responses: list[int]  # s-hat
+    perm_responses: list[int]   # s'
 
 
-def parse_shuffle(msg: object, size: int, rounds: int = DEFAULT_ROUNDS,
-                  on_curve: bool = True) -> ShuffleMessage:
-    """Strictly decode an untrusted shuffle message for a deck of ``size``
-    (``on_curve``: see split_values)."""
-    rounds = _check_rounds(rounds)
-    if not isinstance(msg, dict) or set(msg) != {"deck", "commits", "open"}:
-        raise BadMessage('a shuffle message must be a map with exactly "deck", "commits", "open"')
-    deck = split_values(msg["deck"], size, "shuffled deck", on_curve)
-    commits = msg["commits"]
-    if not isinstance(commits, bytes) or len(commits) != rounds * HASH_LEN:
-        raise BadMessage(f"commits must be {rounds} hashes of {HASH_LEN} bytes")
-    raw = msg["open"]
-    if not isinstance(raw, (list, tuple)) or len(raw) != rounds:
-        raise BadMessage(f"open must be a list of {rounds} openings")
-    openings: list = []
-    for i, item in enumerate(raw):
-        if isinstance(item, bytes):
-            if len(item) != SEED_LEN:
-                raise BadMessage(f"opening {i}: a round seed must be {SEED_LEN} bytes")
-            openings.append(item)
-        elif isinstance(item, (list, tuple)) and len(item) == 2:
-            rho = scalar_from_bytes(item[0], f"opening {i} key ratio")
-            openings.append((rho, decode_permutation(item[1], size, f"opening {i} permutation")))
-        else:
-            raise BadMessage(f"opening {i} must be a {SEED_LEN}-byte seed or [ratio, permutation]")
-    return ShuffleMessage(deck, [commits[i:i + HASH_LEN] for i in range(0, len(commits), HASH_LEN)],
-                          openings)
+def parse_shuffle(msg: object, size: int) -> ShuffleMessage:
+    """Strictly decode an untrusted shuffle message for a deck of ``size``."""
+    if not isinstance(msg, dict) or set(msg) != FIELDS:
+        names = ", ".join(f'"{f}"' for f in sorted(FIELDS))
+        raise BadMessage(f"a shuffle message must be a map with exactly {names}")
+    deck = split_points(msg["deck"], size, "shuffled deck")
+    key = msg["key"]
+    load(key, "deck-key commitment")
+    challenge = msg["challenge"]
+    if not isinstance(challenge, bytes) or len(challenge) != HASH_LEN:
+        raise BadMessage(f"the shuffle challenge must be {HASH_LEN} bytes")
+    return ShuffleMessage(
+        deck, key,
+        split_points(msg["commits"], size, "permutation commitment", distinct=False),
+        split_points(msg["chain"], size, "commitment chain", distinct=False),
+        challenge,
+        split_scalars(msg["responses"], 4, "shuffle response"),
+        split_scalars(msg["chain_responses"], size, "chain response"),
+        split_scalars(msg["perm_responses"], size, "permutation response"))
 
 
-def verify_shuffle(deck_in: Sequence[bytes], msg: object, context: bytes,
-                   rounds: int = DEFAULT_ROUNDS, on_curve: bool = True) -> list[bytes]:
+def verify_shuffle(deck_in: Sequence[bytes], msg: object, context: bytes) -> list[bytes]:
     """The output deck of a shuffle message whose proof holds for ``deck_in``
-    under ``context``; raises BadMessage (malformed) or BadProof (false).
-    The output's curve membership is checked if there are proof rounds (they
-    multiply it) or ``on_curve`` asks for it (without rounds, only a seat that
-    multiplies the deck needs it)."""
+    under ``context``; raises BadMessage (malformed) or BadProof (false)."""
     context = _check_context(context)
     size = len(deck_in)
-    parsed = parse_shuffle(msg, size, rounds, on_curve=False)
-    pts_in = points(deck_in, "input deck") if rounds else []
-    pts_out = points(parsed.deck, "shuffled deck") if rounds or on_curve else []
-    bits = challenge_bits(context, deck_hash(deck_in), deck_hash(parsed.deck), parsed.commits, rounds)
-    for i, (opening, bit, commit) in enumerate(zip(parsed.openings, bits, parsed.commits)):
-        if bit == 0:
-            if not isinstance(opening, bytes):
-                raise BadProof(f"round {i} must be opened to the input and is opened to the output")
-            mid = shuffle_points(round_key(opening), round_permutation(opening, size), pts_in)
-        else:
-            if isinstance(opening, bytes):
-                raise BadProof(f"round {i} must be opened to the output and is opened to the input")
-            rho, sigma = opening
-            # b[j] = E_rho(D[sigma[j]])  =>  D[sigma[j]] = E_rho^-1(b[j])
-            back = shuffle_points(inverse(rho), range(size), pts_out)
-            mid = [b""] * size
-            for j, s in enumerate(sigma):
-                mid[s] = back[j]
-        if deck_hash(mid) != commit:
-            side = "input" if bit == 0 else "output"
-            raise BadProof(f"round {i}: the deck opened to the {side} does not match its commitment")
-    return parsed.deck
+    m = parse_shuffle(msg, size)
+    try:
+        ok = _check(deck_in, m, context)
+    except MentalError:  # a sum came out as the identity: no honest proof does that
+        ok = False
+    if not ok:
+        raise BadProof("the shuffle proof does not verify: the output is not the input deck, "
+                       "permuted and encrypted with the committed deck key, for this place")
+    return m.deck
+
+
+def _check(deck_in: Sequence[bytes], m: ShuffleMessage, context: bytes) -> bool:
+    size = len(deck_in)
+    a_pts = points(deck_in, "input deck")
+    b_pts = [load(x) for x in m.deck]
+    pc = [load(x) for x in m.commits]
+    chain_pts = [load(x) for x in m.chain]
+    key = load(m.key)
+    gens = generators(size)
+    h0, hs = gens[0], gens[1:]
+    state = _u_state(context, deck_bytes(deck_in), deck_bytes(m.deck), m.key, deck_bytes(m.commits), size)
+    u = _challenges(state, size)
+    c = challenge_scalar(m.challenge)
+    if c == 0:
+        return False
+    s1, s2, s3, s4 = m.responses
+    sh, sp = m.chain_responses, m.perm_responses
+    minus = N - 1
+    u_prod = 1
+    for x in u:
+        u_prod = u_prod * x % N
+    # t1 = c*(sum pc_j - sum h_i) + s1*G
+    t1 = lincomb([c], [add([add(pc), mul(add(hs), minus)])], s1)
+    # t2 = c*(ch_N - prod(u)*h0) + s2*G
+    t2 = lincomb([c, -c * u_prod], [chain_pts[-1], h0], s2)
+    # t3 = c*sum u_j*pc_j + s3*G + sum s'_i*h_i
+    t3 = lincomb([c * x for x in u] + list(sp), pc + list(hs), s3)
+    # t4 = sum s'_i*B_i - s4*sum u_j*A_j
+    t4 = lincomb(list(sp) + [-s4 * x for x in u], b_pts + a_pts)
+    t5 = lincomb([c], [key], s4)
+    th = [lincomb([c, sp[i]], [chain_pts[i], h0 if i == 0 else chain_pts[i - 1]], sh[i])
+          for i in range(size)]
+    return _main_challenge(state, deck_bytes(m.chain), (t1, t2, t3, t4, t5), th) == m.challenge
+
+
+__all__ = ["SOUNDNESS_BITS", "ShuffleMessage", "parse_shuffle", "shuffle_step", "verify_shuffle",
+           "POINT_LEN"]

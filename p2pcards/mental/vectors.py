@@ -1,5 +1,6 @@
-"""Test vectors of the dealing cryptography: a small deal with fixed seeds and
-every intermediate value, as JSON (``protocol/vectors/dealing.json``).
+"""Test vectors of the dealing cryptography, protocol version 2: a small deal
+with fixed seeds and every intermediate value, as JSON
+(``protocol/vectors/dealing.json``).
 
     PYTHONPATH=. python -m p2pcards.mental.vectors > protocol/vectors/dealing.json
 
@@ -16,18 +17,16 @@ import sys
 import msgpack
 
 from p2pcards.mental.deal import (
-    DealRecord, card_keys_step, check_deal, commit_step, open_card, rekey_step, reveal_step,
+    DealRecord, card_keys_step, check_deal, commit_step, open_card, reveal_step,
 )
-from p2pcards.mental.encoding import encode_deck
-from p2pcards.mental.group import (
-    P, deck_hash, h, is_value, scalar_to_bytes, shuffle_values, split_values, u32,
-)
-from p2pcards.mental.keys import DealSecrets, round_key, round_permutation
-from p2pcards.mental.shuffle import challenge_bits, shuffle_step
+from p2pcards.mental.encoding import encode_card_counter, encode_deck
+from p2pcards.mental.group import frame, generators, h, scalar_to_bytes, split_points, u32
+from p2pcards.mental.keys import DealSecrets
+from p2pcards.mental.rekey import rekey_step
+from p2pcards.mental.shuffle import shuffle_step
 
 GAME = "bura"
 PLAYERS = 2
-ROUNDS = 4
 # Seat 0 is shown positions 0 and 2, seat 1 positions 1 and 3, everybody position 4.
 PLAN = {0: 0, 1: 1, 2: 0, 3: 1, 4: None}
 
@@ -36,26 +35,33 @@ def vector_seed(seat: int) -> bytes:
     return hashlib.sha256(b"p2pcards dealing test vector, seat %d" % seat).digest()
 
 
-def vector_context(seat: int) -> bytes:
-    return b"test vector|shuffle|" + u32(seat)
+def vector_context(step: str, seat: int) -> bytes:
+    return b"test vector|" + step.encode("ascii") + b"|" + u32(seat)
 
 
 def _hex(b: bytes) -> str:
     return b.hex()
 
 
+def _sc(k: int) -> str:
+    return scalar_to_bytes(k).hex()
+
+
 def _pack(msg: object) -> str:
     return msgpack.packb(msg, use_bin_type=True).hex()
 
 
-def _counter(game_id: str, code: str, copy: int, x: bytes) -> int:
-    c = 0
-    while True:
-        y = h("card", game_id.encode(), code.encode(), u32(copy), u32(c))
-        if int.from_bytes(y, "big") < P and is_value(y):
-            assert y == x
-            return c
-        c += 1
+def _trace(t: dict) -> dict:
+    """JSON form of a prover trace: scalars and bytes as hex."""
+    out = {}
+    for key, value in t.items():
+        if isinstance(value, bytes):
+            out[key] = _hex(value)
+        elif isinstance(value, int):
+            out[key] = _sc(value)
+        else:
+            out[key] = [_hex(v) if isinstance(v, bytes) else _sc(v) for v in value]
+    return out
 
 
 def build() -> dict:
@@ -66,18 +72,20 @@ def build() -> dict:
     for i, (code, x) in enumerate(zip(enc.codes, enc.values)):
         copy = copies.get(code, 0)
         copies[code] = copy + 1
-        encoding.append({"index": i, "code": code, "copy": copy,
-                         "counter": _counter(GAME, code, copy, x), "x": _hex(x)})
+        point, counter = encode_card_counter(GAME, code, copy)
+        assert point == x
+        encoding.append({"index": i, "code": code, "copy": copy, "counter": counter, "point": _hex(x)})
 
     sec = [DealSecrets(vector_seed(s)) for s in range(PLAYERS)]
     seats = [{
         "seed": _hex(s.seed),
         "commitment": _hex(s.commitment),
-        "deck_key": _hex(scalar_to_bytes(s.deck_key)),
+        "deck_key": _sc(s.deck_key),
+        "deck_key_point": _hex(s.deck_key_point),
         "deck_permutation": s.deck_permutation(size),
-        "card_keys": [_hex(scalar_to_bytes(s.card_key(j))) for j in range(size)],
+        "card_keys": [_sc(s.card_key(j)) for j in range(size)],
     } for s in sec]
-    record = DealRecord(GAME, PLAYERS, ROUNDS)
+    record = DealRecord(GAME, PLAYERS)
     commits = []
     for s in sec:
         msg = commit_step(s)
@@ -87,35 +95,26 @@ def build() -> dict:
     deck = list(enc.values)
     shuffles = []
     for seat, s in enumerate(sec):
-        context = vector_context(seat)
-        input_hash = deck_hash(deck)
-        rounds = []
-        for i in range(ROUNDS):
-            rs = s.round_seed(input_hash, context, i)
-            mid = shuffle_values(round_key(rs), round_permutation(rs, size), deck)
-            rounds.append({"seed": _hex(rs), "key": _hex(scalar_to_bytes(round_key(rs))),
-                           "permutation": round_permutation(rs, size),
-                           "deck": [_hex(x) for x in mid], "commit": _hex(deck_hash(mid))})
-        msg = shuffle_step(s, deck, context, ROUNDS)
-        out = split_values(msg["deck"], size)
-        commit_list = [bytes.fromhex(r["commit"]) for r in rounds]
+        context = vector_context("shuffle", seat)
+        trace: dict = {}
+        msg = shuffle_step(s, deck, context, trace)
+        out = split_points(msg["deck"], size)
         packed = msgpack.packb(msg, use_bin_type=True)
-        shuffles.append({
-            "seat": seat, "context": _hex(context), "input_hash": _hex(input_hash),
-            "rounds": rounds,
-            "challenge_bits": challenge_bits(context, input_hash, deck_hash(out), commit_list, ROUNDS),
-            "output": [_hex(x) for x in out], "output_hash": _hex(deck_hash(out)),
-            "message": packed.hex(), "message_sha256": hashlib.sha256(packed).hexdigest(),
-        })
+        shuffles.append({"seat": seat, "context": _hex(context), "input": [_hex(x) for x in deck],
+                         "output": [_hex(x) for x in out], "prover": _trace(trace),
+                         "message": packed.hex(), "message_sha256": hashlib.sha256(packed).hexdigest()})
         record.shuffles.append((context, msg))
         deck = out
 
     rekeys = []
     for seat, s in enumerate(sec):
-        msg = rekey_step(s, deck)
-        deck = split_values(msg["deck"], size)
-        rekeys.append({"seat": seat, "output": [_hex(x) for x in deck], "message": _pack(msg)})
-        record.rekeys.append(msg)
+        context = vector_context("rekey", seat)
+        trace = {}
+        msg = rekey_step(s, deck, context, trace)
+        deck = split_points(msg["deck"], size)
+        rekeys.append({"seat": seat, "context": _hex(context), "output": [_hex(x) for x in deck],
+                       "prover": _trace(trace), "message": _pack(msg)})
+        record.rekeys.append((context, msg))
 
     card_keys = []
     for seat, s in enumerate(sec):
@@ -132,14 +131,15 @@ def build() -> dict:
         reveals.append(_pack(msg))
     audit = check_deal(record)
     return {
-        "about": "p2pcards dealing test vector (protocol/dealing.md); hex strings are bytes, "
-                 "messages are their msgpack encoding",
-        "game": GAME, "players": PLAYERS, "rounds": ROUNDS,
+        "about": "p2pcards dealing test vector, protocol version 2 (protocol/dealing.md); hex strings "
+                 "are bytes, scalars 32 bytes big-endian, points 33-byte SEC1 compressed, messages "
+                 "their msgpack encoding",
+        "game": GAME, "players": PLAYERS,
         "plan": {str(p): who for p, who in PLAN.items()},
-        "encoding": encoding,
-        "example_hash": {"tag": "deck", "parts": [""],
-                         "framed": _hex(b"\x00\x00\x00\x17p2pcards/mental/v1/deck\x00\x00\x00\x00"),
+        "example_hash": {"tag": "deck", "parts": [""], "framed": _hex(frame("deck", [b""])),
                          "sha256": _hex(h("deck", b""))},
+        "generators": [_hex(g.format()) for g in generators(size)],
+        "encoding": encoding,
         "seats": seats,
         "commit_messages": commits,
         "shuffles": shuffles,

@@ -3,8 +3,7 @@
     endpoint -> lobby (host or join) -> mesh -> entry 0 signed by all -> TablePeer
 
 The table options agreed in the lobby hold the game's rules options plus the
-table's own, prefixed ``table.``: ``table.proof_rounds`` (shuffle proof
-rounds, default 40), ``table.turn_timeout`` (seconds, default 120) and
+table's own, prefixed ``table.``: ``table.turn_timeout`` (seconds, default 120) and
 ``table.deals`` (stop after that many deals; 0: play the match out).
 """
 
@@ -32,7 +31,12 @@ from p2pcards.protocol.driver import SeatDriver
 log = logging.getLogger("p2pcards.peer.seating")
 
 TABLE_PREFIX = "table."
-TABLE_DEFAULTS = {"proof_rounds": 40, "turn_timeout": 120, "rejoin_timeout": 120, "deals": 0}
+TABLE_DEFAULTS = {"turn_timeout": 120, "rejoin_timeout": 120, "deals": 0}
+# Settings of earlier versions that no longer exist, and why.
+REMOVED_SETTINGS = {
+    "proof_rounds": "the dealing proofs of protocol version 2 always have full strength "
+                    "(2^-128 soundness) and cannot be made weaker",
+}
 GENESIS_TIMEOUT = 30.0
 
 
@@ -46,6 +50,8 @@ def split_options(options: dict) -> tuple[dict, dict]:
     for key, value in options.items():
         if key.startswith(TABLE_PREFIX):
             name = key[len(TABLE_PREFIX):]
+            if name in REMOVED_SETTINGS:
+                raise IllegalAction(f"the table setting {key!r} was removed: {REMOVED_SETTINGS[name]}")
             if name not in TABLE_DEFAULTS:
                 raise IllegalAction(f"unknown table setting {key!r} (settings: "
                                     + ", ".join(TABLE_PREFIX + k for k in TABLE_DEFAULTS) + ")")
@@ -54,8 +60,6 @@ def split_options(options: dict) -> tuple[dict, dict]:
             table[name] = value
         else:
             rules[key] = value
-    if table["proof_rounds"] < 8 or table["proof_rounds"] > 128:
-        raise IllegalAction("table.proof_rounds must be between 8 and 128")
     if table["turn_timeout"] < 1 or table["rejoin_timeout"] < 1:
         raise IllegalAction("table.turn_timeout and table.rejoin_timeout must be at least 1 second")
     return rules, table
@@ -115,7 +119,7 @@ async def agree_genesis(mesh, table, my_seat: int, signer, rules: dict, settings
     except IllegalAction as exc:
         raise RunError(f"the table's options are refused: {exc}") from None
     seated = [Player(s.name, s.key, table.contributions[s.seat]) for s in table.seats]
-    extra = {"rounds": settings["proof_rounds"], "turn_timeout": settings["turn_timeout"],
+    extra = {"turn_timeout": settings["turn_timeout"],
              "rejoin_timeout": settings["rejoin_timeout"], "deals": settings["deals"]}
     body = table_body(table.game, full, seated, table.session_id, extra=extra)
     mine = sign_body(body, signer)

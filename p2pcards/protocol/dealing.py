@@ -22,8 +22,8 @@ NoCard = mental.NoCard
 
 
 def context(session: bytes, deal_index: int, seat: int, step: str, prev_hash: bytes) -> bytes:
-    """The Fiat-Shamir context of a shuffle proof: session, deal, seat, step
-    and the hash of the log entry before it."""
+    """The Fiat-Shamir context of a shuffle or re-key proof: session, deal,
+    seat, step and the hash of the log entry before it."""
     return h("table-context", session, struct.pack(">I", deal_index), struct.pack(">I", seat),
              step.encode("ascii"), prev_hash)
 
@@ -35,12 +35,12 @@ def initial_deck(game_id: str) -> list[bytes]:
 # ----- what a seat publishes ----------------------------------------------------------
 
 
-def shuffle_payload(secrets: mental.DealSecrets, deck_in: list[bytes], ctx: bytes, rounds: int) -> dict:
-    return {"commit": secrets.commitment, "shuffle": mental.shuffle_step(secrets, deck_in, ctx, rounds)}
+def shuffle_payload(secrets: mental.DealSecrets, deck_in: list[bytes], ctx: bytes) -> dict:
+    return {"commit": secrets.commitment, "shuffle": mental.shuffle_step(secrets, deck_in, ctx)}
 
 
-def rekey_payload(secrets: mental.DealSecrets, deck_in: list[bytes]) -> dict:
-    return {"rekey": mental.rekey_step(secrets, deck_in)}
+def rekey_payload(secrets: mental.DealSecrets, deck_in: list[bytes], ctx: bytes) -> dict:
+    return {"rekey": mental.rekey_step(secrets, deck_in, ctx)}
 
 
 def key_list(secrets: mental.DealSecrets, positions) -> list[list]:
@@ -55,21 +55,41 @@ def reveal_payload(secrets: mental.DealSecrets) -> dict:
 # ----- checking what others publish -------------------------------------------------
 
 
-def check_shuffle(deck_in: list[bytes], payload: dict, ctx: bytes, rounds: int) -> tuple[list[bytes], bytes]:
-    """The output deck and seed commitment of a shuffle entry whose proof holds."""
+def check_shuffle(deck_in: list[bytes], payload: dict, ctx: bytes, verify: bool = True
+                  ) -> tuple[list[bytes], bytes, bytes]:
+    """(output deck, seed commitment, deck-key commitment K) of a shuffle
+    entry; its proof is checked unless ``verify`` is off (one's own entry, or
+    an audit that recomputes the deal from its seeds)."""
     try:
         commitment = mental.parse_commit({"commit": payload.get("commit")})
-        deck = mental.verify_shuffle(deck_in, payload.get("shuffle"), ctx, rounds)
+        msg = payload.get("shuffle")
+        if verify:
+            deck = mental.verify_shuffle(deck_in, msg, ctx)
+            return deck, commitment, msg["key"]
+        parsed = mental.parse_shuffle(msg, len(deck_in))
     except mental.MentalError as exc:
         raise DealingError(str(exc)) from None
-    return deck, commitment
+    return parsed.deck, commitment, parsed.key
 
 
-def check_rekey(deck_in: list[bytes], payload: dict) -> list[bytes]:
+def check_rekey(deck_in: list[bytes], deck_key: bytes, payload: dict, ctx: bytes, verify: bool = True
+                ) -> tuple[list[bytes], list[bytes]]:
+    """(output deck, per-card key commitments) of a re-key entry, its proof
+    checked against the seat's deck-key commitment unless ``verify`` is off."""
     try:
-        return mental.parse_rekey(payload.get("rekey"), len(deck_in))
+        msg = payload.get("rekey")
+        if verify:
+            parsed = mental.verify_rekey(deck_in, deck_key, msg, ctx)
+        else:
+            parsed = mental.parse_rekey(msg, len(deck_in))
     except mental.MentalError as exc:
         raise DealingError(str(exc)) from None
+    return parsed.deck, parsed.commits
+
+
+def key_matches(key: int, commitment: bytes) -> bool:
+    """A published per-card key is the one its publisher committed to."""
+    return mental.check_card_key(key, commitment)
 
 
 def parse_key(raw) -> int:
@@ -106,14 +126,15 @@ def check_deal(machine, deal) -> tuple[list, list[str] | None]:
     record = mental.DealRecord(
         game_id=machine.game.id,
         players=n,
-        rounds=machine.proof_rounds,
         commits=[{"commit": deal.commitments[s]} if s in deal.commitments else None for s in range(n)],
         shuffles=list(deal.shuffle_messages),
         rekeys=list(deal.rekey_messages),
         card_keys=[(seat, {"keys": keys}) for seat, keys in deal.key_messages],
         reveals=[{"seed": deal.seeds[s]} if s in deal.seeds else None for s in range(n)],
     )
-    audit = mental.check_deal(record, proofs_verified=True)  # the machine verified each as it took it
+    # The machine verified each proof as it took the entry, unless it defers
+    # them to this check (the audit: recomputing from the seeds is cheaper).
+    audit = mental.check_deal(record, proofs_verified=machine.verify_proofs)
     violations = []
     for finding in audit.findings:
         # A seat that never got to commit, or was blamed already and did not

@@ -11,11 +11,17 @@ from __future__ import annotations
 
 import os
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from p2pcards.games import IllegalAction
 from p2pcards.protocol.log import END, Entry, GameLog, LogError, LogFile, assemble, check_body_signature, sign_body
-from p2pcards.protocol.machine import ABORT, ACTION, Expect, TableMachine, Violation, new_machine
+from p2pcards.protocol.machine import ABORT, ACTION, REKEY, SHUFFLE, Expect, TableMachine, Violation, new_machine
+from p2pcards.mental import deck_hash
 from p2pcards.protocol.seat import Seat
+
+# A seat's next shuffle or re-key, computed on a deck while that deck's proof
+# is still being checked (libsecp256k1 calls release the GIL): one worker.
+_AHEAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="p2pcards-ahead")
 
 
 class SeatDriver:
@@ -39,6 +45,9 @@ class SeatDriver:
         self.machine.head_hash = genesis.hash
         self.me = Seat(seat, seeds) if seat is not None else None
         self.signer = signer
+        # ((kind, deal, context, input deck hash), this seat's step computed ahead)
+        self._ahead: tuple[tuple, Future] | None = None
+        self.pipelining = True  # off while a log is replayed (nothing is written meanwhile)
 
     @property
     def seat(self) -> int | None:
@@ -55,8 +64,10 @@ class SeatDriver:
         file = LogFile.open(log_path, repair=True)
         entries = list(file.log)
         driver = cls(entries[0], seat, signer, seeds=seeds)
+        driver.pipelining = False
         for entry in entries[1:]:
             driver.receive(entry)
+        driver.pipelining = True
         driver.file = file
         driver.final_len = driver.written_len = len(entries)
         return driver
@@ -66,7 +77,15 @@ class SeatDriver:
         """Check and take in the next entry. On LogError or Violation nothing
         changes: the entry is not logged."""
         self.log.check(entry)
-        self.machine.accept(entry)  # leaves the machine as it was on Violation
+        ahead = self._start_ahead(entry)
+        try:
+            self.machine.accept(entry)  # leaves the machine as it was on Violation
+        except Violation:
+            if ahead is not None:
+                ahead[1].cancel()  # built on a refused entry: never used
+            raise
+        if ahead is not None:
+            self._ahead = ahead
         self.log.append(entry)
         if self.me is not None:
             self.me.refresh(self.machine)
@@ -107,6 +126,38 @@ class SeatDriver:
                 me.refresh(machine)
         self.log, self.machine, self.me = log, machine, me
 
+    def _start_ahead(self, entry: Entry) -> tuple[tuple, Future] | None:
+        """Pipelining: if ``entry`` hands this seat the input of its next
+        shuffle or re-key, start that step in the background while the entry
+        is checked. It is only ever used once the entry has been accepted and
+        the step is due on exactly that input (``_take_ahead``)."""
+        if self.me is None or entry.author == self.seat or not self.pipelining:
+            return None
+        nxt = self.me.next_step(self.machine, entry)
+        if nxt is None:
+            return None
+        kind, deck, ctx = nxt
+        deal = self.machine.deal.index
+        secrets = self.me.secrets(deal)
+        return (kind, deal, ctx, deck_hash(deck)), _AHEAD.submit(Seat.step_body, kind, secrets, deck, ctx)
+
+    def _take_ahead(self, want: Expect) -> dict | None:
+        ahead, self._ahead = self._ahead, None
+        if ahead is None:
+            return None
+        key, future = ahead
+        m = self.machine
+        ctx = m.proof_context(self.seat, want.kind, m.head_hash)
+        if key != (want.kind, m.deal.index, ctx, deck_hash(m.deck_in())):
+            future.cancel()
+            return None
+        try:
+            body = dict(future.result())
+        except Exception:  # computed again in the ordinary way, which raises where it belongs
+            return None
+        body["deal"] = m.deal.index
+        return body
+
     # ----- writing this seat's entries
     def due(self) -> Expect | None:
         """What this seat must write now (None: somebody else's turn)."""
@@ -124,7 +175,11 @@ class SeatDriver:
             raise IllegalAction("it is not your turn")
         if want.kind == ABORT:
             return self.write_abort(self.me.problem or self.machine.pending_problem)
-        payload = self.me.payload(self.machine, want, action)
+        payload = None
+        if want.kind in (SHUFFLE, REKEY):
+            payload = self._take_ahead(want)
+        if payload is None:
+            payload = self.me.payload(self.machine, want, action)
         if chat:
             payload["chat"] = list(chat)
         return self._sign_and_take(want.kind, payload)
@@ -137,6 +192,7 @@ class SeatDriver:
 
     def _sign_and_take(self, kind: str, payload: dict) -> Entry:
         entry = self.log.make_next(self.seat, kind, payload, self.signer)
+        self.machine.skip_proof = entry.hash  # no seat re-checks its own proof
         self.receive(entry)
         return entry
 

@@ -325,6 +325,9 @@ class TableInfo:
             raise LogError(index, f"table payload: missing {missing}, unknown {unknown}")
         if not _is_int(p["protocol"]):
             raise LogError(index, "table payload: protocol must be an integer")
+        if p["protocol"] == 1:
+            raise LogError(index, f"protocol version 1: its dealing (cut-and-choose proofs on P-256) is "
+                                  f"no longer accepted; this program speaks protocol version {PROTOCOL_VERSION}")
         if p["protocol"] != PROTOCOL_VERSION:
             raise LogError(index, f"protocol version {p['protocol']} (this program speaks {PROTOCOL_VERSION})")
         if not isinstance(p["game"], str) or not _KIND_RE.match(p["game"]):

@@ -13,7 +13,7 @@ A match in the log (``protocol/table.md`` is the normative description):
     table                                  entry 0, signed by everybody
     per deal d:
       shuffle  by seat 0, 1, ..., n-1      encrypt + permute + proof, seed commitment
-      rekey    by seat 0, 1, ..., n-1      per-card keys
+      rekey    by seat 0, 1, ..., n-1      per-card keys, their commitments + proof
       then, until the deal is over:
         keys     by each seat that must publish per-card keys (seat order)
         action   by the seat to act        the move, with the actor's keys of
@@ -59,7 +59,6 @@ PAYLOAD_FIELDS = {
     ABORT: {"culprit", "kind", "detail", "evidence"},
 }
 MAX_CHAT_LEN = 300
-DEFAULT_PROOF_ROUNDS = 40
 
 
 @dataclasses.dataclass
@@ -86,7 +85,9 @@ class DealRecord:
     seeds: dict[int, bytes] = dataclasses.field(default_factory=dict)
     # The dealing messages as logged, for the final check (dealing.check_deal).
     shuffle_messages: list[tuple[bytes, Any]] = dataclasses.field(default_factory=list)  # (context, message)
-    rekey_messages: list[Any] = dataclasses.field(default_factory=list)
+    rekey_messages: list[tuple[bytes, Any]] = dataclasses.field(default_factory=list)  # (context, message)
+    deck_keys: dict[int, bytes] = dataclasses.field(default_factory=dict)  # seat -> K = k*G
+    key_commitments: dict[int, list[bytes]] = dataclasses.field(default_factory=dict)  # seat -> [k_j*G]
     key_messages: list[tuple[int, list]] = dataclasses.field(default_factory=list)  # (seat, [[pos, key]...])
     codes: list[str] | None = None  # every position's card, after the final reveal
     match_before: Match | None = None  # the match as this deal began (what start() was given)
@@ -96,12 +97,16 @@ class DealRecord:
 class TableMachine:
     """Feeds on log entries; see the module docstring."""
 
-    def __init__(self, table: TableInfo):
+    def __init__(self, table: TableInfo, verify_proofs: bool = True):
         self.table = table
+        # Off only for the audit of a finished log: each deal is then
+        # recomputed from its revealed seeds, and proofs are checked where a
+        # seed is missing (dealing.check_deal).
+        self.verify_proofs = verify_proofs
+        self.skip_proof: bytes | None = None  # hash of an entry already verified (one's own)
         self.game = get_game(table.game)
         self.players = len(table.players)
         extra = table.extra if isinstance(table.extra, dict) else {}
-        self.proof_rounds = int(extra.get("rounds", DEFAULT_PROOF_ROUNDS))
         self.max_deals = int(extra.get("deals", 0))  # 0: the match decides when it ends
         self.match: Match = self.game.new_match(self.players, table.options)
         self.deal_size = self.game.deck_size()
@@ -230,31 +235,39 @@ class TableMachine:
 
     # ----- dealing
     def proof_context(self, seat: int, step: str, prev_hash: bytes) -> bytes:
-        """What a shuffle proof is bound to: this table, deal, seat, step and
-        the log so far, so a proof from anywhere else fails."""
+        """What a shuffle or re-key proof is bound to: this table, deal, seat,
+        step and the log so far, so a proof from anywhere else fails."""
         return dealing.context(self.table.session, self.deal.index, seat, step, prev_hash)
 
     def deck_in(self) -> list[bytes]:
         """The deck the next shuffle or rekey step starts from."""
         return self.deal.decks[-1] if self.deal.decks else dealing.initial_deck(self.game.id)
 
+    def _verify(self, entry: Entry) -> bool:
+        return self.verify_proofs and entry.hash != self.skip_proof
+
     def _accept_shuffle(self, entry: Entry, want: Expect) -> None:
         context = self.proof_context(entry.author, SHUFFLE, entry.prev_hash)
         try:
-            deck, commitment = dealing.check_shuffle(self.deck_in(), entry.payload, context, self.proof_rounds)
+            deck, commitment, deck_key = dealing.check_shuffle(self.deck_in(), entry.payload, context,
+                                                               self._verify(entry))
         except dealing.DealingError as exc:
             raise Violation(entry.author, "bad-shuffle", str(exc)) from None
         self.deal.decks.append(deck)
         self.deal.commitments[entry.author] = commitment
+        self.deal.deck_keys[entry.author] = deck_key
         self.deal.shuffle_messages.append((context, entry.payload.get("shuffle")))
 
     def _accept_rekey(self, entry: Entry, want: Expect) -> None:
+        context = self.proof_context(entry.author, REKEY, entry.prev_hash)
         try:
-            deck = dealing.check_rekey(self.deck_in(), entry.payload)
+            deck, commitments = dealing.check_rekey(self.deck_in(), self.deal.deck_keys[entry.author],
+                                                    entry.payload, context, self._verify(entry))
         except dealing.DealingError as exc:
-            raise Violation(entry.author, "bad-entry", str(exc)) from None
+            raise Violation(entry.author, "bad-rekey", str(exc)) from None
         self.deal.decks.append(deck)
-        self.deal.rekey_messages.append(entry.payload.get("rekey"))
+        self.deal.key_commitments[entry.author] = commitments
+        self.deal.rekey_messages.append((context, entry.payload.get("rekey")))
         if len(self.deal.decks) == 2 * self.players:
             self._start_play()
 
@@ -291,6 +304,13 @@ class TableMachine:
                 keys[position] = dealing.parse_key(key)
             except dealing.DealingError as exc:
                 raise Violation(seat, "bad-entry", f"position {position}: {exc}") from None
+            # Checked on arrival against the publisher's own commitment: a
+            # wrong key is its publisher's fault, never the receiver's. (The
+            # audit's first pass defers it to the deal's final check.)
+            if self.verify_proofs and not dealing.key_matches(keys[position],
+                                                              self.deal.key_commitments[seat][position]):
+                raise Violation(seat, "wrong-key", f"seat {seat}'s key for position {position} "
+                                "is not the one it committed to")
         return keys
 
     def _record_keys(self, seat: int, keys: dict[int, int]) -> None:
@@ -552,5 +572,5 @@ def same_data(a: Any, b: Any) -> bool:
     return a == b
 
 
-def new_machine(genesis: Entry) -> TableMachine:
-    return TableMachine(TableInfo.from_payload(genesis.payload))
+def new_machine(genesis: Entry, verify_proofs: bool = True) -> TableMachine:
+    return TableMachine(TableInfo.from_payload(genesis.payload), verify_proofs)

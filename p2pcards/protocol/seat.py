@@ -69,6 +69,23 @@ class Seat:
             return []
         return machine.game.legal_actions(self.state(machine))
 
+    # ----- pipelining
+    def next_step(self, machine: TableMachine, entry) -> tuple[str, list[bytes], bytes] | None:
+        """(kind, input deck, proof context) of this seat's shuffle or re-key
+        right after ``entry`` (not yet checked), if that is what comes next."""
+        nxt = _next_step(machine, entry, self.seat)
+        if nxt is None:
+            return None
+        kind, deck = nxt
+        return kind, deck, machine.proof_context(self.seat, kind, entry.hash)
+
+    @staticmethod
+    def step_body(kind: str, secrets: mental.DealSecrets, deck_in: list[bytes], ctx: bytes) -> dict:
+        """The body of a seat's shuffle or re-key on ``deck_in`` (no "deal" yet)."""
+        if kind == SHUFFLE:
+            return dealing.shuffle_payload(secrets, deck_in, ctx)
+        return dealing.rekey_payload(secrets, deck_in, ctx)
+
     # ----- what this seat writes
     def due(self, machine: TableMachine) -> Expect | None:
         """What this seat must write now, or None."""
@@ -83,11 +100,9 @@ class Seat:
         IllegalAction if the engine refuses it (nothing is written then)."""
         deal = machine.deal
         secrets = self.secrets(deal.index)
-        if want.kind == SHUFFLE:
-            ctx = machine.proof_context(self.seat, SHUFFLE, machine.head_hash)
-            body = dealing.shuffle_payload(secrets, machine.deck_in(), ctx, machine.proof_rounds)
-        elif want.kind == REKEY:
-            body = dealing.rekey_payload(secrets, machine.deck_in())
+        if want.kind in (SHUFFLE, REKEY):
+            ctx = machine.proof_context(self.seat, want.kind, machine.head_hash)
+            body = self.step_body(want.kind, secrets, machine.deck_in(), ctx)
         elif want.kind == KEYS:
             body = {"keys": dealing.key_list(secrets, want.positions)}
         elif want.kind == REVEAL:
@@ -114,6 +129,35 @@ class Seat:
         shown = shown_by(public, positions)
         secrets = self.secrets(machine.deal.index)
         return {"action": public, "positions": positions, "keys": dealing.key_list(secrets, shown)}
+
+
+def _next_step(machine: TableMachine, entry, seat: int) -> tuple[str, list[bytes]] | None:
+    """(kind, input deck) of ``seat``'s step right after ``entry``, if
+    ``entry`` is the shuffle or re-key just before it; None otherwise."""
+    if machine.finished or machine.aborted or machine.pending_problem is not None:
+        return None
+    want = machine.expect()
+    if want.kind not in (SHUFFLE, REKEY) or want.author != entry.author or want.kind != entry.kind:
+        return None
+    payload = entry.payload if isinstance(entry.payload, dict) else {}
+    if payload.get("deal") != machine.deal.index:
+        return None
+    done = len(machine.deal.decks) + 1  # shuffles and re-keys after this entry
+    n = machine.players
+    if done < n:
+        kind, author = SHUFFLE, done
+    elif done < 2 * n:
+        kind, author = REKEY, done - n
+    else:
+        return None
+    if author != seat:
+        return None
+    msg = payload.get(entry.kind)
+    try:
+        deck = mental.split_points(msg.get("deck") if isinstance(msg, dict) else None, machine.deal_size)
+    except mental.MentalError:
+        return None
+    return kind, deck
 
 
 __all__ = ["Seat", "IllegalAction"]

@@ -5,7 +5,11 @@ Each cheat is committed once, at the first chance; the seat is honest
 before and after. Who must catch it:
 
     bad-shuffle   duplicates a card in its shuffle         the others (proof fails)
-    wrong-key     a wrong per-card key for another's card  that player (no card), then the final reveal
+    wrong-key     a wrong per-card key for another's card  everybody, against its commitment
+    rekey-peek    re-keys its own hand positions with a    the others, at the re-key proof
+                  victim's cards, to read the victim's hand  (before any card is shown)
+    frame-accuser a wrong per-card key for a victim's card, the victim (and everybody) at once:
+                  then withholds its final reveal          the key does not match its commitment
     phantom-card  plays a card it does not hold            the others at once
     illegal-move  a move the rules forbid                  the others at once
     out-of-turn   signs a move when it is not its turn     the others at once
@@ -23,11 +27,12 @@ import trio
 from p2pcards.cards import deck_for, is_code
 from p2pcards.games import IllegalAction, NeedReveal
 from p2pcards.protocol.knowledge import public_form
-from p2pcards.protocol.machine import ACTION, KEYS, SHUFFLE, Violation
+from p2pcards.protocol.machine import ACTION, KEYS, REKEY, REVEAL, SHUFFLE, Violation
+from p2pcards.mental.deal import rekey_values
 from p2pcards.mental.group import N, scalar_to_bytes
 
 CHEATS = ("bad-shuffle", "wrong-key", "phantom-card", "illegal-move", "out-of-turn", "false-pass",
-          "equivocate", "withhold-key")
+          "equivocate", "withhold-key", "rekey-peek", "frame-accuser")
 
 
 class Cheater:
@@ -42,6 +47,8 @@ class Cheater:
         """Write this seat's due entry dishonestly if this is the chance;
         True if it did (or chose to stay silent)."""
         if self.done:
+            if self.kind == "frame-accuser" and due.kind == REVEAL:
+                return await self._stay_silent(peer)  # its seed would show the key was wrong
             return False
         method = getattr(self, "_" + self.kind.replace("-", "_"), None)
         if method is None:
@@ -82,9 +89,40 @@ class Cheater:
             return False
         payload = peer.driver.me.payload(peer.machine, due)
         deck = bytearray(payload["shuffle"]["deck"])
-        deck[32:64] = deck[0:32]  # the first card twice, the second gone
+        deck[33:66] = deck[0:33]  # the first card twice, the second gone
         payload["shuffle"]["deck"] = bytes(deck)
         return await self._send(peer, SHUFFLE, payload)
+
+    async def _rekey_peek(self, peer, due, action) -> bool:
+        """At its own hand positions, a victim's cards re-keyed with its own
+        per-card keys: once the others show it "its" hand, it reads the
+        victim's (issue 11, item 1). The proof is the honest re-key's."""
+        if due.kind != REKEY:
+            return False
+        hands = _hand_positions(peer.machine)
+        mine = hands.get(peer.seat, [])
+        victim = next((s for s in sorted(hands) if s != peer.seat and hands[s]), None)
+        if not mine or victim is None:
+            return False
+        source = list(range(peer.machine.deal_size))
+        for own, theirs in zip(mine, hands[victim]):
+            source[own] = theirs
+        payload = peer.driver.me.payload(peer.machine, due)
+        secrets = peer.driver.me.secrets(peer.machine.deal.index)
+        forged = rekey_values(secrets, peer.machine.deck_in(), source)
+        payload["rekey"]["deck"] = b"".join(forged)
+        return await self._send(peer, REKEY, payload)
+
+    async def _frame_accuser(self, peer, due, action) -> bool:
+        """A wrong key for a victim's card (and later no final reveal, so that
+        in protocol version 1 the victim's abort was judged a false accusation)."""
+        return await self._wrong_key(peer, due, action)
+
+    async def _stay_silent(self, peer) -> bool:
+        seq = peer.driver.log.next_seq
+        while peer.driver.log.next_seq == seq:  # silent until the others go on without us
+            await trio.sleep(0.05)
+        return True
 
     async def _wrong_key(self, peer, due, action) -> bool:
         if due.kind != KEYS:
@@ -160,10 +198,7 @@ class Cheater:
         if due.kind != KEYS:
             return False
         self.done = True
-        seq = peer.driver.log.next_seq
-        while peer.driver.log.next_seq == seq:  # silent until the others give up on us
-            await trio.sleep(0.05)
-        return True
+        return await self._stay_silent(peer)
 
 
 def _public_position(peer, position: int) -> bool:
@@ -173,6 +208,25 @@ def _public_position(peer, position: int) -> bool:
         return True  # before the deal starts, what is shown is shown to all (the upcard)
     audiences = reveal_audiences(peer.machine.game, peer.machine.state, peer.machine.players, peer.machine.book)
     return audiences.get(position, None) is None
+
+
+def _hand_positions(machine) -> dict[int, list[int]]:
+    """Seat -> the final-deck positions the deal will put in its hand (from
+    the engine's deal of a deck of tokens, before any card is known)."""
+    from p2pcards.cards import is_unknown, unknown_position
+    from p2pcards.protocol.knowledge import token_deck
+
+    game, match = machine.game, machine.match
+    deck, codes = token_deck(machine.deal_size), iter(deck_for(game.id))
+    while True:
+        try:
+            state = game.start(machine.players, deck=deck, dealer=match.dealer, options=match.options,
+                               scores=list(match.scores), **game.deal_context(match))
+            break
+        except NeedReveal as need:  # a card turned face up: any card will do to see the hands
+            deck = [next(codes) if t in need.tokens else t for t in deck]
+    return {s: [unknown_position(t) for t in game.hand(state, s) if is_unknown(t)]
+            for s in range(machine.players)}
 
 
 def _find_illegal(peer) -> dict | None:
