@@ -1,0 +1,139 @@
+"""Information-set Monte Carlo tree search with determinization.
+
+After Cowling, Powley & Whitehouse, "Information Set Monte Carlo Tree Search"
+(IEEE TCIAIG 2012), single-observer form. Each iteration deals the cards the
+searching seat has not seen at random, consistently with what it has seen
+(``determinize``), walks the tree of the seat's own decisions down to where
+the turn passes to somebody else, then plays the deal on with the greedy
+players for every seat (the rollout policy), cut off after a number of steps
+for the canastas' long deals, and scores the result (``evaluate``).
+
+A tree node is an information set of the searching seat: the sequence of its
+own actions this turn. An action may be legal in some determinizations only
+(what a draw brings); selection is UCB1 with availability counts: a child's
+exploration term counts the iterations in which it could have been chosen.
+Other seats' moves are not in the tree: the greedy policy plays them, which
+keeps every simulation a plausible game at the few hundred iterations a
+second that the engines allow.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import random
+import time
+from dataclasses import dataclass, field
+
+from p2pcards.games.base import IllegalAction
+from p2pcards.strong.determinize import Determinizer
+from p2pcards.strong.evaluate import outcome
+
+EXPLORATION = 0.7  # UCB1's constant for rewards in [0, 1]
+# Rollout steps before the evaluation judges the deal (None: to the end).
+ROLLOUT_DEPTH = {"kanasta": 60, "kanaszta": 60, "warkocz": None, "bura": None}
+MAX_ITERATIONS = 20000  # the simulation cap, whatever the time budget
+
+
+def action_key(action: dict) -> tuple:
+    """A hashable, order-independent form of an action."""
+    return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in action.items()))
+
+
+@dataclass
+class Node:
+    action: dict | None = None
+    visits: int = 0
+    reward: float = 0.0
+    wins: float = 0.0
+    avail: int = 0
+    children: dict = field(default_factory=dict)
+
+    def ucb(self) -> float:
+        return self.reward / self.visits + EXPLORATION * math.sqrt(math.log(self.avail) / self.visits)
+
+
+@dataclass
+class Decision:
+    """The search's answer: the action, and what it is based on."""
+
+    action: dict
+    iterations: int
+    visits: int  # simulations through the chosen action
+    win_rate: float | None  # share of those simulations the seat's side won
+
+
+def _rollout_policy(game_id: str):
+    return importlib.import_module(f"p2pcards.greedy.{game_id}").choose
+
+
+def search(game, state, rng: random.Random, iterations: int | None = None,
+           seconds: float | None = None) -> Decision:
+    """The action for the seat to act in ``state`` (its own seat's state).
+
+    ``iterations`` fixes the number of simulations (deterministic for a given
+    rng); otherwise ``seconds`` of wall time, at most ``MAX_ITERATIONS``."""
+    legal = game.legal_actions(state)
+    if not legal:
+        raise ValueError("no legal action: it is nobody's turn")
+    if len(legal) == 1:
+        return Decision(legal[0], 0, 0, None)
+    seat = game.to_act(state)
+    sampler = Determinizer(game.id, state)
+    policy = _rollout_policy(game.id)
+    depth = ROLLOUT_DEPTH[game.id]
+    root = Node()
+    cap = iterations if iterations is not None else MAX_ITERATIONS
+    deadline = None if iterations is not None else time.perf_counter() + (seconds if seconds is not None else 1.0)
+    done = 0
+    while done < cap and (deadline is None or done == 0 or time.perf_counter() < deadline):
+        _iterate(game, sampler.sample(rng), seat, root, policy, depth, rng)
+        done += 1
+    legal_keys = {action_key(a) for a in legal}
+    # The most visited action (ties: the better mean, then the engine's order).
+    order = {action_key(a): i for i, a in enumerate(legal)}
+    candidates = [c for k, c in root.children.items() if k in legal_keys]
+    if not candidates:
+        return Decision(legal[0], done, 0, None)
+    best = max(candidates, key=lambda c: (c.visits, c.reward / max(c.visits, 1), -order[action_key(c.action)]))
+    action = next(a for a in legal if action_key(a) == action_key(best.action))
+    return Decision(action, done, best.visits, best.wins / best.visits if best.visits else None)
+
+
+def _iterate(game, s, seat: int, root: Node, policy, depth, rng: random.Random) -> None:
+    node = root
+    path = []
+    # Selection and expansion over the seat's own decisions of this turn.
+    while not game.deal_over(s) and game.to_act(s) == seat:
+        legal = game.legal_actions(s)
+        keyed = [(action_key(a), a) for a in legal]
+        untried = []
+        for key, a in keyed:
+            child = node.children.get(key)
+            if child is None:
+                untried.append((key, a))
+            else:
+                child.avail += 1
+        if untried:
+            key, a = untried[rng.randrange(len(untried))]
+            child = node.children[key] = Node(action=a, avail=1)
+            path.append(child)
+            s = game.apply(s, a)
+            break
+        child = max((node.children[k] for k, _ in keyed), key=Node.ucb)
+        path.append(child)
+        s = game.apply(s, child.action)
+        node = child
+    # Rollout: every seat plays greedy.
+    steps = 0
+    while not game.deal_over(s) and (depth is None or steps < depth):
+        try:
+            s = game.apply(s, policy(game, s, rng))
+        except IllegalAction:  # a heuristic slip in an odd determinization: stop and judge here
+            break
+        steps += 1
+    win, reward = outcome(game, s, seat)
+    for n in path:
+        n.visits += 1
+        n.reward += reward
+        n.wins += win
