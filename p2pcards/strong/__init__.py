@@ -1,29 +1,21 @@
 """The ``strong`` bot: information-set MCTS over the rules engines
-(``p2pcards.strong.ismcts``), deciding from its own seat's state only."""
+(``p2pcards.strong.ismcts``), deciding from its own seat's state only.
+``p2pcards.bots.Bot("strong", seed, think=..., iterations=...)`` plays it."""
 
 from __future__ import annotations
-
-import random
 
 from p2pcards.strong.ismcts import Decision, search
 
 DEFAULT_THINK = 1.0  # seconds per decision
 
-
-class StrongBot:
-    """A seeded searcher: ``iterations`` fixes the work per decision
-    (deterministic, for tests and benchmarks), else ``think`` seconds."""
-
-    def __init__(self, seed=None, think: float = DEFAULT_THINK, iterations: int | None = None):
-        self.rng = random.Random(seed)
-        self.think = think
-        self.iterations = iterations
-
-    def decide(self, game, state) -> Decision:
-        return search(game, state, self.rng, iterations=self.iterations, seconds=self.think)
-
-    def choose(self, game, state) -> dict:
-        return self.decide(game, state).action
+__all__ = ["DEFAULT_THINK", "Decision", "reason", "search"]
 
 
-__all__ = ["DEFAULT_THINK", "Decision", "StrongBot", "search"]
+def reason(decision: Decision) -> str | None:
+    """Why, in a few words for a player: how the move fared in the search."""
+    if decision.iterations == 0:
+        return "the only move"
+    if not decision.visits or decision.win_rate is None:
+        return None
+    return (f"came out ahead in {round(100 * decision.win_rate)}% of {decision.visits} "
+            f"deals played out from here")
