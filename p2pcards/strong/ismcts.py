@@ -10,11 +10,14 @@ for the canastas' long deals, and scores the result (``evaluate``).
 
 A tree node is an information set of the searching seat: the sequence of its
 own actions this turn. An action may be legal in some determinizations only
-(what a draw brings); selection is UCB1 with availability counts: a child's
-exploration term counts the iterations in which it could have been chosen.
+(what a draw brings); selection below the root is UCB1 with availability
+counts: a child's exploration term counts the iterations in which it could
+have been chosen. At the root every action is tried on each determinization
+(common random numbers): with deterministic greedy rollouts the actions are
+then compared on the same deals, which at the few hundred simulations a
+second the engines allow separates them far better than independent samples.
 Other seats' moves are not in the tree: the greedy policy plays them, which
-keeps every simulation a plausible game at the few hundred iterations a
-second that the engines allow.
+keeps every simulation a plausible game. Ties go to the greedy bot's choice.
 """
 
 from __future__ import annotations
@@ -83,26 +86,30 @@ def search(game, state, rng: random.Random, iterations: int | None = None,
     policy = _rollout_policy(game.id)
     depth = ROLLOUT_DEPTH[game.id]
     root = Node()
+    for a in legal:
+        root.children[action_key(a)] = Node(action=a)
     cap = iterations if iterations is not None else MAX_ITERATIONS
     deadline = None if iterations is not None else time.perf_counter() + (seconds if seconds is not None else 1.0)
     done = 0
     while done < cap and (deadline is None or done == 0 or time.perf_counter() < deadline):
-        _iterate(game, sampler.sample(rng), seat, root, policy, depth, rng)
-        done += 1
-    legal_keys = {action_key(a) for a in legal}
-    # The most visited action (ties: the better mean, then the engine's order).
-    order = {action_key(a): i for i, a in enumerate(legal)}
-    candidates = [c for k, c in root.children.items() if k in legal_keys]
-    if not candidates:
-        return Decision(legal[0], done, 0, None)
-    best = max(candidates, key=lambda c: (c.visits, c.reward / max(c.visits, 1), -order[action_key(c.action)]))
-    action = next(a for a in legal if action_key(a) == action_key(best.action))
-    return Decision(action, done, best.visits, best.wins / best.visits if best.visits else None)
+        world = sampler.sample(rng)
+        for child in root.children.values():
+            if done >= cap:
+                break
+            child.avail += 1
+            _iterate(game, world, seat, child, policy, depth, rng)
+            done += 1
+    favourite = action_key(policy(game, state, random.Random(0)))
+    best = max(root.children.values(),
+               key=lambda c: (c.reward / c.visits if c.visits else -1.0, action_key(c.action) == favourite))
+    return Decision(best.action, done, best.visits, best.wins / best.visits if best.visits else None)
 
 
-def _iterate(game, s, seat: int, root: Node, policy, depth, rng: random.Random) -> None:
-    node = root
-    path = []
+def _iterate(game, world, seat: int, first: Node, policy, depth, rng: random.Random) -> None:
+    """One simulation on ``world`` starting with the root action ``first``."""
+    s = game.apply(world, first.action)
+    node = first
+    path = [first]
     # Selection and expansion over the seat's own decisions of this turn.
     while not game.deal_over(s) and game.to_act(s) == seat:
         legal = game.legal_actions(s)
