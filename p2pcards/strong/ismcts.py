@@ -17,7 +17,14 @@ have been chosen. At the root every action is tried on each determinization
 then compared on the same deals, which at the few hundred simulations a
 second the engines allow separates them far better than independent samples.
 Other seats' moves are not in the tree: the greedy policy plays them, which
-keeps every simulation a plausible game. Ties go to the greedy bot's choice.
+keeps every simulation a plausible game. Below the root a node grows children
+only once it has been visited ``EXPAND_AFTER`` times, trying the greedy move
+first; until then the greedy policy plays the rest of the turn too.
+
+The answer is the greedy bot's move unless another does better on the same
+deals by more than its noise: the mean of the paired differences must exceed
+``CONFIDENCE`` standard errors over at least ``MIN_DEALS`` deals (a search cut short by its budget falls back
+on the heuristic instead of on chance).
 """
 
 from __future__ import annotations
@@ -36,6 +43,9 @@ EXPLORATION = 0.7  # UCB1's constant for rewards in [0, 1]
 # Rollout steps before the evaluation judges the deal (None: to the end).
 ROLLOUT_DEPTH = {"kanasta": 60, "kanaszta": 60, "warkocz": None, "bura": None}
 MAX_ITERATIONS = 20000  # the simulation cap, whatever the time budget
+EXPAND_AFTER = 8  # visits of a node below the root before it grows children
+CONFIDENCE = 1.5  # standard errors a move must beat the greedy one by...
+MIN_DEALS = 6  # ...on at least this many determinizations
 
 
 def action_key(action: dict) -> tuple:
@@ -51,6 +61,7 @@ class Node:
     wins: float = 0.0
     avail: int = 0
     children: dict = field(default_factory=dict)
+    samples: list = field(default_factory=list)  # root children: reward on each determinization
 
     def ucb(self) -> float:
         return self.reward / self.visits + EXPLORATION * math.sqrt(math.log(self.avail) / self.visits)
@@ -99,10 +110,26 @@ def search(game, state, rng: random.Random, iterations: int | None = None,
             child.avail += 1
             _iterate(game, world, seat, child, policy, depth, rng)
             done += 1
-    favourite = action_key(policy(game, state, random.Random(0)))
-    best = max(root.children.values(),
-               key=lambda c: (c.reward / c.visits if c.visits else -1.0, action_key(c.action) == favourite))
+    favourite = root.children[action_key(policy(game, state, random.Random(0)))]
+    best = _choose(root, favourite)
     return Decision(best.action, done, best.visits, best.wins / best.visits if best.visits else None)
+
+
+def _choose(root: Node, favourite: Node) -> Node:
+    """The child that beats the favourite on the same deals by more than its
+    noise (the largest lower bound), else the favourite."""
+    best, best_bound = favourite, 0.0
+    for child in root.children.values():
+        n = min(len(child.samples), len(favourite.samples))
+        if child is favourite or n < MIN_DEALS:
+            continue
+        diffs = [a - b for a, b in zip(child.samples[:n], favourite.samples[:n])]
+        mean = sum(diffs) / n
+        spread = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
+        bound = mean - CONFIDENCE * spread / math.sqrt(n)
+        if bound > best_bound:
+            best, best_bound = child, bound
+    return best
 
 
 def _iterate(game, world, seat: int, first: Node, policy, depth, rng: random.Random) -> None:
@@ -111,7 +138,7 @@ def _iterate(game, world, seat: int, first: Node, policy, depth, rng: random.Ran
     node = first
     path = [first]
     # Selection and expansion over the seat's own decisions of this turn.
-    while not game.deal_over(s) and game.to_act(s) == seat:
+    while not game.deal_over(s) and game.to_act(s) == seat and node.visits >= EXPAND_AFTER:
         legal = game.legal_actions(s)
         keyed = [(action_key(a), a) for a in legal]
         untried = []
@@ -122,7 +149,9 @@ def _iterate(game, world, seat: int, first: Node, policy, depth, rng: random.Ran
             else:
                 child.avail += 1
         if untried:
-            key, a = untried[rng.randrange(len(untried))]
+            greedy = action_key(policy(game, s, rng))
+            pick = next((i for i, (k, _) in enumerate(untried) if k == greedy), None)
+            key, a = untried[pick if pick is not None else rng.randrange(len(untried))]
             child = node.children[key] = Node(action=a, avail=1)
             path.append(child)
             s = game.apply(s, a)
@@ -140,6 +169,7 @@ def _iterate(game, world, seat: int, first: Node, policy, depth, rng: random.Ran
             break
         steps += 1
     win, reward = outcome(game, s, seat)
+    first.samples.append(reward)
     for n in path:
         n.visits += 1
         n.reward += reward
