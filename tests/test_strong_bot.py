@@ -167,7 +167,6 @@ def test_warkocz_passes_mark_void_ranks_and_samples_respect_them():
     class Inspecting:
         def __init__(self, seat):
             self.bot = Bot("greedy", seat)
-            self.full = None
 
         def choose(self, g, state):
             seat = g.to_act(state)
@@ -188,13 +187,9 @@ def test_warkocz_passes_mark_void_ranks_and_samples_respect_them():
                     assert len(sample.hands[other]) == len(state.hands[other])
                     assert not any(is_unknown(c) for c in sample.hands[other])
                     assert not {NATURAL_RANK.get(c) for c in sample.hands[other]} & void[other]
-            action = self.bot.choose(g, state)
-            return action
+            return self.bot.choose(g, state)
 
     full_states = []
-
-    class Tracking:
-        """Keeps the full state beside the knowledge table (the test's oracle)."""
 
     for seed in range(4):
         match = game.new_match(3, None, seed)
@@ -216,15 +211,16 @@ def test_warkocz_passes_mark_void_ranks_and_samples_respect_them():
 
 
 def test_strong_beats_greedy_at_warkocz():
-    """Fixed seeds, seats alternating: the search wins most deals (measured
-    14 of 16 when written; the bar is a majority)."""
+    """Fixed seeds (no chance in the outcome), each deck played with the
+    strong bot at either seat: it wins most deals. Measured 15 of 20 when
+    written; the bar is 12 (a majority with room for harmless changes)."""
     game = get_game("warkocz")
     wins = 0.0
-    deals = 16
+    deals = 20
     for i in range(deals):
         strong_seat = i % 2
-        bots = [Bot("strong", seed=i, iterations=40) if s == strong_seat else Bot("greedy", seed=i)
+        bots = [Bot("strong", seed=i, iterations=150) if s == strong_seat else Bot("greedy", seed=i)
                 for s in range(2)]
         result = play_deal(game, game.new_match(2, None, 500 + i // 2), bots)
         wins += outcome(game, result.state, strong_seat)[0]
-    assert wins > deals / 2
+    assert wins >= 12
