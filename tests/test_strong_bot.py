@@ -224,3 +224,31 @@ def test_strong_beats_greedy_at_warkocz():
         result = play_deal(game, game.new_match(2, None, 500 + i // 2), bots)
         wins += outcome(game, result.state, strong_seat)[0]
     assert wins >= 12
+
+
+def test_the_hint_reason_is_for_players():
+    from p2pcards.strong import reason, search
+
+    game = get_game("bura")
+    _, _, mine = opening_state(game, 2, shuffled_deck("bura", 4))
+    decision = search(game, mine, random.Random(1), iterations=30)
+    words = reason(decision)
+    assert words.startswith("came out ahead in ") and "% of " in words and "deals played out" in words
+    assert "_" not in words  # no internal names
+
+
+def test_command_line_picks_bots_per_seat_and_by_level():
+    from p2pcards.cli import _load_command_modules, build_parser
+    from p2pcards.commands import LEVELS
+
+    _load_command_modules()
+    parser = build_parser()
+    args = parser.parse_args(["selfplay", "bura", "--players", "3", "--seed", "1", "--out", "x",
+                              "--strategy", "greedy", "--strategy", "2=strong", "--think", "0.5"])
+    assert args.strategy == [(None, "greedy"), (2, "strong")] and args.think == 0.5
+    for bad in (["--strategy", "2=clever"], ["--strategy", "x=strong"], ["--think", "0"]):
+        with pytest.raises(SystemExit):
+            parser.parse_args(["selfplay", "bura", "--players", "3", "--seed", "1", "--out", "x", *bad])
+    args = parser.parse_args(["play", "warkocz", "--level", "hard"])
+    assert LEVELS[args.level] == "strong" and args.strategy is None
+    assert parser.parse_args(["bot", "127.0.0.1:7531", "--strategy", "strong"]).strategy == "strong"
