@@ -252,3 +252,32 @@ def test_command_line_picks_bots_per_seat_and_by_level():
     args = parser.parse_args(["play", "warkocz", "--level", "hard"])
     assert LEVELS[args.level] == "strong" and args.strategy is None
     assert parser.parse_args(["bot", "127.0.0.1:7531", "--strategy", "strong"]).strategy == "strong"
+
+
+def test_a_false_pass_that_leaves_no_possible_deal_does_not_stop_the_bot():
+    """Two opponents pass on 3s they hold (a cheat only the audit can see):
+    seat 0 then infers that neither holds a 3, and its four unseen 3s fit
+    nowhere (one card is set aside). The bot must still play a legal move."""
+    import dataclasses
+
+    from p2pcards.strong.determinize import Determinizer
+
+    game = get_game("warkocz")
+    state = game.start(players=3, seed=1)
+    threes = ["3D", "3D", "3H", "3H"]
+    rest = sorted((Counter(deck_for("warkocz")) - Counter(["2D", *threes])).elements())
+    hands = [["2D"] + rest[:15], threes[:2] + rest[15:29], threes[2:] + rest[29:43]]
+    aside = rest[43:]
+    assert sorted(sum(hands, []) + aside) == sorted(deck_for("warkocz"))
+    full = dataclasses.replace(state, hands=hands, aside=aside, to_act=0, need=-1)
+    # Seat 0's own state: every other card an unknown token.
+    names = iter(range(100))
+    mine = dataclasses.replace(full, hands=[hands[0]] + [[unknown(next(names)) for _ in h] for h in hands[1:]],
+                               aside=[unknown(next(names)) for _ in aside])
+    mine = game.apply(mine, {"type": "play", "cards": ["2D"]})
+    for _ in range(3):  # seat 0 has no 3; seats 1 and 2 pass falsely (the engine cannot see their 3s)
+        mine = game.apply(mine, {"type": "pass"})
+    with pytest.raises(ValueError):
+        Determinizer("warkocz", mine)
+    action = Bot("strong", seed=1, iterations=20).choose(game, mine)
+    assert action in game.legal_actions(mine)

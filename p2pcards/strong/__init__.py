@@ -13,7 +13,7 @@ __all__ = ["DEFAULT_THINK", "Decision", "reason", "search"]
 
 def reason(decision: Decision) -> str | None:
     """Why, in a few words for a player: how the move fared in the search."""
-    if decision.iterations == 0:
+    if decision.forced:
         return "the only move"
     if not decision.visits or decision.win_rate is None:
         return None

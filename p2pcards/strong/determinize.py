@@ -134,9 +134,12 @@ class Determinizer:
         if len(self.cards) != len(self.slots):
             raise ValueError(f"{len(self.slots)} hidden cards but {len(self.cards)} unseen ones")
         self.forbidden = _forbidden(game_id, state)
+        if self.forbidden is not None:
+            self._matching(list(self.cards), random.Random(0))  # raises now if no deal fits
 
     def sample(self, rng: random.Random):
-        """One full state: every token replaced by an unseen card."""
+        """One full state: every token replaced by an unseen card.
+        (The constructor raises ValueError when no deal fits.)"""
         if not self.slots:
             return self.state
         order = list(self.cards)

@@ -30,6 +30,7 @@ on the heuristic instead of on chance).
 from __future__ import annotations
 
 import importlib
+import logging
 import math
 import random
 import time
@@ -38,6 +39,8 @@ from dataclasses import dataclass, field
 from p2pcards.games.base import IllegalAction
 from p2pcards.strong.determinize import Determinizer
 from p2pcards.strong.evaluate import outcome
+
+log = logging.getLogger("p2pcards.strong")
 
 EXPLORATION = 0.7  # UCB1's constant for rewards in [0, 1]
 # Rollout steps before the evaluation judges the deal (None: to the end).
@@ -75,6 +78,7 @@ class Decision:
     iterations: int
     visits: int  # simulations through the chosen action
     win_rate: float | None  # share of those simulations the seat's side won
+    forced: bool = False  # the only legal action
 
 
 def _rollout_policy(game_id: str):
@@ -91,10 +95,17 @@ def search(game, state, rng: random.Random, iterations: int | None = None,
     if not legal:
         raise ValueError("no legal action: it is nobody's turn")
     if len(legal) == 1:
-        return Decision(legal[0], 0, 0, None)
+        return Decision(legal[0], 0, 0, None, forced=True)
     seat = game.to_act(state)
-    sampler = Determinizer(game.id, state)
     policy = _rollout_policy(game.id)
+    try:
+        sampler = Determinizer(game.id, state)
+    except ValueError as exc:
+        # What this seat saw admits no deal: somebody broke a rule the engine
+        # could not check without their cards (a false pass, which the audit
+        # will name). Play on with the heuristic rather than stop the game.
+        log.warning("seat %s: no deal fits what it has seen (%s); playing the greedy move", seat, exc)
+        return Decision(policy(game, state, rng), 0, 0, None)
     depth = ROLLOUT_DEPTH[game.id]
     root = Node()
     for a in legal:
