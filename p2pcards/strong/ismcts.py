@@ -23,8 +23,8 @@ first; until then the greedy policy plays the rest of the turn too.
 
 The answer is the greedy bot's move unless another does better on the same
 deals by more than its noise: the mean of the paired differences must exceed
-``CONFIDENCE`` standard errors over at least ``MIN_DEALS`` deals (a search cut short by its budget falls back
-on the heuristic instead of on chance).
+``CONFIDENCE`` standard errors over at least ``MIN_DEALS`` deals (a search
+cut short by its budget falls back on the heuristic instead of on chance).
 """
 
 from __future__ import annotations
