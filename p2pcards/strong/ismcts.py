@@ -113,10 +113,14 @@ def search(game, state, rng: random.Random, iterations: int | None = None,
     cap = iterations if iterations is not None else MAX_ITERATIONS
     deadline = None if iterations is not None else time.perf_counter() + (seconds if seconds is not None else 1.0)
     done = 0
-    while done < cap and (deadline is None or done == 0 or time.perf_counter() < deadline):
+
+    def more() -> bool:
+        return done < cap and (deadline is None or done == 0 or time.perf_counter() < deadline)
+
+    while more():
         world = sampler.sample(rng)
         for child in root.children.values():
-            if done >= cap:
+            if not more():
                 break
             child.avail += 1
             _iterate(game, world, seat, child, policy, depth, rng)
