@@ -281,3 +281,35 @@ def test_a_false_pass_that_leaves_no_possible_deal_does_not_stop_the_bot():
         Determinizer("warkocz", mine)
     action = Bot("strong", seed=1, iterations=20).choose(game, mine)
     assert action in game.legal_actions(mine)
+
+
+def test_the_network_hint_is_the_strong_bots_move_with_its_reason():
+    from p2pcards.netsession import NetworkSession
+
+    game = get_game("warkocz")
+    _, _, mine = opening_state(game, 2, shuffled_deck("warkocz", 8))
+
+    class Driver:
+        class log:
+            next_seq = 5
+
+        def my_state(self):
+            return mine
+
+    class Peer:
+        driver = Driver()
+
+    session = NetworkSession("warkocz")
+    session.peer = Peer()
+    session._waiting = True  # this seat must act
+    action = session.hint()
+    assert action in game.legal_actions(mine)
+    assert session.hint_why == "the only move" or "% of " in session.hint_why
+
+
+def test_the_local_table_refuses_the_strong_bot():
+    """Its bots get the whole deal: a search would read every hand."""
+    from p2pcards.ui.session import LocalSession
+
+    with pytest.raises(ValueError):
+        LocalSession("bura", 2, bots="strong")
