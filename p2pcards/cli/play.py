@@ -112,6 +112,8 @@ def play(args) -> int:
                        "--key", os.path.join(work, f"bot{i}.pem"), "--log-dir", os.path.join(work, f"bot{i}")]
             if args.seed is not None:
                 command += ["--seed", f"{args.seed}:{i}"]
+            if getattr(args, "think", None) is not None:
+                command += ["--think", str(args.think)]
             nursery.start_soon(_run_bot, command, os.path.join(work, f"bot{i}.err"))
             await trio.sleep(0.2)  # seats in order: Ada, Bolek, ...
 

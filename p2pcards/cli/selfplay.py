@@ -89,7 +89,8 @@ class _Process:
 
 
 def selfplay(game: str, players: int, seed, out: str, *, options: dict | None = None, cheat: str | None = None,
-             cheater: int | None = None, strategy: str = "greedy", timeout: float = 3600.0,
+             cheater: int | None = None, strategy: str = "greedy", seat_strategies: dict | None = None,
+             think: float | None = None, timeout: float = 3600.0,
              workdir: str | None = None, crash: tuple[int, int] | None = None,
              drop: tuple[int, int] | None = None) -> dict:
     """Play the match; write the log to ``out``; return a summary."""
@@ -102,6 +103,11 @@ def selfplay(game: str, players: int, seed, out: str, *, options: dict | None = 
     work = Path(workdir or tempfile.mkdtemp(prefix="p2pcards-selfplay-"))
     work.mkdir(parents=True, exist_ok=True)
     cheat_args = ["--cheat", cheat, "--cheater", str(cheater)] if cheat else []
+    # Each peer learns its seat only at the table: every one is told the whole plan.
+    bot_args = [arg for seat, name in sorted((seat_strategies or {}).items())
+                for arg in ("--seat-strategy", f"{seat}={name}")]
+    if think is not None:
+        bot_args += ["--think", str(think)]
 
     def env_for(index: int) -> dict:
         # Seats go in join order, which the processes cannot be sure of: each
@@ -119,7 +125,7 @@ def selfplay(game: str, players: int, seed, out: str, *, options: dict | None = 
         procs.append(_Process(0, _command(
             "host", game, "--players", str(players), "--bind", "127.0.0.1", "--port", "0", "--print-port",
             "--bot", strategy, "--name", "seat-host", "--key", str(work / "key0.pem"),
-            "--log-dir", str(work / "logs0"), "--seed", f"{seed}:0", *_option_args(options), *cheat_args),
+            "--log-dir", str(work / "logs0"), "--seed", f"{seed}:0", *_option_args(options), *cheat_args, *bot_args),
             work, env_for(0)))
         procs[0].port_seen.wait(timeout=60)
         port = procs[0].value("PORT ")
@@ -130,7 +136,7 @@ def selfplay(game: str, players: int, seed, out: str, *, options: dict | None = 
             procs.append(_Process(i, _command(
                 "bot", f"127.0.0.1:{port}", "--strategy", strategy, "--name", f"bot{i}", "--print-port",
                 "--key", str(work / f"key{i}.pem"), "--log-dir", str(work / f"logs{i}"),
-                "--seed", f"{seed}:{i}", *cheat_args), work, env_for(i)))
+                "--seed", f"{seed}:{i}", *cheat_args, *bot_args), work, env_for(i)))
             procs[-1].port_seen.wait(timeout=60)
             time.sleep(0.1)  # let it take its seat before the next one joins
         results = _wait_all(procs, work, deadline, restart=crash is not None)

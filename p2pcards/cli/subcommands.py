@@ -27,6 +27,36 @@ def _seat_entry(text: str) -> tuple[int, int]:
     return int(seat), int(entry)
 
 
+def _strategy(text: str) -> str:
+    from p2pcards.bots import STRATEGIES
+
+    if text not in STRATEGIES:
+        raise argparse.ArgumentTypeError(f"unknown bot {text!r}; the bots are {', '.join(STRATEGIES)}")
+    return text
+
+
+def _seat_strategy(text: str) -> tuple[int | None, str]:
+    """``NAME`` (every seat) or ``SEAT=NAME``."""
+    seat, sep, name = text.rpartition("=")
+    if sep and not seat.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not SEAT=NAME (e.g. 0=strong) nor a bot name")
+    return (int(seat) if sep else None), _strategy(name)
+
+
+def _think(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 600:
+        raise argparse.ArgumentTypeError(f"--think takes seconds between 0 and 600, not {text!r}")
+    return value
+
+
+# play --level: how strong the bots are
+LEVELS = {"easy": "random", "normal": "greedy", "hard": "strong"}
+
+
 def _players(text: str) -> int:
     if not text.isdigit():
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of players")
@@ -82,6 +112,8 @@ def _run_bot_seat(args, join=None) -> int:
         out=args.out,
         log_dir=args.log_dir,
         strategy=args.strategy,
+        seat_strategies=dict(getattr(args, "seat_strategy", None) or []),
+        think=getattr(args, "think", None),
         bot_seed=args.seed,
         hooks=seat_hooks(args.cheat, args.cheater),  # selfplay's cheat and faults, if any
         on_port=on_port,
@@ -158,6 +190,7 @@ def cmd_join(args) -> int:
 def cmd_play(args) -> int:
     from p2pcards.cli.play import play
 
+    args.strategy = args.strategy or LEVELS[args.level]
     return play(args)
 
 
@@ -170,10 +203,18 @@ def cmd_selfplay(args) -> int:
         raise CliError("--cheat and --cheater go together")
     if args.cheater is not None and not 0 <= args.cheater < args.players:
         raise CliError(f"--cheater must be a seat 0..{args.players - 1}")
+    strategy, per_seat = "greedy", {}
+    for seat, name in args.strategy or []:
+        if seat is None:
+            strategy = name
+        elif not 0 <= seat < args.players:
+            raise CliError(f"--strategy {seat}={name}: the seats are 0..{args.players - 1}")
+        else:
+            per_seat[seat] = name
     try:
         summary = selfplay(args.game, args.players, args.seed, args.out, options=options,
-                           cheat=args.cheat, cheater=args.cheater, strategy=args.strategy,
-                           crash=args.crash, drop=args.drop)
+                           cheat=args.cheat, cheater=args.cheater, strategy=strategy,
+                           seat_strategies=per_seat, think=args.think, crash=args.crash, drop=args.drop)
     except SelfplayError as exc:
         raise CliError(str(exc)) from None
     print(json.dumps(summary))
@@ -272,7 +313,9 @@ def register(sub) -> None:
     p.add_argument("--port", type=int, default=7531, metavar="P", help="port to listen on (default 7531; 0: any)")
     p.add_argument("-o", dest="option", action="append", metavar="KEY=VALUE", help="a rules option")
     p.add_argument("--turn-timeout", type=int, metavar="S", help="seconds a player may take (default 120)")
-    p.add_argument("--bot", metavar="STRATEGY", help="let a bot play this seat (greedy or random)")
+    p.add_argument("--bot", metavar="STRATEGY", type=_strategy, help="let a bot play this seat (greedy, random or strong)")
+    p.add_argument("--think", type=_think, metavar="S", help="the strong bot's seconds per decision (default 1)")
+    p.add_argument("--seat-strategy", type=_seat_strategy, action="append", help=argparse.SUPPRESS)
     p.add_argument("--print-port", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--ascii", action="store_true", help="plain letters for suits")
     seat_options(p)
@@ -287,7 +330,9 @@ def register(sub) -> None:
 
     p = sub.add_parser("bot", help="a bot peer takes a seat at a table")
     p.add_argument("address", type=_address, metavar="ADDR:PORT")
-    p.add_argument("--strategy", default="greedy", choices=("greedy", "random"))
+    p.add_argument("--strategy", default="greedy", type=_strategy, help="greedy, random or strong (default greedy)")
+    p.add_argument("--think", type=_think, metavar="S", help="the strong bot's seconds per decision (default 1)")
+    p.add_argument("--seat-strategy", type=_seat_strategy, action="append", help=argparse.SUPPRESS)
     p.add_argument("--print-port", action="store_true", help=argparse.SUPPRESS)
     seat_options(p)
     p.set_defaults(func=cmd_bot)
@@ -301,7 +346,11 @@ def register(sub) -> None:
     p.add_argument("--bots", type=int, metavar="N", help="how many bots (default: fill the table)")
     p.add_argument("--name", default=None, help="your name at the table")
     p.add_argument("--seed", help="the bots' random seed")
-    p.add_argument("--strategy", default="greedy", choices=("greedy", "random"), help="the bots' strategy")
+    p.add_argument("--level", choices=tuple(LEVELS), default="normal",
+                   help="the bots: easy (random moves), normal (greedy heuristics, the default: they answer at "
+                        "once), hard (a search that thinks up to --think seconds a move)")
+    p.add_argument("--strategy", type=_strategy, help="the bots' strategy by name (overrides --level)")
+    p.add_argument("--think", type=_think, metavar="S", help="the hard bots' seconds per decision (default 1)")
     p.add_argument("-o", dest="option", action="append", metavar="KEY=VALUE", help="a rules option")
     p.add_argument("--turn-timeout", type=int, metavar="S", help="seconds a player may take (default 120)")
     p.add_argument("--ascii", action="store_true", help="plain letters for suits")
@@ -315,7 +364,9 @@ def register(sub) -> None:
     p.add_argument("--deals", type=int, metavar="K", help="stop after K deals")
     p.add_argument("--cheat", metavar="KIND", help="the cheater bot commits this cheat once")
     p.add_argument("--cheater", type=int, metavar="SEAT")
-    p.add_argument("--strategy", default="greedy", choices=("greedy", "random"))
+    p.add_argument("--strategy", type=_seat_strategy, action="append", metavar="[SEAT=]NAME",
+                   help="the bot of every seat (NAME) or of one seat (SEAT=NAME, repeatable): greedy, random, strong")
+    p.add_argument("--think", type=_think, metavar="S", help="the strong bots' seconds per decision (default 1)")
     p.add_argument("--crash", type=_seat_entry, metavar="SEAT:ENTRY",
                    help="kill that peer abruptly when its log reaches ENTRY, then resume it")
     p.add_argument("--drop", type=_seat_entry, metavar="SEAT:ENTRY",

@@ -79,6 +79,8 @@ class SeatConfig:
     out: str | None = None
     log_dir: str | None = None
     strategy: str | None = None  # a bot; None: a person through decide()
+    seat_strategies: dict = dataclasses.field(default_factory=dict)  # seat -> bot, overriding strategy
+    think: float | None = None  # the strong bot's seconds per decision (None: its default)
     bot_seed: object = None
     hooks: Callable[[int], PeerHooks | None] | None = None  # tests: this seat's hooks, made once its seat is known
     on_port: Callable[[int], None] | None = None
@@ -95,12 +97,23 @@ class SeatResult:
     seat: int
 
 
-def bot_decider(strategy: str, seed=None) -> Callable[[TablePeer], Awaitable[dict]]:
-    bot = Bot(strategy, seed)
+def bot_decider(strategy: str, seed=None, think: float | None = None,
+                seat_strategies: dict | None = None) -> Callable[[TablePeer], Awaitable[dict]]:
+    """The bot of this seat; ``seat_strategies`` (seat -> strategy) picks it
+    once the seat is known, for tables whose seats fill in join order."""
+    bots: dict[int, Bot] = {}
 
     async def decide(peer: TablePeer) -> dict:
         await trio.sleep(0)
-        return bot.choose(peer.driver.game, peer.driver.my_state())
+        if peer.seat not in bots:
+            bots[peer.seat] = Bot((seat_strategies or {}).get(peer.seat, strategy), seed, think=think)
+        bot = bots[peer.seat]
+        state = peer.driver.my_state()
+        if bot.strategy == "strong":
+            # a search takes up to --think seconds: in a thread, so the peer
+            # keeps answering the table meanwhile (states are never changed in place)
+            return await trio.to_thread.run_sync(bot.choose, peer.driver.game, state)
+        return bot.choose(peer.driver.game, state)
 
     return decide
 
@@ -189,12 +202,14 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
                 if lobby is not None:
                     lobby.spectators.publish(genesis.raw)  # spectators verify from entry 0 (wire.md §5)
                 if decide is None:
-                    decide = bot_decider(config.strategy or "greedy", config.bot_seed)
+                    decide = bot_decider(config.strategy or "greedy", config.bot_seed, config.think,
+                                         config.seat_strategies)
                 hooks = config.hooks(my_seat) if config.hooks is not None else None
                 persist = None
                 if config.key_path is not None:
                     state = SeatState(str(path), my_seat, config.name, str(config.key_path), config.bind,
-                                      endpoint.port, final_msg(1, table), strategy=config.strategy)
+                                      endpoint.port, final_msg(1, table),
+                                      strategy=config.seat_strategies.get(my_seat, config.strategy))
                     persist = _persister(state, driver)
                     persist(None)
                     if config.on_state is not None:

@@ -512,7 +512,8 @@ class TableApp:
             self.say("You have no move now.", "class:label")
             return False
         line = commands.format_action(self.session.game.id, action)
-        self.say(f"hint: {line}  (Enter plays it)", "class:hint")
+        why = getattr(self.session, "hint_why", None)
+        self.say(f"hint: {line}" + (f" ({why})" if why else "") + "  (Enter plays it)", "class:hint")
         self.input.buffer.text = line
         self.input.buffer.cursor_position = len(line)
         return True

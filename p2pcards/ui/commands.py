@@ -141,7 +141,7 @@ VERBS: dict[str, list[Verb]] = {
 UI_COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
     (("help", "h", "?"), "help [COMMAND]", "list the commands, or explain one"),
     (("rules",), "rules", "the rules of this game (Esc returns to the table)"),
-    (("hint",), "hint", "what the greedy bot would play now"),
+    (("hint",), "hint", "what the bot would play now, and why"),
     (("moves", "legal"), "moves", "list every legal move now"),
     (("chat", "say"), "chat TEXT", "say something to the table"),
     (("next", "ready"), "next", "start the next deal (after a deal ends)"),

@@ -4,12 +4,14 @@ for a seat at a network table: what the screen shows comes from this seat's
 
 from __future__ import annotations
 
+import random
+
 import trio
 
-from p2pcards.bots import Bot
 from p2pcards.games import IllegalAction, NeedReveal, get_game
 from p2pcards.protocol.machine import ABORT, ACTION, END, REVEAL, SHUFFLE
 from p2pcards.protocol.narration import describe
+from p2pcards.bots.strong import DEFAULT_THINK, reason, search
 from p2pcards.ui.session import (
     PHASE_ABORTED, PHASE_BETWEEN, PHASE_DEALING, PHASE_OVER, PHASE_PLAYING, Notifier, deal_summary, seat_name,
 )
@@ -34,8 +36,8 @@ class NetworkSession:
         self._deals_done = 0
         self._actions_send, self._actions_recv = trio.open_memory_channel(1)
         self._waiting = False
-        self._hint_bot = Bot("greedy", seed="hint")
         self._hint: tuple[int, dict | None] | None = None
+        self.hint_why: str | None = None  # the hint's reason, for the player
 
     # ----- wiring (runner callbacks)
     def attach(self, peer) -> None:
@@ -127,7 +129,11 @@ class NetworkSession:
             return None
         seq = self.peer.driver.log.next_seq
         if self._hint is None or self._hint[0] != seq:
-            self._hint = (seq, self._hint_bot.choose(self.game, self.peer.driver.my_state()))
+            # The strong bot, within its time budget, on this seat's own state.
+            decision = search(self.game, self.peer.driver.my_state(), random.Random(f"hint:{seq}"),
+                              seconds=DEFAULT_THINK)
+            self._hint = (seq, decision.action)
+            self.hint_why = reason(decision)
         return self._hint[1]
 
     async def act(self, action: dict) -> None:

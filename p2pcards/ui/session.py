@@ -181,6 +181,9 @@ class LocalSession:
         self.match: Match = self.game.new_match(players, options, seed=self.seed)
         self.options = self.match.options
         strategies = [bots] * players if isinstance(bots, str) else list(bots)
+        if "strong" in strategies:
+            # This table hands its bots the whole deal; the search would use it.
+            raise ValueError("the strong bot plays only at a network table, where it sees just its own seat")
         self.bots = {
             s: Bot(strategies[s], seed=f"{self.seed}:{s}") for s in range(players) if s != seat
         }

@@ -1,0 +1,124 @@
+"""Bots playing each other in one process, each seeing only its own seat.
+
+The network's knowledge model without the network or the cryptography: a
+public state of unknown tokens, a card shown to a seat or to everybody exactly
+when the engine's ``view`` says so (``p2pcards.protocol.knowledge``), and each bot
+handed its seat's own state, the public one plus what that seat has seen:
+the same state a peer's bot gets from ``SeatDriver.my_state``. The full deck
+is the oracle that answers the reveals.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from p2pcards.cards import unknown, unknown_position
+from p2pcards.games import NeedReveal, substitute
+from p2pcards.games.base import shuffled_deck
+from p2pcards.protocol.knowledge import KeyBook, public_form, reveal_audiences, seat_state, shown_by, token_deck
+
+
+class KnowledgeTable:
+    """Who has been shown which position of one deal's deck."""
+
+    def __init__(self, game, players: int, deck: list[str]):
+        self.game, self.players, self.deck = game, players, deck
+        self.book = KeyBook(players)
+        self.private: dict[int, dict[int, str]] = {s: {} for s in range(players)}
+
+    def show_all(self, positions, *objs):
+        mapping = {}
+        for p in positions:
+            for seat in range(self.players):
+                self.book.publish(seat, p)
+            mapping[unknown(p)] = self.deck[p]
+        return [substitute(o, mapping) for o in objs]
+
+    def settle(self, public):
+        """Show every card the views ask for; returns the new public state."""
+        while True:
+            audiences = reveal_audiences(self.game, public, self.players, self.book)
+            if not audiences:
+                return public
+            (public,) = self.show_all([p for p, who in audiences.items() if who is None], public)
+            for p, viewers in audiences.items():
+                if viewers is None:
+                    continue
+                for t in range(self.players):
+                    if any(v != t for v in viewers):
+                        self.book.publish(t, p)
+                for v in viewers:
+                    self.private[v][p] = self.deck[p]
+
+    def retrying(self, call, public, action=None):
+        """Call the engine, showing to all whatever it says it needs to see."""
+        while True:
+            try:
+                return call(public, action), public, action
+            except NeedReveal as need:
+                public, action = self.show_all([unknown_position(t) for t in need.tokens], public, action)
+
+    def seat_state(self, public, seat: int):
+        return seat_state(public, self.private[seat])
+
+
+@dataclass
+class DealResult:
+    scores: dict  # the engine's deal_scores of the finished deal
+    state: object  # the final full state
+    think: list[float] = field(default_factory=list)  # seconds per decision, per seat (summed)
+    decisions: list[int] = field(default_factory=list)
+
+
+def play_deal(game, match, bots, deck=None, max_steps=20000) -> DealResult:
+    """One deal of ``match`` between ``bots`` (one per seat, each with
+    ``choose(game, state)``), each bot shown only its own seat's state."""
+    players = match.players
+    deck = deck if deck is not None else shuffled_deck(game.id, match.seed if match.seed is not None else 0,
+                                                       match.deal_index)
+    table = KnowledgeTable(game, players, deck)
+    full = game.start_deal(match, deck=list(deck))
+    ctx = game.deal_context(match)
+
+    def start(public_deck, _):
+        return game.start(players, deck=public_deck, dealer=match.dealer, options=match.options,
+                          scores=list(match.scores), **ctx)
+
+    public, _, _ = table.retrying(start, token_deck(len(deck)))
+    think = [0.0] * players
+    decisions = [0] * players
+    for _ in range(max_steps):
+        public = table.settle(public)
+        if game.deal_over(full):
+            return DealResult(game.deal_scores(full), full, think, decisions)
+        actor = game.to_act(full)
+        mine = table.seat_state(public, actor)
+        t0 = time.process_time()
+        action = bots[actor].choose(game, mine)
+        think[actor] += time.process_time() - t0
+        decisions[actor] += 1
+        full = game.apply(full, action)
+        public_action, positions = public_form(game, public, action, actor, table.private[actor])
+        shown = shown_by(public_action, positions)
+        for p in shown:
+            table.book.publish(actor, p)
+        public = substitute(public, {unknown(p): c for p, c in shown.items()})
+        public, _, _ = table.retrying(game.apply, public, public_action)
+    raise RuntimeError("the deal did not end")
+
+
+def play_match(game, players: int, bots, seed, options=None, max_deals: int | None = None):
+    """A whole match (or its first ``max_deals`` deals); returns the match,
+    the seconds each seat spent deciding and its number of decisions."""
+    match = game.new_match(players, options, seed)
+    think = [0.0] * players
+    decisions = [0] * players
+    deals = 0
+    while not game.match_over(match) and (max_deals is None or deals < max_deals):
+        result = play_deal(game, match, bots)
+        match = game.end_deal(match, result.state)
+        think = [a + b for a, b in zip(think, result.think)]
+        decisions = [a + b for a, b in zip(decisions, result.decisions)]
+        deals += 1
+    return match, think, decisions

@@ -1,0 +1,191 @@
+"""Information-set Monte Carlo tree search with determinization.
+
+After Cowling, Powley & Whitehouse, "Information Set Monte Carlo Tree Search"
+(IEEE TCIAIG 2012), single-observer form. Each iteration deals the cards the
+searching seat has not seen at random, consistently with what it has seen
+(``determinize``), walks the tree of the seat's own decisions down to where
+the turn passes to somebody else, then plays the deal on with the greedy
+players for every seat (the rollout policy), cut off after a number of steps
+for the canastas' long deals, and scores the result (``evaluate``).
+
+A tree node is an information set of the searching seat: the sequence of its
+own actions this turn. An action may be legal in some determinizations only
+(what a draw brings); selection below the root is UCB1 with availability
+counts: a child's exploration term counts the iterations in which it could
+have been chosen. At the root every action is tried on each determinization
+(common random numbers): with deterministic greedy rollouts the actions are
+then compared on the same deals, which at the few hundred simulations a
+second the engines allow separates them far better than independent samples.
+Other seats' moves are not in the tree: the greedy policy plays them, which
+keeps every simulation a plausible game. Below the root a node grows children
+only once it has been visited ``EXPAND_AFTER`` times, trying the greedy move
+first; until then the greedy policy plays the rest of the turn too.
+
+The answer is the greedy bot's move unless another does better on the same
+deals by more than its noise: the mean of the paired differences must exceed
+``CONFIDENCE`` standard errors over at least ``MIN_DEALS`` deals (a search
+cut short by its budget falls back on the heuristic instead of on chance).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import math
+import random
+import time
+from dataclasses import dataclass, field
+
+from p2pcards.games.base import IllegalAction
+from p2pcards.bots.strong.determinize import Determinizer
+from p2pcards.bots.strong.evaluate import outcome
+
+log = logging.getLogger("p2pcards.bots.strong")
+
+EXPLORATION = 0.7  # UCB1's constant for rewards in [0, 1]
+# Rollout steps before the evaluation judges the deal (None: to the end).
+ROLLOUT_DEPTH = {"kanasta": 60, "kanaszta": 60, "warkocz": None, "bura": None}
+MAX_ITERATIONS = 20000  # the simulation cap, whatever the time budget
+EXPAND_AFTER = 8  # visits of a node below the root before it grows children
+CONFIDENCE = 1.5  # standard errors a move must beat the greedy one by...
+MIN_DEALS = 6  # ...on at least this many determinizations
+
+
+def action_key(action: dict) -> tuple:
+    """A hashable, order-independent form of an action."""
+    return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in action.items()))
+
+
+@dataclass
+class Node:
+    action: dict | None = None
+    visits: int = 0
+    reward: float = 0.0
+    wins: float = 0.0
+    avail: int = 0
+    children: dict = field(default_factory=dict)
+    samples: list = field(default_factory=list)  # root children: reward on each determinization
+
+    def ucb(self) -> float:
+        return self.reward / self.visits + EXPLORATION * math.sqrt(math.log(self.avail) / self.visits)
+
+
+@dataclass
+class Decision:
+    """The search's answer: the action, and what it is based on."""
+
+    action: dict
+    iterations: int
+    visits: int  # simulations through the chosen action
+    win_rate: float | None  # share of those simulations the seat's side won
+    forced: bool = False  # the only legal action
+
+
+def _rollout_policy(game_id: str):
+    return importlib.import_module(f"p2pcards.bots.greedy.{game_id}").choose
+
+
+def search(game, state, rng: random.Random, iterations: int | None = None,
+           seconds: float | None = None) -> Decision:
+    """The action for the seat to act in ``state`` (its own seat's state).
+
+    ``iterations`` fixes the number of simulations (deterministic for a given
+    rng); otherwise ``seconds`` of wall time, at most ``MAX_ITERATIONS``."""
+    legal = game.legal_actions(state)
+    if not legal:
+        raise ValueError("no legal action: it is nobody's turn")
+    if len(legal) == 1:
+        return Decision(legal[0], 0, 0, None, forced=True)
+    seat = game.to_act(state)
+    policy = _rollout_policy(game.id)
+    try:
+        sampler = Determinizer(game.id, state)
+    except ValueError as exc:
+        # What this seat saw admits no deal: somebody broke a rule the engine
+        # could not check without their cards (a false pass, which the audit
+        # will name). Play on with the heuristic rather than stop the game.
+        log.warning("seat %s: no deal fits what it has seen (%s); playing the greedy move", seat, exc)
+        return Decision(policy(game, state, rng), 0, 0, None)
+    depth = ROLLOUT_DEPTH[game.id]
+    root = Node()
+    for a in legal:
+        root.children[action_key(a)] = Node(action=a)
+    cap = iterations if iterations is not None else MAX_ITERATIONS
+    deadline = None if iterations is not None else time.perf_counter() + (seconds if seconds is not None else 1.0)
+    done = 0
+
+    def more() -> bool:
+        return done < cap and (deadline is None or done == 0 or time.perf_counter() < deadline)
+
+    while more():
+        world = sampler.sample(rng)
+        for child in root.children.values():
+            if not more():
+                break
+            child.avail += 1
+            _iterate(game, world, seat, child, policy, depth, rng)
+            done += 1
+    favourite = root.children[action_key(policy(game, state, random.Random(0)))]
+    best = _choose(root, favourite)
+    return Decision(best.action, done, best.visits, best.wins / best.visits if best.visits else None)
+
+
+def _choose(root: Node, favourite: Node) -> Node:
+    """The child that beats the favourite on the same deals by more than its
+    noise (the largest lower bound), else the favourite."""
+    best, best_bound = favourite, 0.0
+    for child in root.children.values():
+        n = min(len(child.samples), len(favourite.samples))
+        if child is favourite or n < MIN_DEALS:
+            continue
+        diffs = [a - b for a, b in zip(child.samples[:n], favourite.samples[:n])]
+        mean = sum(diffs) / n
+        spread = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
+        bound = mean - CONFIDENCE * spread / math.sqrt(n)
+        if bound > best_bound:
+            best, best_bound = child, bound
+    return best
+
+
+def _iterate(game, world, seat: int, first: Node, policy, depth, rng: random.Random) -> None:
+    """One simulation on ``world`` starting with the root action ``first``."""
+    s = game.apply(world, first.action)
+    node = first
+    path = [first]
+    # Selection and expansion over the seat's own decisions of this turn.
+    while not game.deal_over(s) and game.to_act(s) == seat and node.visits >= EXPAND_AFTER:
+        legal = game.legal_actions(s)
+        keyed = [(action_key(a), a) for a in legal]
+        untried = []
+        for key, a in keyed:
+            child = node.children.get(key)
+            if child is None:
+                untried.append((key, a))
+            else:
+                child.avail += 1
+        if untried:
+            greedy = action_key(policy(game, s, rng))
+            pick = next((i for i, (k, _) in enumerate(untried) if k == greedy), None)
+            key, a = untried[pick if pick is not None else rng.randrange(len(untried))]
+            child = node.children[key] = Node(action=a, avail=1)
+            path.append(child)
+            s = game.apply(s, a)
+            break
+        child = max((node.children[k] for k, _ in keyed), key=Node.ucb)
+        path.append(child)
+        s = game.apply(s, child.action)
+        node = child
+    # Rollout: every seat plays greedy.
+    steps = 0
+    while not game.deal_over(s) and (depth is None or steps < depth):
+        try:
+            s = game.apply(s, policy(game, s, rng))
+        except IllegalAction:  # a heuristic slip in an odd determinization: stop and judge here
+            break
+        steps += 1
+    win, reward = outcome(game, s, seat)
+    first.samples.append(reward)
+    for n in path:
+        n.visits += 1
+        n.reward += reward
+        n.wins += win
