@@ -19,11 +19,27 @@ class CliError(Exception):
 
 
 def _game_id(text: str) -> str:
+    """A game id as typed (``Kanasta`` too): ids are matched without case."""
     from p2pcards.games import GAME_IDS
 
-    if text not in GAME_IDS:
+    game = text.strip().lower()
+    if game not in GAME_IDS:
         raise argparse.ArgumentTypeError(f"unknown game {text!r}; the games are {', '.join(GAME_IDS)}")
-    return text
+    return game
+
+
+def games_epilog() -> str:
+    """The games, for ``--help``."""
+    from p2pcards.games import GAME_IDS, get_game
+
+    lines = ["games:"]
+    for game_id in GAME_IDS:
+        game = get_game(game_id)
+        players = (f"{game.min_players}" if game.min_players == game.max_players
+                   else f"{game.min_players}-{game.max_players}")
+        lines.append(f"  {game_id:<10} {players} players")
+    lines.append("p2pcards rules GAME prints a game's rules; p2pcards play GAME starts one against bots.")
+    return "\n".join(lines)
 
 
 def parse_options(pairs: list[str] | None) -> dict:
@@ -64,12 +80,15 @@ def cmd_keygen(args) -> int:
 
     try:
         ident = identity.keygen(force=args.force)
+        note = "a new key"
     except identity.IdentityExists as exc:
-        print(str(exc), file=sys.stderr)
-        return 1
+        if exc.identity is None:
+            raise CliError(str(exc)) from None
+        # Asking again for your key is no error: show the one you have.
+        ident, note = exc.identity, "you already have this key; --force replaces it with a new one"
     except identity.IdentityError as exc:
         raise CliError(str(exc)) from None
-    print(f"your key: {ident.path}\nfingerprint: {ident.fingerprint}")
+    print(f"your key: {ident.path}\nfingerprint: {ident.fingerprint}\n({note})")
     return 0
 
 
@@ -77,6 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="p2pcards",
         description="Card games between terminals on a LAN: no server, no trusted dealer, a signed log anyone can audit.",
+        epilog=games_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"p2pcards {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
