@@ -54,7 +54,7 @@ from prompt_toolkit.widgets import TextArea
 from p2pcards.cards import display
 from p2pcards.games import IllegalAction
 from p2pcards.ui import commands
-from p2pcards.ui.render import render_hand, render_header, render_log, render_table
+from p2pcards.ui.render import render_hand, render_header, render_log, render_table, wrap_fragments
 from p2pcards.ui.session import PHASE_ABORTED, PHASE_OVER, PHASE_PLAYING
 
 STYLE = Style.from_dict(
@@ -85,6 +85,7 @@ STYLE = Style.from_dict(
 _YES = ("y", "yes", "t", "tak", "i", "igen")
 _NO = ("n", "no", "nie", "nem")
 WIDE = 100  # columns from which the log stands beside the table instead of below it
+LOG_WIDTH = 44  # the log column beside the table: fixed, so its divider never moves
 TICK = 0.25  # seconds between countdown refreshes
 
 
@@ -208,11 +209,14 @@ class TableApp:
         )
         # The hand has its own window at the bottom of the table: however many
         # melds the table shows, your cards stay in view.
+        # The table's text is laid out for exactly the width it is given
+        # (render_* wrap by themselves), so its window never wraps or grows.
         self.table_window = HSplit(
             [
                 Window(FormattedTextControl(self._table_text), wrap_lines=True),
                 Window(FormattedTextControl(self._hand_text), wrap_lines=True, dont_extend_height=True),
-            ]
+            ],
+            width=lambda: Dimension.exact(self._table_width()),
         )
         self.log_control = FormattedTextControl(
             self._log_text, get_cursor_position=self._log_cursor, show_cursor=False
@@ -222,7 +226,7 @@ class TableApp:
             [
                 self.table_window,
                 Window(width=1, char="\u2502" if not self.ascii else "|", style="class:rule"),
-                Window(self.log_control, width=Dimension(preferred=44, max=56), wrap_lines=True),
+                Window(self.log_control, width=Dimension.exact(LOG_WIDTH), wrap_lines=True),
             ]
         )
         narrow = HSplit(
@@ -253,7 +257,7 @@ class TableApp:
                     Window(height=1, char=rule, style="class:rule"),
                     ConditionalContainer(
                         Window(
-                            FormattedTextControl(lambda: self.message),
+                            FormattedTextControl(self._message_text),
                             height=Dimension(min=1, max=8),
                             wrap_lines=True,
                             dont_extend_height=True,
@@ -347,7 +351,10 @@ class TableApp:
 
     def _table_width(self) -> int:
         columns = self._columns()
-        return columns - 45 if columns >= WIDE else columns
+        return columns - LOG_WIDTH - 1 if columns >= WIDE else columns
+
+    def _log_width(self) -> int:
+        return LOG_WIDTH if self._columns() >= WIDE else self._columns()
 
     @_guarded
     def _table_text(self):
@@ -359,7 +366,7 @@ class TableApp:
 
     @_guarded
     def _log_text(self):
-        fragments = render_log(self.session, self.ascii)
+        fragments = render_log(self.session, self.ascii, width=self._log_width())
         self._log_lines = sum(text.count("\n") for _, text in fragments)
         return fragments
 
@@ -367,6 +374,11 @@ class TableApp:
         # Keep the newest line in view: the window scrolls to the "cursor",
         # put on the last line of the text just rendered.
         return Point(0, getattr(self, "_log_lines", 0))
+
+    @_guarded
+    def _message_text(self):
+        """The message line, broken between words to the terminal's width."""
+        return wrap_fragments(self.message, self._columns(), indent="")
 
     def _lobby_text(self):
         out = [("class:title", " p2pcards "), ("", "\n\n")]

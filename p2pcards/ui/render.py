@@ -105,6 +105,42 @@ class Painter:
         return self.text(s, "class:label")
 
 
+def wrap_fragments(fragments: Fragments, width: int, indent: str = "  ") -> Fragments:
+    """``fragments`` with every line wider than ``width`` broken at its last
+    space that fits (cut where a word alone is wider), the rest indented:
+    the screen never wraps a line itself, so words and cards stay whole and
+    nothing runs into the column beside."""
+    out: Fragments = []
+    line: list[tuple[str, str]] = []  # (style, one character)
+
+    def emit(cells) -> None:
+        for style, ch in cells:
+            if out and out[-1][0] == style and out[-1][1] != "\n":
+                out[-1] = (style, out[-1][1] + ch)
+            else:
+                out.append((style, ch))
+
+    def flush() -> None:
+        nonlocal line
+        while len(line) > width:
+            cut = next((i for i in range(width, len(indent), -1) if line[i][1] == " "), None)
+            head, rest = (line[:cut], line[cut + 1:]) if cut is not None else (line[:width], line[width:])
+            emit(head)
+            out.append(("", "\n"))
+            line = [("", ch) for ch in indent] + rest
+        emit(line)
+        line = []
+
+    for style, text in fragments:
+        for i, part in enumerate(text.split("\n")):
+            if i:
+                flush()
+                out.append(("", "\n"))
+            line.extend((style, ch) for ch in part)
+    flush()
+    return out
+
+
 def fmt_clock(seconds: float) -> str:
     seconds = max(0, int(seconds + 0.999))
     return f"{seconds // 60}:{seconds % 60:02d}"
@@ -177,7 +213,10 @@ def _side_score(session, info: dict, s: int) -> int | None:
 
 
 def _players(p: Painter, session, view: dict | None, info: dict, extra: Callable[[int], str] | None) -> None:
-    """One line per seat: turn marker, name, cards in hand, score/chips, connection."""
+    """One line per seat: turn marker, name, cards in hand, score/chips,
+    connection, and the key's fingerprint where the width has room for it.
+    A row too wide for the table goes on below, indented: it never runs
+    into the log beside it."""
     names = session.names
     counts = (view or {}).get("hand_counts") or []
     who = session.to_act()
@@ -186,33 +225,40 @@ def _players(p: Painter, session, view: dict | None, info: dict, extra: Callable
     # The deal's own view is more current than the match (fees paid this deal).
     chips = (view or {}).get("chips") or info.get("chips")
     pairs = session.game.sides(len(names), session.options) != len(names)
+    prints = getattr(session, "fingerprints", None) or []
     for s, name in enumerate(names):
         turn = s == who
-        p.text(("\u25b6 " if not p.ascii else "> ") if turn else "  ", "class:turn-mark")
         style = "class:me" if s == session.seat else ""
         you = " (you)" if s == session.seat and name.lower() != "you" else ""
-        p.text(f"{name + you:<{width + 6}}", style)
+        boxes: list[Fragments] = [[
+            ("class:turn-mark", ("\u25b6 " if not p.ascii else "> ") if turn else "  "),
+            (style, f"{name + you:<{width + 6}}"),
+        ]]
         if s < len(counts):
-            p.text(f"{counts[s]:>3} card{'s' if counts[s] != 1 else ' '}  ")
+            boxes.append([("", f"{counts[s]:>3} card{'s' if counts[s] != 1 else ' '}")])
         if chips is not None and s < len(chips):
-            p.text(f"{chips[s]:>5} chips  ")
+            boxes.append([("", f"{chips[s]:>5} chips")])
         else:
             score = _side_score(session, info, s)
             if score is not None:
-                p.text(f"{score:>6} pts{' (pair ' + str(s % 2 + 1) + ')' if pairs else ''}  ")
-        if extra:
-            p.text(extra(s))
+                boxes.append([("", f"{score:>6} pts{' (pair ' + str(s % 2 + 1) + ')' if pairs else ''}")])
+        if extra and extra(s):
+            boxes.append([("", extra(s))])
         if view and view.get("dealer") == s:
-            p.text("  dealer", "class:dim")
+            boxes.append([("class:dim", "dealer")])
         st = status.get(s)
         if st:
-            cls = "class:ok" if st in ("connected", "bot") else "class:warn"
-            p.text(f"  {st}", cls)
-        prints = getattr(session, "fingerprints", None) or []
-        if s < len(prints) and prints[s] and p.width >= 72:
-            # who is who, to compare with the players in person
-            p.text(f"  key {prints[s][:9]}", "class:dim")
-        p.nl()
+            boxes.append([("class:ok" if st in ("connected", "bot") else "class:warn", st)])
+        used = sum(len(t) for box in boxes for _, t in box) + 2 * max(0, len(boxes) - 2)
+        if s < len(prints) and prints[s] and used + 2 + len("key ") + len(prints[s]) <= p.width:
+            # who is who, to compare with the players in person (all of it, or not at all)
+            boxes.append([("class:dim", f"key {prints[s]}")])
+        first, rest = boxes[0], boxes[1:]
+        p.out.extend(first)
+        if rest:
+            p.flow(rest, indent=" " * 4, gap="  ", used=sum(len(t) for _, t in first))
+        else:
+            p.nl()
 
 
 def render_table(session, ascii: bool = False, width: int = 100, with_hand: bool = True) -> Fragments:
@@ -224,7 +270,7 @@ def render_table(session, ascii: bool = False, width: int = 100, with_hand: bool
     if view is None:
         _players(p, session, None, info, None)
         p.nl().text("Waiting for the deal\u2026", "class:warn").nl()
-        return p.out
+        return wrap_fragments(p.out, width)
     _players(p, session, view, info, area.seat_extra(view) if area else None)
     p.nl()
     if area:
@@ -233,7 +279,7 @@ def render_table(session, ascii: bool = False, width: int = 100, with_hand: bool
     if with_hand:
         p.nl()
         p.out += render_hand(session, ascii, width)
-    return p.out
+    return wrap_fragments(p.out, width)
 
 
 def render_hand(session, ascii: bool = False, width: int = 100) -> Fragments:
@@ -248,7 +294,7 @@ def render_hand(session, ascii: bool = False, width: int = 100) -> Fragments:
             p.label("  underlined: cards you can play now")
         p.nl()
         p.hand(sort_hand(session.game.id, hand, view.get("trump_suit")), playable)
-    return p.out
+    return wrap_fragments(p.out, width)
 
 
 # Moves that take any card (a discard, a face-down throw) say nothing about
@@ -303,14 +349,13 @@ def match_verdict(session, result: dict) -> str:
     return f"{who} win!" if who == "You" else f"{who} wins!"
 
 
-def render_log(session, ascii: bool = False, lines: int = 30) -> Fragments:
-    """The last moves and chat, newest last."""
-    p = Painter(ascii)
+def render_log(session, ascii: bool = False, lines: int = 30, width: int = 44) -> Fragments:
+    """The last moves and chat, newest last, wrapped at spaces to ``width``."""
+    p = Painter(ascii, width)
     p.label("Last moves").nl()
     for line in session.last_moves()[-lines:]:
-        p.rich(line, "class:chat" if _is_chat(line, session) else "")
-        p.nl()
-    return p.out
+        p.rich(line, "class:chat" if _is_chat(line, session) else "").nl()
+    return wrap_fragments(p.out, width)
 
 
 def _is_chat(line: str, session) -> bool:
@@ -355,7 +400,8 @@ class BuraArea(Area):
             p.text(f"{lead_size} card{'s' if lead_size != 1 else ''} each").nl()
             best = view.get("best")
             for play in trick:
-                p.text("  " + f"{seat_name(names, play['seat'])}:".ljust(12))
+                who = f"{seat_name(names, play['seat'])}:"
+                p.text("  " + who.ljust(max(12, len(who) + 1)))
                 if play.get("down"):
                     if play.get("cards"):
                         p.cards(play["cards"], style="class:down").text(" (your cards, face down)", "class:label")

@@ -1,0 +1,133 @@
+"""What the terminal really shows: the app draws into prompt-toolkit's screen
+buffer (read back cell by cell) while the input comes from a pipe, at 120, 80
+and 60 columns and after resizing between them."""
+
+import io
+
+import pytest
+import trio
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.formatted_text import fragment_list_to_text
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output.vt100 import Vt100_Output
+
+from p2pcards.identity import Identity
+from p2pcards.ui.app import LOG_WIDTH, WIDE, run_app
+from p2pcards.ui.render import render_hand, render_log, render_table
+from p2pcards.ui.session import PHASE_PLAYING, LocalSession
+
+CHAT = "shall we play another after this one with proofs and everything signed twice"
+
+
+async def until(predicate):
+    with trio.fail_after(60):
+        while not predicate():
+            await trio.sleep(0.002)
+
+
+class Screen:
+    """The app at a terminal whose size the test changes."""
+
+    def __init__(self, ui, pipe, size):
+        self.ui, self.pipe, self.size = ui, pipe, size
+
+    async def resize(self, columns: int, rows: int = 40) -> None:
+        self.size[:] = [columns, rows]
+        await self.redraw(self.ui.app._on_resize)
+
+    async def redraw(self, cause=None) -> None:
+        before = self.ui.app.render_counter
+        if cause is not None:
+            cause()
+        else:
+            self.ui.invalidate()
+        await until(lambda: self.ui.app.render_counter > before)
+
+    async def type(self, line: str) -> None:
+        handled = self.ui.lines_handled
+        self.pipe.send_text(line + "\r")
+        await until(lambda: self.ui.lines_handled > handled)
+        await until(lambda: self.ui.jobs_done == self.ui.jobs_submitted)
+        await self.redraw()
+
+    def rows(self) -> list[str]:
+        screen = self.ui.app.renderer._last_screen
+        columns, rows = self.size
+        return ["".join(screen.data_buffer[y][x].char for x in range(columns)).rstrip() for y in range(rows)]
+
+
+def at_screen(game_id, players, script, *, names=None, columns=120):
+    size = [columns, 40]
+    output = Vt100_Output(io.StringIO(), lambda: Size(rows=size[1], columns=size[0]), term="xterm-256color")
+    with create_pipe_input() as pipe:
+
+        async def main(ui):
+            session = LocalSession(game_id, players, names=names, bots="random", seed=5, bot_delay=0,
+                                   pause=None, max_deals=1)
+            session.fingerprints = [Identity.from_seed(bytes([s + 1]) * 32).fingerprint for s in range(players)]
+            ui.show(session)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(session.run)
+                await until(lambda: session.match_info()["phase"] == PHASE_PLAYING)
+                await script(Screen(ui, pipe, size), session)
+                nursery.cancel_scope.cancel()
+            ui.app.exit()
+
+        run_app(main, input=pipe, output=output)
+
+
+def body_rows(rows: list[str]) -> list[str]:
+    """The rows between the rule under the header and the rule above the message line."""
+    rules = [i for i, r in enumerate(rows) if r and set(r) == {"\u2500"}]
+    return rows[rules[0] + 1:rules[-1]]
+
+
+LONG_NAMES = ["Maximilian Vandersloot", "Ada", "Bolesław Wierzbicki", "Zsófia"]
+
+
+@pytest.mark.parametrize("game_id,players", [("bura", 4), ("kanaszta", 4), ("warkocz", 3), ("kanasta", 2)])
+def test_the_table_fits_every_width_and_the_log_column_keeps_its_place(game_id, players):
+    async def script(screen, session):
+        await screen.type(f"chat {CHAT}")
+        for columns in (120, 80, 60, 120, 100, 60):
+            await screen.resize(columns)
+            rows = screen.rows()
+            body = body_rows(rows)
+            assert body, rows
+            if columns >= WIDE:
+                divider = columns - LOG_WIDTH - 1
+                # the divider stands in the same column on every row of the body
+                assert all(len(r) > divider and r[divider] == "\u2502" for r in body), (columns, body)
+                log = [r[divider + 1:].strip() for r in body]
+            else:
+                log = [r.strip() for r in body]
+            # the chat line is broken between words, never inside one
+            words = [w for r in log for w in r.split()]
+            for word in CHAT.split():
+                assert word in words, (columns, word, "\n".join(rows))
+            # the table's own lines fit its width, fingerprints whole or absent
+            width = columns - LOG_WIDTH - 1 if columns >= WIDE else columns
+            for fragments in (render_table(session, False, width, with_hand=False), render_hand(session, False, width)):
+                lines = fragment_list_to_text(fragments).splitlines()
+                assert all(len(line) <= width for line in lines), (columns, [l for l in lines if len(l) > width])
+            table = fragment_list_to_text(render_table(session, False, width, with_hand=False))
+            for fp in session.fingerprints:
+                shown = [line for line in table.splitlines() if "key " in line]
+                assert all(fp in line or fp[:4] not in line for line in shown)
+
+    at_screen(game_id, players, script, names=LONG_NAMES[:players])
+
+
+def test_the_log_wraps_at_spaces_to_its_width():
+    class Session:
+        names = ["Ada", "You"]
+
+        def last_moves(self):
+            return ["Ada: " + "word " * 30 + "x" * 60]
+
+    lines = fragment_list_to_text(render_log(Session(), width=20)).splitlines()
+    assert all(len(line) <= 20 for line in lines), lines
+    assert lines[1].startswith("Ada: word")
+    words = [w for line in lines[1:] for w in line.split()]
+    assert words[1:31] == ["word"] * 30  # no word broken in two
+    assert "".join(l.strip() for l in lines[1:]).count("x") == 60  # a word too long for a line is cut, not lost
