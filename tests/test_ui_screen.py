@@ -131,3 +131,36 @@ def test_the_log_wraps_at_spaces_to_its_width():
     words = [w for line in lines[1:] for w in line.split()]
     assert words[1:31] == ["word"] * 30  # no word broken in two
     assert "".join(l.strip() for l in lines[1:]).count("x") == 60  # a word too long for a line is cut, not lost
+
+
+def test_log_records_go_to_the_message_line_not_over_the_screen(capfd):
+    import logging
+    import threading
+
+    root = logging.getLogger()
+    printed = logging.StreamHandler()  # what P2PCARDS_LOG's basicConfig installs: lines on stderr
+    root.addHandler(printed)
+    seen = []
+
+    async def main(ui):
+        logging.getLogger("p2pcards.net.endpoint").warning("rejected connection from %s: %s", "127.0.0.1:56202", "bad hello")
+        await until(lambda: "rejected connection" in "".join(t for _, t in ui.message))
+        seen.append("".join(t for _, t in ui.message))
+        # from another thread too (zeroconf logs from its own)
+        worker = threading.Thread(target=logging.getLogger("p2pcards.net.lobby").warning,
+                                  args=("not advertising the table on the LAN: no interface",))
+        worker.start()
+        worker.join()
+        await until(lambda: "not advertising" in "".join(t for _, t in ui.message))
+        seen.append("".join(t for _, t in ui.message))
+        ui.app.exit()
+
+    try:
+        with create_pipe_input() as pipe:
+            run_app(main, input=pipe, output=Vt100_Output(io.StringIO(), lambda: Size(rows=24, columns=80)))
+        assert printed in root.handlers  # given back once the screen is closed
+    finally:
+        root.removeHandler(printed)
+    assert seen == ["rejected connection from 127.0.0.1:56202: bad hello",
+                    "not advertising the table on the LAN: no interface"]
+    assert "rejected" not in capfd.readouterr().err

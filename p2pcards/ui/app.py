@@ -23,6 +23,8 @@ line never blocks while the network answers.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import math
 import sys
 from collections.abc import Awaitable, Callable
@@ -619,10 +621,57 @@ class TableApp:
                 pass
 
 
+class ScreenLogHandler(logging.Handler):
+    """Log records (a refused connection, no LAN announcement) shown in the
+    screen's message line: a line printed to the terminal would be drawn over
+    the full-screen table. Records may come from other threads (zeroconf):
+    they are handed to the screen's own loop."""
+
+    def __init__(self, ui: TableApp, loop: asyncio.AbstractEventLoop):
+        super().__init__(logging.WARNING)
+        self.ui, self.loop = ui, loop
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = record.getMessage()
+            style = "class:error" if record.levelno >= logging.ERROR else "class:warn"
+            self.loop.call_soon_threadsafe(self.ui.say, text, style)
+        except RuntimeError:  # the loop is closed: the screen is gone, nobody to tell
+            pass
+        except Exception:
+            self.handleError(record)
+
+
+@contextlib.contextmanager
+def logging_to_screen(ui: TableApp, loop: asyncio.AbstractEventLoop):
+    """While the screen runs, log records and Python warnings go to its
+    message line instead of the terminal (handlers writing there step aside)."""
+    root = logging.getLogger()
+    terminal = [h for h in root.handlers if isinstance(h, logging.StreamHandler)
+                and getattr(h, "stream", None) in (sys.stderr, sys.stdout, sys.__stderr__, sys.__stdout__)]
+    handler = ScreenLogHandler(ui, loop)
+    for h in terminal:
+        root.removeHandler(h)
+    root.addHandler(handler)
+    logging.captureWarnings(True)
+    try:
+        yield handler
+    finally:
+        logging.captureWarnings(False)
+        root.removeHandler(handler)
+        for h in terminal:
+            root.addHandler(h)
+
+
 async def run_app_async(trio_main: Callable[[TableApp], Awaitable[Any]], ui: TableApp) -> Any:
     """Run the screen and ``trio_main(ui)`` (in trio guest mode) until the
     player quits or ``trio_main`` fails; returns what it returned."""
     loop = asyncio.get_running_loop()
+    with logging_to_screen(ui, loop):
+        return await _run_app_async(trio_main, ui, loop)
+
+
+async def _run_app_async(trio_main, ui: TableApp, loop) -> Any:
     trio_done: asyncio.Future = loop.create_future()
 
     def done(outcome) -> None:
