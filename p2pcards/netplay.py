@@ -12,6 +12,7 @@ import trio
 
 from p2pcards.cli import CliError
 from p2pcards.games import get_game
+from p2pcards.ui.lobby import join_addresses, options_lines
 
 BOT_NAMES = ["Ada", "Bolek", "Cili", "Dorka", "Emil", "Franek"]
 
@@ -35,22 +36,30 @@ def _proposal_lines(proposal) -> list[str]:
     for seat in proposal.seats:
         me = "  (you)" if seat.seat == proposal.my_seat else ""
         lines.append(f"  seat {seat.seat}: {seat.name:<16} key {seat.fingerprint}{me}")
-    lines.append("Rules: " + ", ".join(f"{k}={v}" for k, v in sorted(full.items())))
-    lines.append("Table: " + ", ".join(f"{k}={v}" for k, v in sorted(settings.items())))
+    lines += options_lines(full, settings)
     lines.append("Compare the key fingerprints with the players in person. Accept this table? (yes/no)")
     return lines
 
 
 def _lobby_lines(view) -> list[str]:
+    from p2pcards.runner import split_options
+
     lines = [f"Waiting for players: {view.game}, {len(view.seats)} of {view.wanted} seated"]
     for seat in view.seats:
         lines.append(f"  seat {seat.seat}: {seat.name:<16} key {seat.fingerprint}")
+    try:
+        rules, settings = split_options(view.options)
+        lines += options_lines(get_game(view.game).options(view.wanted, rules), settings)
+    except Exception:  # a game or options no rules accept: the proposal will say so
+        pass
     if view.notice:
         lines.append(view.notice)
     return lines
 
 
-async def _run_with_ui(ui, config, game_id: str, extra_tasks=None) -> None:
+async def _run_with_ui(ui, config, game_id: str, extra_tasks=None, pinned: list[str] | None = None) -> None:
+    """``pinned``: lines that stay at the top of the lobby screen (the host's
+    own address); the list may change while the lobby runs."""
     from p2pcards.netsession import NetworkSession
     from p2pcards.runner import RunError, run_seat
 
@@ -64,7 +73,7 @@ async def _run_with_ui(ui, config, game_id: str, extra_tasks=None) -> None:
         return await ui.ask(_proposal_lines(proposal))
 
     async def on_update(view) -> None:
-        ui.set_status(*_lobby_lines(view))
+        ui.set_status(*(pinned or []), *_lobby_lines(view))
 
     if config.accept is None:
         config.accept = accept
@@ -152,15 +161,26 @@ def host_interactive(args) -> int:
     except Exception as exc:
         raise CliError(str(exc)) from None
     ident = _identity(args.key)
+    pinned = [f"Hosting {args.game} for {args.players}: opening port {args.port or '(any)'}\u2026",
+              f"Your key fingerprint: {ident.fingerprint}", ""]
+
+    def on_port(port: int) -> None:
+        # The real port (also with --port 0), known once the listener is up.
+        addresses = join_addresses(args.bind, port)
+        pinned[0] = (f"Hosting {args.game} for {args.players}. Others join with: p2pcards join {addresses[0]}"
+                     + (f"  (or {', '.join(addresses[1:])})" if addresses[1:] else ""))
+        for ui in screen:
+            ui.set_status(*pinned, "Waiting for players\u2026")
+
+    screen: list = []  # the UI, once it runs
     config = SeatConfig(name=args.name or "host", private_key=ident.private_key, game=args.game,
                         players=args.players, options=options, bind=args.bind, port=args.port,
-                        out=args.out, log_dir=args.log_dir, advertise=True)
+                        out=args.out, log_dir=args.log_dir, advertise=True, on_port=on_port)
 
     async def main(ui) -> None:
-        ui.set_status(f"Hosting {args.game} for {args.players} on {args.bind}:{args.port}. "
-                      f"Others join with: p2pcards join <this machine's address>:{args.port}",
-                      f"Your key fingerprint: {ident.fingerprint}")
-        await _run_with_ui(ui, config, args.game)
+        screen.append(ui)
+        ui.set_status(*pinned)
+        await _run_with_ui(ui, config, args.game, pinned=pinned)
 
     run_app(main, ascii=args.ascii)
     return 0

@@ -383,11 +383,11 @@ class TableApp:
         return wrap_fragments(self.message, self._columns(), indent="")
 
     def _lobby_text(self):
-        out = [("class:title", " p2pcards "), ("", "\n\n")]
+        out = [("", "\n")]
         for line in self.status:
             out.append(("", line + "\n"))
         out.append(("class:label", "\nquit or Ctrl-C leaves.\n"))
-        return out
+        return wrap_fragments(out, self._columns())
 
     def _pager_text(self):
         lines = self.pager or []

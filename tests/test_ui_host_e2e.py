@@ -1,0 +1,49 @@
+"""End to end in a real terminal (tmux, 80x24): the host of a LAN table sees
+the address others join at (with --port 0 too), and keeps seeing it in the
+lobby while players sit down; a bot peer joins by exactly that address."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tests.test_ui_e2e import REPO, Terminal
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+
+
+@pytest.fixture
+def host(tmp_path):
+    name = f"p2pcards-host-test-{os.getpid()}"
+    command = (f"cd {tmp_path} && HOME={tmp_path} PYTHONPATH={REPO} {sys.executable} -m p2pcards host bura "
+               f"--players 3 --port 0 --name Host; echo EXITED $?; sleep 30")
+    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "80", "-y", "24", command], check=True)
+    try:
+        yield Terminal(name)
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+
+
+def test_the_host_sees_the_address_to_join_and_keeps_it_in_the_lobby(host, tmp_path):
+    join = re.compile(r"p2pcards join (\d+\.\d+\.\d+\.\d+):(\d+)")
+    screen = host.wait_for(lambda s: join.search(s), "the address to join")
+    address, port = join.search(screen).groups()
+    assert int(port) != 0
+    assert all(len(line) <= 80 for line in screen.splitlines())
+    bot = subprocess.Popen(
+        [sys.executable, "-m", "p2pcards", "bot", f"{address}:{port}", "--name", "Ada"],
+        cwd=tmp_path, env={**os.environ, "HOME": str(tmp_path / "bot"), "PYTHONPATH": REPO},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        screen = host.wait_for(lambda s: "2 of 3 seated" in s, "the bot seated")
+        assert f"p2pcards join {address}:{port}" in screen  # still there with a player seated
+        assert "Ada" in screen and "bura" in screen.splitlines()[0] + screen
+        assert "Traceback" not in screen
+    finally:
+        bot.kill()
+        bot.wait()
+    host.keys("quit", "Enter")
+    host.wait_for(lambda s: "EXITED" in s, "the host to leave")
