@@ -7,9 +7,11 @@ from __future__ import annotations
 import trio
 
 from p2pcards.bots import Bot
-from p2pcards.games import IllegalAction, NeedReveal, get_game
+from p2pcards.cards import unknown
+from p2pcards.games import IllegalAction, NeedReveal, get_game, substitute
 from p2pcards.machine import ABORT, ACTION, END, REVEAL, SHUFFLE
 from p2pcards.ui.commands import describe
+from p2pcards.ui.scoresheet import FinishedDeal, final_hands
 from p2pcards.ui.session import (
     PHASE_ABORTED, PHASE_BETWEEN, PHASE_DEALING, PHASE_OVER, PHASE_PLAYING, Notifier, deal_summary, seat_name,
 )
@@ -32,6 +34,8 @@ class NetworkSession:
         self._last_view: dict | None = None
         self._last_deal: dict | None = None
         self._deals_done = 0
+        self._finished: list[FinishedDeal] = []
+        self._play_state: tuple[int, object] | None = None  # (deal index, its last state seen)
         self._actions_send, self._actions_recv = trio.open_memory_channel(1)
         self._waiting = False
         self._hint_bot = Bot("greedy", seed="hint")
@@ -94,13 +98,17 @@ class NetworkSession:
             phase = PHASE_BETWEEN if self._deals_done else PHASE_DEALING
         else:
             phase = PHASE_PLAYING
+        # Between deals (and at the end) the deal shown is the one just over, not the one being shuffled.
+        deal_index = machine.deal.index if phase in (PHASE_PLAYING, PHASE_DEALING) or not self._finished \
+            else self._finished[-1].number - 1
         reason = None
         if machine.aborts:
             accusation = machine.aborts[0][1]
             reason = f"{accusation.kind}: {accusation.detail}"
         return {
             "phase": phase,
-            "deal_index": machine.deal.index,
+            "deal_index": deal_index,
+            "deals_go_on": True,  # the table deals on by itself: nobody types next
             "scores": list(match.scores),
             "chips": list(match.chips) if match.chips is not None else None,
             "bank": match.bank,
@@ -157,6 +165,9 @@ class NetworkSession:
     def peer_status(self) -> dict[int, str]:
         if self.peer is None:
             return {}
+        if self.peer.machine.finished or self.peer.machine.aborted:
+            # The table has closed its connections: nobody is coming back.
+            return {s: "blamed" for s in self.peer.machine.excluded}
         now = trio.current_time()
         out = {}
         for seat, status in self.peer.mesh.peer_status().items():
@@ -178,6 +189,9 @@ class NetworkSession:
     def last_moves(self) -> list[str]:
         return list(self._moves)
 
+    def finished_deals(self) -> list[FinishedDeal]:
+        return list(self._finished)
+
     def subscribe(self, callback):
         return self._notifier.subscribe(callback)
 
@@ -186,20 +200,43 @@ class NetworkSession:
         """Lines for the entries taken in since last time."""
         log = self.peer.driver.log
         machine = self.peer.machine
+        if machine.state is not None:
+            self._play_state = (machine.deal.index, machine.state)
         if self._seen > len(log):
             self._seen = len(log)  # an abort replaced entries
+        # Chat said before a move is logged with it: its line goes before the move's.
+        unshown = list(self.peer.chat_seen)
+        self.peer.chat_seen.clear()
         for entry in log.entries[self._seen:]:
+            chat = entry.payload.get("chat") if isinstance(entry.payload, dict) else None
+            for text in chat if isinstance(chat, list) else []:
+                if (entry.author, text) in unshown:
+                    unshown.remove((entry.author, text))
+                    self._say(f"{seat_name(self.names, entry.author)}: {text}")
             self._line_for(entry, machine)
         self._seen = len(log)
         done = [d for d in machine.deals if d.scores is not None]
         while self._deals_done < len(done):
             deal = done[self._deals_done]
             self._last_deal = deal.scores
+            self._finished.append(self._finished_deal(machine, deal))
             self._say(deal_summary(self.game, self.names, self.options, deal.scores))
             self._deals_done += 1
-        for seat, text in self.peer.chat_seen:
+        for seat, text in unshown:  # said just now, not logged yet
             self._say(f"{seat_name(self.names, seat)}: {text}")
-        self.peer.chat_seen.clear()
+
+    def _finished_deal(self, machine, deal) -> FinishedDeal:
+        """The deal's score sheet data: the match as it stood right after it,
+        every hand from the last state of its play with the revealed cards."""
+        position = machine.deals.index(deal)
+        after = machine.deals[position + 1].match_before if position + 1 < len(machine.deals) else machine.match
+        hands = None
+        if self._play_state is not None and self._play_state[0] == deal.index and deal.codes is not None:
+            state = self._play_state[1]
+            if self.game.deal_over(state):  # else the screen missed the deal's last move: no hands
+                hands = final_hands(self.game, substitute(state, {unknown(p): c for p, c in enumerate(deal.codes)}))
+        return FinishedDeal(deal.index + 1, deal.scores, hands, list(after.scores),
+                            list(after.chips) if after.chips is not None else None, after.bank)
 
     def _line_for(self, entry, machine) -> None:
         payload = entry.payload if isinstance(entry.payload, dict) else {}

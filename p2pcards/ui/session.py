@@ -26,6 +26,7 @@ from p2pcards.bots import Bot
 from p2pcards.games import Game, IllegalAction, get_game
 from p2pcards.games.base import Match
 from p2pcards.ui.commands import describe
+from p2pcards.ui.scoresheet import FinishedDeal, final_hands
 
 # The phases of ``match_info()["phase"]``.
 PHASE_DEALING = "dealing"   # no deal to show yet: shuffling / dealing in progress
@@ -98,6 +99,10 @@ class SeatSession(Protocol):
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
         """Call ``callback()`` (no arguments, from trio, must not block) after
         every change worth a redraw; returns a function that unsubscribes."""
+
+    def finished_deals(self) -> list:
+        """Every deal played to its end, oldest first, as
+        ``p2pcards.ui.scoresheet.FinishedDeal`` (the score sheets' source)."""
 
 
 class Notifier:
@@ -194,6 +199,7 @@ class LocalSession:
         self._last_deal: dict | None = None
         self._deadline: float | None = None
         self._moves: list[str] = []
+        self._finished: list[FinishedDeal] = []
         self._history = history
         self._notifier = Notifier()
         self._wake = trio.Event()
@@ -254,6 +260,9 @@ class LocalSession:
     def last_moves(self) -> list[str]:
         return list(self._moves)
 
+    def finished_deals(self) -> list[FinishedDeal]:
+        return list(self._finished)
+
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
         return self._notifier.subscribe(callback)
 
@@ -312,6 +321,10 @@ class LocalSession:
             await self._play_deal()
             self._last_deal = self.game.deal_scores(self._state)
             self.match = self.game.end_deal(self.match, self._state)
+            self._finished.append(FinishedDeal(
+                len(self._finished) + 1, self._last_deal, final_hands(self.game, self._state),
+                list(self.match.scores), list(self.match.chips) if self.match.chips is not None else None,
+                self.match.bank))
             self._log(deal_summary(self.game, self.names, self.options, self._last_deal))
             deals += 1
             if self.game.match_over(self.match) or (self.max_deals is not None and deals >= self.max_deals):

@@ -1,0 +1,93 @@
+"""The network seat's session read from a real table's entries (seat drivers
+in one process, tests/tablesim): chat in order, score sheets with every hand,
+numbers that agree with the end entry, no "reconnecting" once it is over."""
+
+from types import SimpleNamespace
+
+from p2pcards.bots import Bot
+from p2pcards.machine import ACTION, END
+from p2pcards.netsession import NetworkSession
+from p2pcards.table import SeatDriver
+from p2pcards.ui.commands import describe
+from p2pcards.ui.scoresheet import deal_sheet, match_sheet
+from tests.tablesim import make_genesis
+
+
+def watched_match(game_id, players, options=None, chat_at=(), batch=7, seed=1):
+    """Play a match; seat ``players - 1``'s session follows it, told of
+    changes only every ``batch`` entries (as a spectator catching up is)."""
+    genesis, signers = make_genesis(game_id, players, options)
+    drivers = [SeatDriver(genesis, i, signers[i]) for i in range(players)]
+    bots = [Bot("greedy", seed * 10 + i) for i in range(players)]
+    me = drivers[-1]
+    peer = SimpleNamespace(driver=me, machine=me.machine, seat=me.seat, chat_seen=[], mesh=None)
+    session = NetworkSession(game_id)
+    session.attach(peer)
+    game, actions, said = me.game, 0, []
+    for step in range(100000):
+        machine = drivers[0].machine
+        if machine.finished:
+            break
+        want = machine.expect()
+        if want.kind == END:
+            body = drivers[0].end_body()
+            signatures = {d.seat: d.sign_end(body) for d in drivers if d.seat in drivers[0].end_signers()}
+            for d in drivers:
+                d.finish(body, signatures)
+            continue
+        author = drivers[want.author]
+        chat = None
+        if want.kind == ACTION:
+            actions += 1
+            if actions in chat_at and want.author != me.seat:
+                chat = [f"move {actions} coming"]
+        action = bots[want.author].choose(game, author.my_state()) if want.kind == ACTION else None
+        if chat:
+            said.append((chat[0], describe(game, None, want.author, action, session.names)))
+        entry = author.write(action, chat=chat)
+        for d in drivers:
+            if d is not author:
+                d.receive(entry)
+        if chat and author is not me:
+            peer.chat_seen.extend((entry.author, text) for text in chat)  # as the table hands it over
+        if step % batch == 0:
+            session.changed()
+    session.changed()
+    return session, said
+
+
+def test_a_chat_line_comes_before_the_move_it_was_logged_with():
+    session, said = watched_match("bura", 2, chat_at=(3, 9), batch=13)
+    lines = session.last_moves()
+    assert said
+    for text, move in said:
+        i = next(i for i, line in enumerate(lines) if line.endswith(text))
+        assert lines[i + 1] == move, lines[i - 2:i + 3]
+    assert len([line for line in lines if "coming" in line]) == len(said)  # each chat once
+
+
+def test_the_score_sheets_show_every_hand_and_agree_with_the_end_entry():
+    session, _ = watched_match("kanasta", 2, {"target": 1500}, batch=1)
+    machine = session.peer.machine
+    assert machine.finished
+    deals = session.finished_deals()
+    assert len(deals) == len([d for d in machine.deals if d.scores is not None]) >= 1
+    end = machine.end_payload()
+    assert deals[-1].match_scores == end["scores"]
+    for deal in deals:
+        assert deal.hands is not None and len(deal.hands) == 2
+        # the cards left in hand are what the engine counted against them
+        lines = deal_sheet(session.game, session.names, session.options, deal)
+        assert any(line.startswith("Cards in hand") for line in lines)
+        assert any(line.startswith("Match total") for line in lines)
+    info = session.match_info()
+    assert info["phase"] == "over" and info["deal_index"] == deals[-1].number - 1
+    sheet = match_sheet(session.game, session.names, session.options, info["result"], "x", "/tmp/log")
+    standings = [line for line in sheet if line.startswith("  1. ") or line.startswith("  2. ")]
+    assert sorted(int(line.split(": ")[1].split()[0]) for line in standings) == sorted(end["scores"])
+
+
+def test_nobody_is_shown_reconnecting_once_the_match_is_over():
+    session, _ = watched_match("bura", 2, {"rounds": 1})
+    assert session.peer.machine.finished
+    assert session.peer_status() == {}  # the mesh is not even asked
