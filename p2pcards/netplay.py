@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -88,6 +89,7 @@ async def _run_with_ui(ui, config, game_id: str, extra_tasks=None, pinned: list[
         ui.leave_table(f"The game could not go on: {exc}", "Type quit to leave.")
         await trio.sleep_forever()
     session.changed()
+    ui.match_logged(result.log_path)
     ui.say(f"The log is kept in {result.log_path}. Audit it with: p2pcards audit {result.log_path}. Type quit to leave.",
            "class:label")
     await trio.sleep_forever()  # the screen stays until the player quits
@@ -111,7 +113,20 @@ def play(args) -> int:
     except Exception as exc:
         raise CliError(str(exc)) from None
     ident = _identity()
+    # The bots' keys, logs and state files (their deal seeds among them) are
+    # throwaway: your own log, in your data directory, holds the same signed
+    # game. They go when play ends; nothing is left in /tmp.
     work = tempfile.mkdtemp(prefix="p2pcards-play-")
+    try:
+        return _play(args, game, bots, players, options, ident, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _play(args, game, bots: int, players: int, options: dict, ident, work: str) -> int:
+    from p2pcards.runner import SeatConfig
+    from p2pcards.ui.app import run_app
+
     port_box: list[int] = []
     port_ready = trio.Event()
 
@@ -137,7 +152,7 @@ def play(args) -> int:
         ui.set_status(f"Opening a {args.game} table on this machine for you and {bots} bot(s)…")
         await _run_with_ui(ui, config, args.game, extra_tasks=start_bots)
 
-    run_app(main, ascii=args.ascii)
+    run_app(main, ascii=args.ascii, summary=sys.stdout)
     return 0
 
 
@@ -182,7 +197,7 @@ def host_interactive(args) -> int:
         ui.set_status(*pinned)
         await _run_with_ui(ui, config, args.game, pinned=pinned)
 
-    run_app(main, ascii=args.ascii)
+    run_app(main, ascii=args.ascii, summary=sys.stdout)
     return 0
 
 
@@ -206,7 +221,7 @@ def join_interactive(args) -> int:
         # The game id comes with the table; the session is made once it is known.
         await _run_with_ui(ui, config, None)
 
-    run_app(main, ascii=args.ascii)
+    run_app(main, ascii=args.ascii, summary=sys.stdout)
     return 0
 
 
@@ -267,8 +282,9 @@ def resume_interactive(args) -> int:
             ui.leave_table(f"Cannot come back: {exc}", "Type quit to leave.")
             await trio.sleep_forever()
         session.changed()
+        ui.match_logged(result.log_path)
         ui.say(f"The log is kept in {result.log_path}. Type quit to leave.", "class:label")
         await trio.sleep_forever()
 
-    run_app(main, ascii=args.ascii)
+    run_app(main, ascii=args.ascii, summary=sys.stdout)
     return 0

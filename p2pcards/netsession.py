@@ -4,13 +4,15 @@ for a seat at a network table: what the screen shows comes from this seat's
 
 from __future__ import annotations
 
+from collections import Counter
+
 import trio
 
 from p2pcards.bots import Bot
 from p2pcards.cards import unknown
 from p2pcards.games import IllegalAction, NeedReveal, get_game, substitute
 from p2pcards.machine import ABORT, ACTION, END, REVEAL, SHUFFLE
-from p2pcards.ui.commands import describe
+from p2pcards.ui.commands import describe, with_own_cards
 from p2pcards.ui.scoresheet import FinishedDeal, final_hands
 from p2pcards.ui.session import (
     PHASE_ABORTED, PHASE_BETWEEN, PHASE_DEALING, PHASE_OVER, PHASE_PLAYING, Notifier, deal_summary, seat_name,
@@ -35,6 +37,10 @@ class NetworkSession:
         self._last_deal: dict | None = None
         self._deals_done = 0
         self._finished: list[FinishedDeal] = []
+        self._said = 0  # lines said so far (``_moves`` keeps the last HISTORY)
+        self._sent: list[dict] = []  # my moves on their way to the log, as I typed them (cards I know)
+        self._my_hand: list[str] = []
+        self._my_draw: tuple[int, list[str]] | None = None  # (line number, hand before) of my draw
         self._play_state: tuple[int, object] | None = None  # (deal index, its last state seen)
         self._actions_send, self._actions_recv = trio.open_memory_channel(1)
         self._waiting = False
@@ -153,6 +159,7 @@ class NetworkSession:
             self._actions_send.send_nowait(action)
         except trio.WouldBlock:
             raise IllegalAction("your move is already on its way") from None
+        self._sent = (self._sent + [action])[-4:]
 
     async def chat(self, text: str) -> None:
         if self.peer is None:
@@ -224,6 +231,7 @@ class NetworkSession:
             self._deals_done += 1
         for seat, text in unshown:  # said just now, not logged yet
             self._say(f"{seat_name(self.names, seat)}: {text}")
+        self._name_my_draw(machine)
 
     def _finished_deal(self, machine, deal) -> FinishedDeal:
         """The deal's score sheet data: the match as it stood right after it,
@@ -238,15 +246,39 @@ class NetworkSession:
         return FinishedDeal(deal.index + 1, deal.scores, hands, list(after.scores),
                             list(after.chips) if after.chips is not None else None, after.bank)
 
+    def _name_my_draw(self, machine) -> None:
+        """My hand as the log stands; the card of my last draw named in its
+        line once its keys have shown it to me."""
+        if machine.state is None or self.seat is None:
+            self._my_draw = None
+            return
+        hand = list(self.peer.driver.me.view(machine).get("hand") or [])
+        if self._my_draw is not None:
+            line, before = self._my_draw
+            drawn = sorted((Counter(hand) - Counter(before)).elements())
+            at = line - (self._said - len(self._moves))
+            if drawn and 0 <= at < len(self._moves):
+                self._moves[at] = with_own_cards(self._moves[at], self.seat, self.seat, None, drawn)
+                self._my_draw = None
+        self._my_hand = hand
+
     def _line_for(self, entry, machine) -> None:
         payload = entry.payload if isinstance(entry.payload, dict) else {}
         if entry.kind == ACTION:
             action = payload.get("action", {})
             state = machine.state if machine.state is not None else None
             try:
-                self._say(describe(self.game, state, entry.author, action, self.names))
+                line = describe(self.game, state, entry.author, action, self.names)
             except Exception:  # a line of history must never break the screen
-                self._say(f"{seat_name(self.names, entry.author)} played")
+                line = f"{seat_name(self.names, entry.author)} played"
+            if entry.author == self.seat and isinstance(action, dict):
+                mine = next((a for a in self._sent if a.get("type") == action.get("type")), None)
+                if mine is not None:
+                    self._sent.remove(mine)
+                    line = with_own_cards(line, self.seat, entry.author, mine)
+                if action.get("type") == "draw":
+                    self._my_draw = (self._said, list(self._my_hand))
+            self._say(line)
         elif entry.kind == SHUFFLE and entry.author == 0:
             self._say(f"deal {payload.get('deal', 0) + 1}: shuffling (every player in turn, with proofs)")
         elif entry.kind == ABORT:
@@ -261,5 +293,6 @@ class NetworkSession:
                 seat_name(self.names, s) for s, sig in enumerate(entry.signature) if sig is not None))
 
     def _say(self, line: str) -> None:
+        self._said += 1
         self._moves.append(line)
         del self._moves[:-HISTORY]

@@ -56,7 +56,10 @@ from prompt_toolkit.widgets import TextArea
 from p2pcards.cards import display
 from p2pcards.games import IllegalAction
 from p2pcards.ui import commands
-from p2pcards.ui.render import render_hand, render_header, render_log, render_table, wrap_fragments
+from p2pcards.ui.render import (
+    Painter, match_verdict, plural, render_hand, render_header, render_log, render_table, wrap_fragments,
+)
+from p2pcards.ui.scoresheet import deal_sheet, match_sheet, shell_text
 from p2pcards.ui.session import PHASE_ABORTED, PHASE_OVER, PHASE_PLAYING
 
 STYLE = Style.from_dict(
@@ -136,6 +139,8 @@ class TableApp:
         self.pager_title = ""
         self.pager_offset = 0
         self.confirm_quit = False
+        self.log_path: str | None = None  # where the finished match's log is kept, once it is
+        self._sheets_shown = (0, False)
         self._question: tuple[trio.Event, list[bool]] | None = None
         self.remaining: float | None = None
         self._unsubscribe: Callable[[], None] | None = None
@@ -155,7 +160,8 @@ class TableApp:
         if self._unsubscribe:
             self._unsubscribe()
         self.session = session
-        self._unsubscribe = session.subscribe(self.invalidate)
+        self._sheets_shown = (0, False)  # (deals whose sheet opened, the match's end shown)
+        self._unsubscribe = session.subscribe(self._session_changed)
         self.pager = None
         self.say(f"Welcome to {session.game.id}. Tab lists your legal moves; help explains the commands.", "class:label")
 
@@ -197,6 +203,63 @@ class TableApp:
 
     def invalidate(self) -> None:
         self.app.invalidate()
+
+    def _session_changed(self) -> None:
+        """A redraw; and when a deal (or the match) has just ended, its score sheet."""
+        try:
+            deals = len(self.session.finished_deals())
+            over = self.session.match_info().get("phase") == PHASE_OVER
+        except Exception:  # a session without sheets still gets its redraws
+            deals, over = 0, False
+        if (deals, over) != self._sheets_shown and (deals > self._sheets_shown[0] or over):
+            self._sheets_shown = (deals, over)
+            self.show_score_sheet()
+        self.invalidate()
+
+    def score_sheet(self) -> list[str]:
+        """The last deal's score sheet, the match's end after it once it is over."""
+        session = self.session
+        if session is None:
+            return []
+        deals = session.finished_deals() if hasattr(session, "finished_deals") else []
+        lines = deal_sheet(session.game, session.names, session.options, deals[-1]) if deals else []
+        info = session.match_info()
+        if info.get("phase") == PHASE_OVER and info.get("result"):
+            lines += [""] if lines else []
+            lines += match_sheet(session.game, session.names, session.options, info["result"],
+                                 match_verdict(session, info["result"]), self.log_path)
+        return lines
+
+    def closing_summary(self) -> str | None:
+        """What the shell keeps once the screen closes: the match's score
+        sheet and end, or why the game stopped; None if it was left unfinished."""
+        session = self.session
+        if session is None:
+            return None
+        try:
+            info = session.match_info()
+            if info.get("phase") == PHASE_OVER:
+                return shell_text(self.score_sheet(), self.ascii)
+            if info.get("phase") == PHASE_ABORTED:
+                where = f"\nThe log is kept in {self.log_path}" if self.log_path else ""
+                return f"The game stopped: {info.get('reason') or '?'}{where}"
+        except Exception as exc:  # the screen is gone; a summary is not worth a traceback
+            return f"(no summary: {type(exc).__name__}: {exc})"
+        return None
+
+    def match_logged(self, path: str) -> None:
+        """The match is over and its log kept at ``path``: the sheet says where."""
+        self.log_path = path
+        if self.session is not None and self.session.match_info().get("phase") == PHASE_OVER:
+            self.show_score_sheet()
+
+    def show_score_sheet(self) -> None:
+        lines = self.score_sheet()
+        if not lines:
+            self.say("No deal has ended yet.", "class:label")
+            return
+        self.open_pager("score sheet", "\n".join(lines))
+        self.say("The score sheet: Enter or Esc goes back to the table; score shows it again.", "class:label")
 
     # ----- layout ----------------------------------------------------------------------
     def _build(self, input, output) -> Application:
@@ -389,11 +452,14 @@ class TableApp:
         out.append(("class:label", "\nquit or Ctrl-C leaves.\n"))
         return wrap_fragments(out, self._columns())
 
+    @_guarded
     def _pager_text(self):
         lines = self.pager or []
-        out = [("class:title", f" {self.pager_title} "), ("class:label", "  PgUp/PgDn scroll, Esc or Enter back to the table\n\n")]
-        out.append(("", "\n".join(lines[self.pager_offset:])))
-        return out
+        p = Painter(self.ascii, self._columns())
+        p.text(f" {self.pager_title} ", "class:title").label("  PgUp/PgDn scroll, Esc or Enter back to the table").nl().nl()
+        for line in lines[self.pager_offset:]:
+            p.rich(line).nl()
+        return wrap_fragments(p.out, self._columns())
 
     def open_pager(self, title: str, text: str) -> None:
         self.pager = text.splitlines()
@@ -491,7 +557,7 @@ class TableApp:
                 self.say("You have no move now.", "class:label")
             else:
                 lines = sorted({commands.format_action(game_id, a) for a in legal})
-                text = f"{len(lines)} legal moves:\n" + "\n".join("  " + line for line in lines)
+                text = f"{plural(len(lines), 'legal move')}:\n" + "\n".join("  " + line for line in lines)
                 if len(lines) > 6:
                     self.open_pager("legal moves", text)
                 else:
@@ -501,12 +567,22 @@ class TableApp:
                 self.say("chat what? chat TEXT", "class:error")
             else:
                 self._submit(lambda: session.chat(cmd.arg))
+        elif cmd.name == "score":
+            self.show_score_sheet()
+        elif cmd.name == "keys":
+            prints = getattr(session, "fingerprints", None) or []
+            lines = [f"{name}: {prints[s] if s < len(prints) and prints[s] else '(no key: not a network table)'}"
+                     for s, name in enumerate(session.names)]
+            self.say("Key fingerprints (compare them in person):\n" + "\n".join(lines), "class:label")
         elif cmd.name == "next":
-            phase = session.match_info().get("phase")
+            info = session.match_info()
+            phase = info.get("phase")
             if phase in (PHASE_OVER, PHASE_ABORTED):
                 self.say("The match is over; quit leaves the table.", "class:label")
             elif phase == PHASE_PLAYING:
                 self.say("The deal is still being played.", "class:label")
+            elif info.get("deals_go_on"):
+                self.say("The next deal starts by itself once every player has shown its keys.", "class:label")
             else:
                 self._submit(session.ready)
                 self.say("Ready for the next deal.", "class:label")
@@ -701,13 +777,21 @@ async def _run_app_async(trio_main, ui: TableApp, loop) -> Any:
     return outcome.unwrap()
 
 
-def run_app(trio_main: Callable[[TableApp], Awaitable[Any]], *, ascii: bool = False, input=None, output=None) -> Any:
+def run_app(trio_main: Callable[[TableApp], Awaitable[Any]], *, ascii: bool = False, input=None, output=None,
+            summary=None) -> Any:
     """The terminal table: ``trio_main(ui)`` runs in trio (guest mode) next to
     the screen; it calls ``ui.set_status(...)`` while it sets things up and
     ``ui.show(session)`` once a seat session exists. Returns when the player
-    quits; an exception from ``trio_main`` ends the screen and is re-raised."""
+    quits; an exception from ``trio_main`` ends the screen and is re-raised.
+    ``summary``: a file (sys.stdout) that gets the match's end once the
+    screen has closed, so that it stays in the shell."""
     ui = TableApp(ascii=ascii or not unicode_terminal(), input=input, output=output)
-    return asyncio.run(run_app_async(trio_main, ui))
+    try:
+        return asyncio.run(run_app_async(trio_main, ui))
+    finally:
+        text = ui.closing_summary() if summary is not None else None
+        if text:
+            print(text, file=summary, flush=True)
 
 
 def unicode_terminal() -> bool:

@@ -144,6 +144,8 @@ UI_COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
     (("moves", "legal"), "moves", "list every legal move now"),
     (("chat", "say"), "chat TEXT", "say something to the table"),
     (("next", "ready"), "next", "start the next deal (after a deal ends)"),
+    (("score", "sheet"), "score", "the score sheet of the last deal (and of the match)"),
+    (("keys", "who"), "keys", "every player's key fingerprint, to compare in person"),
     (("quit", "exit"), "quit", "leave the table (asks first during a game)"),
 ]
 
@@ -470,7 +472,26 @@ def describe(game, state, seat: int, action: dict, names: list[str]) -> str:
 _SECOND_PERSON = {"draws": "draw", "takes": "take", "melds": "meld", "adds": "add", "swaps": "swap",
                   "lays": "lay", "discards": "discard", "plays": "play", "passes": "pass", "leads": "lead",
                   "beats": "beat", "throws": "throw", "declares": "declare", "shows": "show", "does": "do",
-                  "has": "have"}
+                  "has": "have", "wins": "win", "fails": "fail", "pays": "pay", "shuffles": "shuffle",
+                  "deals": "deal", "takes the pile": "take the pile", "is": "are"}
+
+
+def verb(who: str, verb_s: str) -> str:
+    """The verb as ``who`` takes it: "Ada leads", "You lead"."""
+    return _SECOND_PERSON.get(verb_s, verb_s) if who == "You" else verb_s
+
+
+def with_own_cards(line: str, seat: int | None, author: int, action: dict | None, new_cards: list[str] = ()) -> str:
+    """A log line as its author reads it: the cards of one's own face-down
+    throw, and the card one drew, which only the author may see."""
+    if seat is None or author != seat:
+        return line
+    if new_cards and line.endswith(("draws", "draw")):
+        return f"{line} {' '.join(new_cards)}"
+    cards = [c for c in (action or {}).get("cards") or [] if is_code(c)]
+    if cards and "face down" in line:
+        return f"{line}: {' '.join(cards)}"
+    return line
 
 
 def _describe(game, state, who: str, action: dict) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from p2pcards.cards import RANKS, display, is_red, is_unknown, rank, suit
-from p2pcards.ui.commands import canasta_word, split_cards
+from p2pcards.ui.commands import canasta_word, split_cards, verb
 from p2pcards.ui.session import (
     PHASE_ABORTED, PHASE_BETWEEN, PHASE_DEALING, PHASE_OVER, PHASE_PLAYING, seat_name,
 )
@@ -141,6 +141,11 @@ def wrap_fragments(fragments: Fragments, width: int, indent: str = "  ") -> Frag
     return out
 
 
+def plural(n: int, word: str) -> str:
+    """``1 legal move``, ``2 legal moves``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def fmt_clock(seconds: float) -> str:
     seconds = max(0, int(seconds + 0.999))
     return f"{seconds // 60}:{seconds % 60:02d}"
@@ -187,6 +192,8 @@ def render_header(session, ascii: bool = False, remaining: float | None = None) 
     who = session.to_act()
     if phase == PHASE_DEALING:
         p.text("dealing\u2026", "class:warn")
+    elif phase == PHASE_BETWEEN and info.get("deals_go_on"):
+        p.text("deal over \u2014 the next deal is being shuffled (score: the score sheet)", "class:warn")
     elif phase == PHASE_BETWEEN:
         p.text("deal over \u2014 type next for the next deal", "class:warn")
         if remaining is not None:
@@ -222,8 +229,10 @@ def _players(p: Painter, session, view: dict | None, info: dict, extra: Callable
     who = session.to_act()
     status = session.peer_status()
     width = max(len(n) for n in names) + 2
-    # The deal's own view is more current than the match (fees paid this deal).
-    chips = (view or {}).get("chips") or info.get("chips")
+    # During a deal its own view is more current than the match (fees paid
+    # this deal); once it is over, the match's chips are (the settlement made).
+    playing = info.get("phase") == PHASE_PLAYING
+    chips = ((view or {}).get("chips") if playing else None) or info.get("chips")
     pairs = session.game.sides(len(names), session.options) != len(names)
     prints = getattr(session, "fingerprints", None) or []
     for s, name in enumerate(names):
@@ -394,7 +403,8 @@ class BuraArea(Area):
         if not trick:
             leader = view.get("leader")
             if view.get("phase") == "play" and leader is not None and leader >= 0:
-                p.label("Trick: ").text(f"{seat_name(names, leader)} leads (up to {view.get('max_lead', 3)} cards of one suit)")
+                who = seat_name(names, leader)
+                p.label("Trick: ").text(f"{who} {verb(who, 'leads')} (up to {view.get('max_lead', 3)} cards of one suit)")
         else:
             p.label("Trick: ")
             p.text(f"{lead_size} card{'s' if lead_size != 1 else ''} each").nl()
@@ -434,8 +444,10 @@ class BuraArea(Area):
             p.text(f"A bessa was shown: {seat_name(names, view.get('to_act'))} may beat it (bessa CARDS) or pas", "class:warn").nl()
         decl = view.get("declaration")
         if decl:
-            verdict = "wins the bank" if decl.get("won") else f"fails and pays {decl.get('paid', 0)}"
-            p.text(f"{seat_name(names, decl['seat'])} declared {decl.get('points')} points and {verdict}: ", "class:warn")
+            who = seat_name(names, decl["seat"])
+            verdict = (f"{verb(who, 'wins')} the bank" if decl.get("won")
+                       else f"{verb(who, 'fails')} and {verb(who, 'pays')} {decl.get('paid', 0)}")
+            p.text(f"{who} declared {decl.get('points')} points and {verdict}: ", "class:warn")
             p.cards(decl.get("cards") or []).nl()
         result = view.get("result")
         if result and not (decl and result.get("end") in ("declared", "failed_declaration")):
@@ -446,9 +458,9 @@ class BuraArea(Area):
         end = result.get("end")
         who = seat_name(names, result.get("winner"))
         return {
-            "declared": f"{who} declared and wins the bank.",
+            "declared": f"{who} declared and {verb(who, 'wins')} the bank.",
             "failed_declaration": "The declaration failed; the bank grows and the cards are dealt again.",
-            "bessa": f"{who} wins the bank with a bessa.",
+            "bessa": f"{who} {verb(who, 'wins')} the bank with a bessa.",
             "exhausted": "All cards played without a declaration: everybody doubles the bank.",
             "unpayable": "Somebody cannot pay: the bank is shared out and the match ends.",
         }.get(end, f"deal over ({end})")
@@ -477,7 +489,8 @@ class WarkoczArea(Area):
                 p.text(f" ({view['passes']} pas so far)", "class:label")
             p.nl()
         elif to_act is not None and to_act >= 0:
-            p.text(f"{seat_name(names, to_act)} leads a new row", "class:warn").nl()
+            who = seat_name(names, to_act)
+            p.text(f"{who} {verb(who, 'leads')} a new row", "class:warn").nl()
         played = view.get("played") or {}
         exhausted = set(view.get("exhausted") or [])
         p.label("Played: ")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
@@ -25,7 +26,7 @@ import trio
 from p2pcards.bots import Bot
 from p2pcards.games import Game, IllegalAction, get_game
 from p2pcards.games.base import Match
-from p2pcards.ui.commands import describe
+from p2pcards.ui.commands import describe, verb, with_own_cards
 from p2pcards.ui.scoresheet import FinishedDeal, final_hands
 
 # The phases of ``match_info()["phase"]``.
@@ -291,7 +292,12 @@ class LocalSession:
     def _apply(self, seat: int, action: dict, note: str = "") -> None:
         before = self._state
         self._state = self.game.apply(self._state, action)  # IllegalAction leaves everything as it was
-        self._log(describe(self.game, before, seat, action, self.names) + note)
+        line = describe(self.game, before, seat, action, self.names)
+        if seat == self.seat:
+            drawn = Counter(self.game.view(self._state, seat).get("hand") or []) - \
+                Counter(self.game.view(before, seat).get("hand") or [])
+            line = with_own_cards(line, self.seat, seat, action, sorted(drawn.elements()))
+        self._log(line + note)
         self._changed()
 
     def _log(self, line: str) -> None:
@@ -316,7 +322,8 @@ class LocalSession:
         while not self.game.match_over(self.match):
             self._state = self.game.start_deal(self.match)
             self._phase = PHASE_PLAYING
-            self._log(f"deal {self.match.deal_index + 1}: {seat_name(self.names, self.match.dealer)} deals")
+            dealer = seat_name(self.names, self.match.dealer)
+            self._log(f"deal {self.match.deal_index + 1}: {dealer} {verb(dealer, 'deals')}")
             self._changed()
             await self._play_deal()
             self._last_deal = self.game.deal_scores(self._state)
