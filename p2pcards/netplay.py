@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -117,10 +118,18 @@ def play(args) -> int:
     # throwaway: your own log, in your data directory, holds the same signed
     # game. They go when play ends; nothing is left in /tmp.
     work = tempfile.mkdtemp(prefix="p2pcards-play-")
+    hangup = signal.signal(signal.SIGHUP, _exit_on_signal)  # a closed terminal window cleans up too
+    terminate = signal.signal(signal.SIGTERM, _exit_on_signal)
     try:
         return _play(args, game, bots, players, options, ident, work)
     finally:
+        signal.signal(signal.SIGHUP, hangup)
+        signal.signal(signal.SIGTERM, terminate)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _exit_on_signal(signum, _frame) -> None:
+    raise SystemExit(128 + signum)
 
 
 def _play(args, game, bots: int, players: int, options: dict, ident, work: str) -> int:

@@ -443,7 +443,13 @@ class TableApp:
     @_guarded
     def _message_text(self):
         """The message line, broken between words to the terminal's width."""
-        return wrap_fragments(self.message, self._columns(), indent="")
+        p = Painter(self.ascii, self._columns())
+        for style, text in self.message:
+            if "error" in style:  # the rules' reasons name cards (8S): shown as the table shows them (8♠)
+                p.rich(text, style)
+            else:  # help and hints teach how cards are typed: KH stays KH
+                p.text(text, style)
+        return wrap_fragments(p.out, self._columns(), indent="")
 
     def _lobby_text(self):
         out = [("", "\n")]

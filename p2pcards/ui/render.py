@@ -193,7 +193,7 @@ def render_header(session, ascii: bool = False, remaining: float | None = None) 
     if phase == PHASE_DEALING:
         p.text("dealing\u2026", "class:warn")
     elif phase == PHASE_BETWEEN and info.get("deals_go_on"):
-        p.text("deal over \u2014 the next deal is being shuffled (score: the score sheet)", "class:warn")
+        p.text("deal over \u2014 the next deal is on its way", "class:warn")
     elif phase == PHASE_BETWEEN:
         p.text("deal over \u2014 type next for the next deal", "class:warn")
         if remaining is not None:
@@ -558,7 +558,9 @@ class CanastaArea(Area):
         for owner in sorted(owners, key=lambda o: (o != mine, o)):
             # Melds flow side by side after their owner's name as far as the
             # width allows: small terminals must still show every meld.
-            label = f"  {self.owner_name(session, view, owner)}: "
+            # The running total of the cards melded (canasta bonuses come at the deal's end).
+            worth = sum(session.game.value(c) for i in owners[owner] for c in melds[i]["cards"] if not is_unknown(c))
+            label = f"  {self.owner_name(session, view, owner)} ({worth} pts): "
             p.text(label, "class:me" if owner == mine else "")
             boxes = [self._meld_box(p, i, melds[i], session.game.id) for i in owners[owner]]
             p.flow(boxes, indent=" " * len(label), gap="   ", used=len(label))

@@ -119,7 +119,7 @@ def deal_sheet(game, names: list[str], options: dict, deal: FinishedDeal) -> lis
         lines += _grid(sides, rows)
         decl = s.get("declaration")
         if decl:
-            verdict = "and wins the bank" if decl.get("won") else f"and fails (pays {decl.get('paid', 0)})"
+            verdict = "and won the bank" if decl.get("won") else f"and failed (paid {decl.get('paid', 0)})"
             lines.append(f"{names[decl['seat']]} declared {decl.get('points')} points {verdict}: "
                          + " ".join(decl.get("cards") or []))
         for bessa in s.get("bessas") or []:
@@ -153,7 +153,7 @@ def match_sheet(game, names: list[str], options: dict, result: dict, verdict: st
             lines.append(f"  {place}. {sides[side]}: {scores[side]} points")
     if log_path:
         lines += ["", f"The signed log is kept in {log_path}",
-                  f"Check it with: p2pcards audit {log_path}   Replay it with: p2pcards replay {log_path}"]
+                  f"Check it with:  p2pcards audit {log_path}", f"Replay it with: p2pcards replay {log_path}"]
     return _you(lines, names)
 
 
