@@ -164,3 +164,17 @@ def test_log_records_go_to_the_message_line_not_over_the_screen(capfd):
     assert seen == ["rejected connection from 127.0.0.1:56202: bad hello",
                     "not advertising the table on the LAN: no interface"]
     assert "rejected" not in capfd.readouterr().err
+
+
+def test_a_refusal_shows_cards_as_the_table_does():
+    from p2pcards.cards import deck_for, display
+
+    async def script(screen, session):
+        await until(lambda: session.legal_actions())
+        missing = next(c for c in deck_for("bura") if c not in session.view()["hand"])
+        await screen.resize(80)
+        await screen.type(f"b {missing}")
+        shown = "\n".join(screen.rows()[-6:])
+        assert display(missing) in shown and f" {missing}" not in shown, shown
+
+    at_screen("bura", 2, script)
