@@ -3,6 +3,7 @@ buffer (read back cell by cell) while the input comes from a pipe, at 120, 80
 and 60 columns and after resizing between them."""
 
 import io
+import re
 
 import pytest
 import trio
@@ -178,3 +179,50 @@ def test_a_refusal_shows_cards_as_the_table_does():
         assert display(missing) in shown and f" {missing}" not in shown, shown
 
     at_screen("bura", 2, script)
+
+
+@pytest.mark.parametrize("game_id,players,options", [("warkocz", 2, {"target": 6}), ("bura", 3, {"rounds": 1}),
+                                                     ("kanaszta", 2, {"target": 500})])
+def test_the_match_ends_on_a_score_sheet_that_stays_in_the_shell(game_id, players, options):
+    from p2pcards.ui.render import render_table
+
+    summary = io.StringIO()
+    seen = {}
+    size = [80, 24]
+    output = Vt100_Output(io.StringIO(), lambda: Size(rows=size[1], columns=size[0]), term="xterm-256color")
+
+    async def main(ui):
+        session = LocalSession(game_id, players, seat=0, bots="greedy", seed=2, bot_delay=0, pause=0,
+                               options=options, turn_time=0.001)  # the bot plays the human's moves at once
+        ui.show(session)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(session.run)
+            await until(lambda: session.match_info()["phase"] == "over" and ui.pager is not None)
+            nursery.cancel_scope.cancel()
+        info = session.match_info()
+        seen["pager"] = "\n".join(ui.pager)
+        seen["result"] = info["result"]
+        seen["deals"] = session.finished_deals()
+        seen["table"] = fragment_list_to_text(render_table(session, False, 80))
+        seen["names"] = session.names
+        ui.app.exit()
+
+    with create_pipe_input() as pipe:
+        run_app(main, input=pipe, output=output, summary=summary)
+    sheet, result, deals = seen["pager"], seen["result"], seen["deals"]
+    assert f"Deal {len(deals)}: score sheet" in sheet and "Hands at the end:" in sheet
+    assert "The match is over: " in sheet and "Final standings:" in sheet
+    chips = result["chips"]
+    if chips is not None:
+        for seat, name in enumerate(seen["names"]):
+            assert f"{name}: {chips[seat]} chips" in sheet
+            # the table's rows show the same final chips as the sheet (no deal's stale count)
+            assert re.search(rf"^. {name}\b.*\b{chips[seat]} chips", seen["table"], re.M), seen["table"]
+        assert deals[-1].match_chips == chips
+    else:
+        assert deals[-1].match_scores == result["scores"]
+        for score in result["scores"]:
+            assert f": {score} points" in sheet
+    printed = summary.getvalue()
+    assert "The match is over: " in printed and "Final standings:" in printed
+    assert "\u2665" in printed or "\u2660" in printed or "\u2666" in printed or "\u2663" in printed  # cards as 7♠
