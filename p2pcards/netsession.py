@@ -9,7 +9,7 @@ from collections import Counter
 import trio
 
 from p2pcards.bots import Bot
-from p2pcards.cards import unknown
+from p2pcards.cards import is_code, unknown
 from p2pcards.games import IllegalAction, NeedReveal, get_game, substitute
 from p2pcards.machine import ABORT, ACTION, END, REVEAL, SHUFFLE
 from p2pcards.ui.commands import describe, with_own_cards
@@ -40,6 +40,7 @@ class NetworkSession:
         self._said = 0  # lines said so far (``_moves`` keeps the last HISTORY)
         self._sent: list[dict] = []  # my moves on their way to the log, as I typed them (cards I know)
         self._my_hand: list[str] = []
+        self._my_hand_deal = -1
         self._my_draw: tuple[int, list[str]] | None = None  # (line number, hand before) of my draw
         self._play_state: tuple[int, object] | None = None  # (deal index, its last state seen)
         self._actions_send, self._actions_recv = trio.open_memory_channel(1)
@@ -250,17 +251,19 @@ class NetworkSession:
         """My hand as the log stands; the card of my last draw named in its
         line once its keys have shown it to me."""
         if machine.state is None or self.seat is None:
-            self._my_draw = None
+            self._my_draw, self._my_hand_deal = None, -1
             return
         hand = list(self.peer.driver.me.view(machine).get("hand") or [])
         if self._my_draw is not None:
             line, before = self._my_draw
-            drawn = sorted((Counter(hand) - Counter(before)).elements())
+            # Known cards only: the drawn card is a token (?33) until its keys come.
+            drawn = sorted(c for c in (Counter(hand) - Counter(before)).elements() if is_code(c))
             at = line - (self._said - len(self._moves))
-            if drawn and 0 <= at < len(self._moves):
+            if len(drawn) == 1 and 0 <= at < len(self._moves):  # a draw takes one card
                 self._moves[at] = with_own_cards(self._moves[at], self.seat, self.seat, None, drawn)
+            if drawn:  # one card named, or more: other changes mixed in, so nothing is claimed
                 self._my_draw = None
-        self._my_hand = hand
+        self._my_hand, self._my_hand_deal = hand, machine.deal.index
 
     def _line_for(self, entry, machine) -> None:
         payload = entry.payload if isinstance(entry.payload, dict) else {}
@@ -272,11 +275,12 @@ class NetworkSession:
             except Exception:  # a line of history must never break the screen
                 line = f"{seat_name(self.names, entry.author)} played"
             if entry.author == self.seat and isinstance(action, dict):
+                self._my_draw = None  # a move of mine after my draw changes the hand too: no naming
                 mine = next((a for a in self._sent if a.get("type") == action.get("type")), None)
                 if mine is not None:
                     self._sent.remove(mine)
                     line = with_own_cards(line, self.seat, entry.author, mine)
-                if action.get("type") == "draw":
+                if action.get("type") == "draw" and self._my_hand_deal == machine.deal.index:
                     self._my_draw = (self._said, list(self._my_hand))
             self._say(line)
         elif entry.kind == SHUFFLE and entry.author == 0:

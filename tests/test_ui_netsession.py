@@ -5,6 +5,7 @@ numbers that agree with the end entry, no "reconnecting" once it is over."""
 from types import SimpleNamespace
 
 from p2pcards.bots import Bot
+from p2pcards.cards import unknown_position
 from p2pcards.machine import ACTION, END
 from p2pcards.netsession import NetworkSession
 from p2pcards.table import SeatDriver
@@ -14,7 +15,8 @@ from tests.tablesim import make_genesis
 
 
 def watched_match(game_id, players, options=None, chat_at=(), batch=7, seed=1):
-    """Play a match; seat ``players - 1``'s session follows it, told of
+    """Play a match; seat ``players - 1``'s session follows it (the other
+    seats chat with their ``chat_at``-th moves), told of
     changes only every ``batch`` entries (as a spectator catching up is)."""
     genesis, signers = make_genesis(game_id, players, options)
     drivers = [SeatDriver(genesis, i, signers[i]) for i in range(players)]
@@ -23,7 +25,8 @@ def watched_match(game_id, players, options=None, chat_at=(), batch=7, seed=1):
     peer = SimpleNamespace(driver=me, machine=me.machine, seat=me.seat, chat_seen=[], mesh=None)
     session = NetworkSession(game_id)
     session.attach(peer)
-    game, actions, said = me.game, 0, []
+    game, actions, said, drawn = me.game, 0, [], []
+    session.drawn = drawn  # (deal, the token of the card I drew), for the tests to check
     for step in range(100000):
         machine = drivers[0].machine
         if machine.finished:
@@ -37,17 +40,22 @@ def watched_match(game_id, players, options=None, chat_at=(), batch=7, seed=1):
             continue
         author = drivers[want.author]
         chat = None
-        if want.kind == ACTION:
-            actions += 1
-            if actions in chat_at and want.author != me.seat:
+        if want.kind == ACTION and want.author != me.seat:
+            actions += 1  # the other seats' moves: ``chat_at`` counts those
+            if actions in chat_at:
                 chat = [f"move {actions} coming"]
         action = bots[want.author].choose(game, author.my_state()) if want.kind == ACTION else None
         if chat:
             said.append((chat[0], describe(game, None, want.author, action, session.names)))
+        held = len(me.machine.state.hands[me.seat]) if me.machine.state is not None else 0
         entry = author.write(action, chat=chat)
         for d in drivers:
             if d is not author:
                 d.receive(entry)
+        if author is me and action and action.get("type") == "draw":
+            hand = me.machine.state.hands[me.seat] if me.machine.state is not None else []
+            # (deal, token of the card drawn), or None when the stock was empty
+            drawn.append((me.machine.deal.index, hand[-1]) if len(hand) > held else None)
         if chat and author is not me:
             peer.chat_seen.extend((entry.author, text) for text in chat)  # as the table hands it over
         if step % batch == 0:
@@ -57,7 +65,7 @@ def watched_match(game_id, players, options=None, chat_at=(), batch=7, seed=1):
 
 
 def test_a_chat_line_comes_before_the_move_it_was_logged_with():
-    session, said = watched_match("bura", 2, chat_at=(3, 9), batch=13)
+    session, said = watched_match("bura", 2, chat_at=(2, 7), batch=13)
     lines = session.last_moves()
     assert said
     for text, move in said:
@@ -91,3 +99,31 @@ def test_nobody_is_shown_reconnecting_once_the_match_is_over():
     session, _ = watched_match("bura", 2, {"rounds": 1})
     assert session.peer.machine.finished
     assert session.peer_status() == {}  # the mesh is not even asked
+
+
+def test_my_own_draws_name_the_card_once_its_keys_show_it_and_nobody_elses_do():
+    import re
+
+    session, _ = watched_match("kanasta", 2, {"target": 1500}, batch=3)
+    me, other = session.names[session.seat], session.names[1 - session.seat]
+    lines = session.last_moves()
+    mine = [line for line in lines if line.startswith(f"{me} draw")]
+    # the card named is the one drawn
+    codes = {d.index: d.codes for d in session.peer.machine.deals}
+    truth = [codes[d[0]][unknown_position(d[1])] if d else None for d in session.drawn]
+    assert mine and len(mine) <= len(truth)
+    for line, card in zip(mine, truth[-len(mine):]):  # the screen keeps the last lines only
+        assert line in (f"{me} draws {card}", f"{me} draws") if card else line == f"{me} draws", (line, card)
+    assert all(line == f"{other} draws" for line in lines if line.startswith(f"{other} draw"))
+    assert not any("?" in line for line in lines)  # never a token for a card
+
+
+def test_a_player_told_of_every_entry_sees_every_card_drawn_named():
+    session, _ = watched_match("kanasta", 2, {"target": 1500}, batch=1)
+    me = session.names[session.seat]
+    mine = [line for line in session.last_moves() if line.startswith(f"{me} draw")]
+    codes = {d.index: d.codes for d in session.peer.machine.deals}
+    truth = [codes[d[0]][unknown_position(d[1])] if d else None for d in session.drawn]
+    assert mine
+    for line, card in zip(mine, truth[-len(mine):]):
+        assert line == (f"{me} draws {card}" if card else f"{me} draws"), (line, card)

@@ -486,8 +486,9 @@ def with_own_cards(line: str, seat: int | None, author: int, action: dict | None
     throw, and the card one drew, which only the author may see."""
     if seat is None or author != seat:
         return line
-    if new_cards and line.endswith(("draws", "draw")):
-        return f"{line} {' '.join(new_cards)}"
+    known = [c for c in new_cards if is_code(c)]
+    if known and line.endswith(("draws", "draw")):
+        return f"{line} {' '.join(known)}"
     cards = [c for c in (action or {}).get("cards") or [] if is_code(c)]
     if cards and "face down" in line:
         return f"{line}: {' '.join(cards)}"
