@@ -14,7 +14,7 @@ from p2pcards.ui.scoresheet import deal_sheet, match_sheet
 from tests.tablesim import make_genesis
 
 
-def watched_match(game_id, players, options=None, chat_at=(), batch=7, seed=1):
+def watched_match(game_id, players, options=None, chat_at=(), batch=7, seed=1, on_change=lambda session: None):
     """Play a match; seat ``players - 1``'s session follows it (the other
     seats chat with their ``chat_at``-th moves), told of
     changes only every ``batch`` entries (as a spectator catching up is)."""
@@ -60,6 +60,7 @@ def watched_match(game_id, players, options=None, chat_at=(), batch=7, seed=1):
             peer.chat_seen.extend((entry.author, text) for text in chat)  # as the table hands it over
         if step % batch == 0:
             session.changed()
+            on_change(session)
     session.changed()
     return session, said
 
@@ -127,3 +128,23 @@ def test_a_player_told_of_every_entry_sees_every_card_drawn_named():
     assert mine
     for line, card in zip(mine, truth[-len(mine):]):
         assert line == (f"{me} draws {card}" if card else f"{me} draws"), (line, card)
+
+
+def test_between_deals_the_header_names_the_deal_just_over_and_next_says_it_comes_by_itself():
+    from prompt_toolkit.formatted_text import fragment_list_to_text
+
+    from p2pcards.ui.render import render_header
+
+    seen = []
+
+    def look(session):
+        info = session.match_info()
+        if info["phase"] == "between":
+            seen.append((info["deal_index"], session.finished_deals()[-1].number,
+                         fragment_list_to_text(render_header(session))))
+
+    watched_match("bura", 2, {"rounds": 2}, batch=1, on_change=look)
+    assert seen
+    for index, number, header in seen:
+        assert index == number - 1 and f"deal {number} " in header and "the next deal is on its way" in header
+        assert "type next" not in header
