@@ -276,7 +276,9 @@ class NetworkSession:
                 line = f"{seat_name(self.names, entry.author)} played"
             if entry.author == self.seat and isinstance(action, dict):
                 self._my_draw = None  # a move of mine after my draw changes the hand too: no naming
-                mine = next((a for a in self._sent if a.get("type") == action.get("type")), None)
+                # My move as I typed it: same kind, same number of cards (the log may show them face down).
+                mine = next((a for a in self._sent if a.get("type") == action.get("type")
+                             and len(a.get("cards") or []) == len(action.get("cards") or [])), None)
                 if mine is not None:
                     self._sent.remove(mine)
                     line = with_own_cards(line, self.seat, entry.author, mine)

@@ -163,7 +163,8 @@ class TableApp:
         self._sheets_shown = (0, False)  # (deals whose sheet opened, the match's end shown)
         self._unsubscribe = session.subscribe(self._session_changed)
         self.pager = None
-        self.say(f"Welcome to {session.game.id}. Tab lists your legal moves; help explains the commands.", "class:label")
+        self.say(f"Welcome to {session.game.id}. Tab lists your legal moves; help explains the commands; "
+                 f"keys shows the players' key fingerprints.", "class:label")
 
     def set_status(self, *lines: str) -> None:
         """The waiting text shown before a session exists (lobby, connecting)."""
