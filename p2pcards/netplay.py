@@ -91,8 +91,8 @@ async def _run_with_ui(ui, config, game_id: str, extra_tasks=None, pinned: list[
         await trio.sleep_forever()
     session.changed()
     ui.match_logged(result.log_path)
-    ui.say(f"The log is kept in {result.log_path}. Audit it with: p2pcards audit {result.log_path}. Type quit to leave.",
-           "class:label")
+    # The score sheet names the log and how to audit it; the message line stays short for small screens.
+    ui.say(f"The log is kept in {result.log_path}. Type quit to leave.", "class:label")
     await trio.sleep_forever()  # the screen stays until the player quits
 
 

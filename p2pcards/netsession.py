@@ -12,10 +12,11 @@ from p2pcards.bots import Bot
 from p2pcards.cards import is_code, unknown
 from p2pcards.games import IllegalAction, NeedReveal, get_game, substitute
 from p2pcards.machine import ABORT, ACTION, END, REVEAL, SHUFFLE
-from p2pcards.ui.commands import describe, with_own_cards
-from p2pcards.ui.scoresheet import FinishedDeal, final_hands
+from p2pcards.ui.commands import describe
+from p2pcards.ui.wording import with_own_cards
 from p2pcards.ui.session import (
-    PHASE_ABORTED, PHASE_BETWEEN, PHASE_DEALING, PHASE_OVER, PHASE_PLAYING, Notifier, deal_summary, seat_name,
+    PHASE_ABORTED, PHASE_BETWEEN, PHASE_DEALING, PHASE_OVER, PHASE_PLAYING, FinishedDeal, Notifier, deal_summary,
+    final_hands, seat_name,
 )
 
 HISTORY = 200

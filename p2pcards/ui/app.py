@@ -57,9 +57,10 @@ from p2pcards.cards import display
 from p2pcards.games import IllegalAction
 from p2pcards.ui import commands
 from p2pcards.ui.render import (
-    Painter, match_verdict, plural, render_hand, render_header, render_log, render_table, wrap_fragments,
+    Painter, match_verdict, render_hand, render_header, render_log, render_table, wrap_fragments,
 )
 from p2pcards.ui.scoresheet import deal_sheet, match_sheet, shell_text
+from p2pcards.ui.wording import plural
 from p2pcards.ui.session import PHASE_ABORTED, PHASE_OVER, PHASE_PLAYING
 
 STYLE = Style.from_dict(
@@ -259,8 +260,8 @@ class TableApp:
         if not lines:
             self.say("No deal has ended yet.", "class:label")
             return
-        self.open_pager("score sheet", "\n".join(lines))
-        self.say("The score sheet: Enter or Esc goes back to the table; score shows it again.", "class:label")
+        # The message line keeps what it said (a refusal must not vanish under the sheet).
+        self.open_pager("score sheet", "\n".join(lines), keep_message=True)
 
     # ----- layout ----------------------------------------------------------------------
     def _build(self, input, output) -> Application:
@@ -463,16 +464,20 @@ class TableApp:
     def _pager_text(self):
         lines = self.pager or []
         p = Painter(self.ascii, self._columns())
-        p.text(f" {self.pager_title} ", "class:title").label("  PgUp/PgDn scroll, Esc or Enter back to the table").nl().nl()
+        p.text(f" {self.pager_title} ", "class:title").label("  PgUp/PgDn scroll, Esc or Enter back to the table")
+        if self.pager_title == "score sheet":
+            p.label(" (score shows it again)")
+        p.nl().nl()
         for line in lines[self.pager_offset:]:
             p.rich(line).nl()
         return wrap_fragments(p.out, self._columns())
 
-    def open_pager(self, title: str, text: str) -> None:
+    def open_pager(self, title: str, text: str, keep_message: bool = False) -> None:
         self.pager = text.splitlines()
         self.pager_title = title
         self.pager_offset = 0
-        self.message = []
+        if not keep_message:
+            self.message = []
 
     # ----- input -----------------------------------------------------------------------
     def _accept(self, buffer) -> bool:

@@ -472,27 +472,7 @@ def describe(game, state, seat: int, action: dict, names: list[str]) -> str:
 _SECOND_PERSON = {"draws": "draw", "takes": "take", "melds": "meld", "adds": "add", "swaps": "swap",
                   "lays": "lay", "discards": "discard", "plays": "play", "passes": "pass", "leads": "lead",
                   "beats": "beat", "throws": "throw", "declares": "declare", "shows": "show", "does": "do",
-                  "has": "have", "wins": "win", "fails": "fail", "pays": "pay", "shuffles": "shuffle",
-                  "deals": "deal", "takes the pile": "take the pile", "is": "are"}
-
-
-def verb(who: str, verb_s: str) -> str:
-    """The verb as ``who`` takes it: "Ada leads", "You lead"."""
-    return _SECOND_PERSON.get(verb_s, verb_s) if who == "You" else verb_s
-
-
-def with_own_cards(line: str, seat: int | None, author: int, action: dict | None, new_cards: list[str] = ()) -> str:
-    """A log line as its author reads it: the cards of one's own face-down
-    throw, and the card one drew, which only the author may see."""
-    if seat is None or author != seat:
-        return line
-    known = [c for c in new_cards if is_code(c)]
-    if known and line.endswith(("draws", "draw")):
-        return f"{line} {' '.join(known)}"
-    cards = [c for c in (action or {}).get("cards") or [] if is_code(c)]
-    if cards and "face down" in line:
-        return f"{line}: {' '.join(cards)}"
-    return line
+                  "has": "have"}
 
 
 def _describe(game, state, who: str, action: dict) -> str:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from p2pcards.cards import RANKS, display, is_red, is_unknown, rank, suit
-from p2pcards.ui.commands import canasta_word, split_cards, verb
+from p2pcards.ui.commands import canasta_word, split_cards
+from p2pcards.ui.wording import verb
 from p2pcards.ui.session import (
     PHASE_ABORTED, PHASE_BETWEEN, PHASE_DEALING, PHASE_OVER, PHASE_PLAYING, seat_name,
 )
@@ -139,11 +140,6 @@ def wrap_fragments(fragments: Fragments, width: int, indent: str = "  ") -> Frag
             line.extend((style, ch) for ch in part)
     flush()
     return out
-
-
-def plural(n: int, word: str) -> str:
-    """``1 legal move``, ``2 legal moves``."""
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def fmt_clock(seconds: float) -> str:

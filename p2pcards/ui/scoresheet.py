@@ -7,30 +7,10 @@ the shell gets the table's own notation (``7♠``) from ``shell_text``."""
 
 from __future__ import annotations
 
-import dataclasses
-
 from p2pcards.cards import display
 from p2pcards.ui.commands import split_cards
-
-
-@dataclasses.dataclass
-class FinishedDeal:
-    """A deal as it ended, as a session saw it."""
-
-    number: int                      # 1-based
-    scores: dict                     # game.deal_scores() of the final state
-    hands: list[list[str]] | None    # every seat's cards at the end, None if not known
-    match_scores: list[int]          # match totals after this deal, per side
-    match_chips: list[int] | None    # per seat, chip games
-    bank: int = 0
-
-
-def final_hands(game, state) -> list[list[str]] | None:
-    """Every seat's hand in a state where every card is known."""
-    try:
-        return [list(game.view(state, seat).get("hand") or []) for seat in range(state.players)]
-    except Exception:  # a state the engine cannot show: the sheet goes without hands
-        return None
+from p2pcards.ui.render import sort_hand
+from p2pcards.ui.session import FinishedDeal
 
 
 def _sides(game, names: list[str], options: dict) -> list[str]:
@@ -72,8 +52,6 @@ def _warkocz_rows(scores: dict, names: list[str]) -> list[tuple[str, list]]:
 
 def deal_sheet(game, names: list[str], options: dict, deal: FinishedDeal) -> list[str]:
     """The lines of one deal's score sheet."""
-    from p2pcards.ui.render import sort_hand  # render draws the sheets: imported late, not in a circle
-
     s = deal.scores
     lines = [f"Deal {deal.number}: score sheet", ""]
     if deal.hands is not None:

@@ -15,6 +15,7 @@ The ``async`` methods are called inside trio.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from collections import Counter
@@ -26,8 +27,8 @@ import trio
 from p2pcards.bots import Bot
 from p2pcards.games import Game, IllegalAction, get_game
 from p2pcards.games.base import Match
-from p2pcards.ui.commands import describe, verb, with_own_cards
-from p2pcards.ui.scoresheet import FinishedDeal, final_hands
+from p2pcards.ui.commands import describe
+from p2pcards.ui.wording import verb, with_own_cards
 
 # The phases of ``match_info()["phase"]``.
 PHASE_DEALING = "dealing"   # no deal to show yet: shuffling / dealing in progress
@@ -103,7 +104,27 @@ class SeatSession(Protocol):
 
     def finished_deals(self) -> list:
         """Every deal played to its end, oldest first, as
-        ``p2pcards.ui.scoresheet.FinishedDeal`` (the score sheets' source)."""
+        ``FinishedDeal`` (the score sheets' source)."""
+
+
+@dataclasses.dataclass
+class FinishedDeal:
+    """A deal as it ended, as a session saw it."""
+
+    number: int                      # 1-based
+    scores: dict                     # game.deal_scores() of the final state
+    hands: list[list[str]] | None    # every seat's cards at the end, None if not known
+    match_scores: list[int]          # match totals after this deal, per side
+    match_chips: list[int] | None    # per seat, chip games
+    bank: int = 0
+
+
+def final_hands(game, state) -> list[list[str]] | None:
+    """Every seat's hand in a state where every card is known."""
+    try:
+        return [list(game.view(state, seat).get("hand") or []) for seat in range(state.players)]
+    except Exception:  # a state the engine cannot show: the sheet goes without hands
+        return None
 
 
 class Notifier:
