@@ -139,6 +139,7 @@ class TableApp:
         self.pager: list[str] | None = None
         self.pager_title = ""
         self.pager_offset = 0
+        self.pager_rows = 0
         self.confirm_quit = False
         self.log_path: str | None = None  # where the finished match's log is kept, once it is
         self._sheets_shown = (0, False)
@@ -382,7 +383,7 @@ class TableApp:
         @kb.add("pagedown")
         def _(event):
             if self.pager is not None:
-                self.pager_offset = min(max(0, len(self.pager) - 3), self.pager_offset + self._page())
+                self.pager_offset = min(max(0, self.pager_rows - 3), self.pager_offset + self._page())
 
         @kb.add("f1")
         def _(event):
@@ -392,7 +393,7 @@ class TableApp:
 
     def _page(self) -> int:
         info = self.pager_window.render_info
-        return max(1, (info.window_height if info else 20) - 2)
+        return max(1, (info.window_height if info else 20) - 4)  # the title takes rows too: none skipped
 
     # ----- what is drawn ---------------------------------------------------------------
     # Every drawing function runs inside prompt-toolkit's render: an exception
@@ -462,20 +463,34 @@ class TableApp:
 
     @_guarded
     def _pager_text(self):
-        lines = self.pager or []
-        p = Painter(self.ascii, self._columns())
-        p.text(f" {self.pager_title} ", "class:title").label("  PgUp/PgDn scroll, Esc or Enter back to the table")
+        """The pager's title, then its text from ``pager_offset`` on, counted
+        in screen rows (a long line wrapped counts for each of its rows)."""
+        width = self._columns()
+        head = Painter(self.ascii, width)
+        head.text(f" {self.pager_title} ", "class:title").label("  PgUp/PgDn scroll, Esc or Enter back to the table")
         if self.pager_title == "score sheet":
-            p.label(" (score shows it again)")
-        p.nl().nl()
-        for line in lines[self.pager_offset:]:
-            p.rich(line).nl()
-        return wrap_fragments(p.out, self._columns())
+            head.label(" (score shows it again)")
+        body = Painter(self.ascii, width)
+        for line in self.pager or []:
+            body.rich(line).nl()
+        rows: list[list[tuple[str, str]]] = [[]]
+        for style, text in wrap_fragments(body.out, width):
+            for i, part in enumerate(text.split("\n")):
+                if i:
+                    rows.append([])
+                if part:
+                    rows[-1].append((style, part))
+        self.pager_rows = len(rows)
+        out = wrap_fragments(head.out, width) + [("", "\n\n")]
+        for row in rows[self.pager_offset:]:
+            out += row + [("", "\n")]
+        return out
 
     def open_pager(self, title: str, text: str, keep_message: bool = False) -> None:
         self.pager = text.splitlines()
         self.pager_title = title
         self.pager_offset = 0
+        self.pager_rows = len(self.pager)
         if not keep_message:
             self.message = []
 
