@@ -148,3 +148,9 @@ def test_between_deals_the_header_names_the_deal_just_over_and_next_says_it_come
     for index, number, header in seen:
         assert index == number - 1 and f"deal {number} " in header and "the next deal is on its way" in header
         assert "type next" not in header
+
+
+def test_after_an_abort_only_the_blamed_seat_is_marked_and_nobody_is_reconnecting():
+    session = NetworkSession("bura")
+    session.peer = SimpleNamespace(machine=SimpleNamespace(finished=False, aborted=True, excluded={1}), mesh=None)
+    assert session.peer_status() == {1: "blamed"}  # the mesh (closed by now) is not asked

@@ -226,3 +226,14 @@ def test_the_match_ends_on_a_score_sheet_that_stays_in_the_shell(game_id, player
     printed = summary.getvalue()
     assert "The match is over: " in printed and "Final standings:" in printed
     assert "\u2665" in printed or "\u2660" in printed or "\u2666" in printed or "\u2663" in printed  # cards as 7♠
+
+
+def test_keys_lists_every_players_whole_fingerprint():
+    async def script(screen, session):
+        await screen.resize(80)
+        await screen.type("keys")
+        shown = "\n".join(screen.rows())
+        for name, fp in zip(session.names, session.fingerprints):
+            assert f"{name}: {fp}" in shown, shown
+
+    at_screen("bura", 3, script)
