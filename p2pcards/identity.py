@@ -105,13 +105,19 @@ def default_key_path() -> Path:
     return data_dir() / KEY_FILE
 
 
+FINGERPRINT_GROUPS = 7  # of 4 base32 digits: 140 bits, beyond grinding a look-alike key
+FINGERPRINT_DIGITS = 4 * FINGERPRINT_GROUPS
+
+
 def fingerprint(public_bytes: bytes) -> str:
-    """A short name for a public key to compare by eye or read aloud:
-    80 bits of its SHA-256 in base32, as four groups of four (``ABCD-EFGH-...``)."""
+    """The one name of a public key that people compare (keygen, lobby, table,
+    audit): the first 140 bits of its SHA-256 in base32 (RFC 4648), as seven
+    groups of four to read aloud, ``ABCD-EFGH-IJKL-MNOP-QRST-UVWX-YZ23``.
+    protocol/wire.md fixes this format."""
     if not isinstance(public_bytes, (bytes, bytearray)) or len(public_bytes) != PUBLIC_KEY_SIZE:
         raise IdentityError(f"a public key is {PUBLIC_KEY_SIZE} bytes")
-    digits = base64.b32encode(hashlib.sha256(bytes(public_bytes)).digest()).decode()[:16]
-    return "-".join(digits[i:i + 4] for i in range(0, 16, 4))
+    digits = base64.b32encode(hashlib.sha256(bytes(public_bytes)).digest()).decode()[:FINGERPRINT_DIGITS]
+    return "-".join(digits[i:i + 4] for i in range(0, FINGERPRINT_DIGITS, 4))
 
 
 class Identity:

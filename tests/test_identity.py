@@ -82,9 +82,14 @@ def test_broken_key_files(tmp_path):
         I.load(tmp_path / "dir.key")
 
 
-def test_fingerprint_is_short_stable_and_readable():
+def test_fingerprint_is_long_enough_stable_and_readable():
     a = Identity.from_seed(bytes(32))
-    assert re.fullmatch(r"[A-Z2-7]{4}(-[A-Z2-7]{4}){3}", a.fingerprint)
+    # seven groups of four base32 digits: 140 bits of SHA-256, as protocol/wire.md says
+    assert re.fullmatch(r"[A-Z2-7]{4}(-[A-Z2-7]{4}){6}", a.fingerprint)
+    import base64
+    import hashlib
+    digest = base64.b32encode(hashlib.sha256(a.public_bytes).digest()).decode()
+    assert a.fingerprint.replace("-", "") == digest[:28] and 28 * 5 >= 128
     assert a.fingerprint == I.fingerprint(a.public_bytes) == Identity.from_seed(bytes(32)).fingerprint
     assert Identity.from_seed(b"\x01" * 32).fingerprint != a.fingerprint
     with pytest.raises(IdentityError):

@@ -106,8 +106,7 @@ def audit_log(log: GameLog) -> AuditReport:
 
 
 def _audit_log(log: GameLog, verify_proofs: bool) -> AuditReport:
-    table = log.table
-    players = [{"seat": i, "name": p.name, "key": p.key.hex()} for i, p in enumerate(table.players)]
+    players = _players(log)
     try:
         machine = new_machine(log.genesis, verify_proofs=verify_proofs)
     except Exception as exc:  # an unknown game or options no engine accepts
@@ -313,7 +312,10 @@ def audit_pair(path_a, path_b) -> AuditReport:
 
 
 def _players(log: GameLog) -> list[dict]:
-    return [{"seat": i, "name": p.name, "key": p.key.hex()} for i, p in enumerate(log.table.players)]
+    from p2pcards.identity import fingerprint
+
+    return [{"seat": i, "name": p.name, "key": p.key.hex(), "fingerprint": fingerprint(p.key)}
+            for i, p in enumerate(log.table.players)]
 
 
 def _replayed(log: GameLog) -> TableMachine:

@@ -15,6 +15,20 @@ from p2pcards import __version__
 from p2pcards.cli.args import CliError, game_id
 
 
+def games_epilog() -> str:
+    """The games, for ``--help``."""
+    from p2pcards.games import GAME_IDS, get_game
+
+    lines = ["games:"]
+    for gid in GAME_IDS:
+        game = get_game(gid)
+        players = (f"{game.min_players}" if game.min_players == game.max_players
+                   else f"{game.min_players}-{game.max_players}")
+        lines.append(f"  {gid:<10} {players} players")
+    lines.append("p2pcards rules GAME prints a game's rules; p2pcards play GAME starts one against bots.")
+    return "\n".join(lines)
+
+
 # ----- subcommands ---------------------------------------------------------------
 
 
@@ -37,12 +51,15 @@ def cmd_keygen(args) -> int:
 
     try:
         ident = identity.keygen(force=args.force)
+        note = "a new key"
     except identity.IdentityExists as exc:
-        print(str(exc), file=sys.stderr)
-        return 1
+        if exc.identity is None:
+            raise CliError(str(exc)) from None
+        # Asking again for your key is no error: show the one you have.
+        ident, note = exc.identity, "you already have this key; --force replaces it with a new one"
     except identity.IdentityError as exc:
         raise CliError(str(exc)) from None
-    print(f"your key: {ident.path}\nfingerprint: {ident.fingerprint}")
+    print(f"your key: {ident.path}\nfingerprint: {ident.fingerprint}\n({note})")
     return 0
 
 
@@ -50,6 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="p2pcards",
         description="Card games between terminals on a LAN: no server, no trusted dealer, a signed log anyone can audit.",
+        epilog=games_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"p2pcards {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

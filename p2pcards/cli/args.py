@@ -11,11 +11,13 @@ class CliError(Exception):
 
 
 def game_id(text: str) -> str:
+    """A game id as typed (``Kanasta`` too): ids are matched without case."""
     from p2pcards.games import GAME_IDS
 
-    if text not in GAME_IDS:
+    game = text.strip().lower()
+    if game not in GAME_IDS:
         raise argparse.ArgumentTypeError(f"unknown game {text!r}; the games are {', '.join(GAME_IDS)}")
-    return text
+    return game
 
 
 def parse_options(pairs: list[str] | None) -> dict:

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -12,6 +14,7 @@ import trio
 
 from p2pcards.cli.args import CliError, load_identity
 from p2pcards.games import get_game
+from p2pcards.ui.lobby import join_addresses, options_lines
 
 BOT_NAMES = ["Ada", "Bolek", "Cili", "Dorka", "Emil", "Franek"]
 
@@ -26,22 +29,30 @@ def _proposal_lines(proposal) -> list[str]:
     for seat in proposal.seats:
         me = "  (you)" if seat.seat == proposal.my_seat else ""
         lines.append(f"  seat {seat.seat}: {seat.name:<16} key {seat.fingerprint}{me}")
-    lines.append("Rules: " + ", ".join(f"{k}={v}" for k, v in sorted(full.items())))
-    lines.append("Table: " + ", ".join(f"{k}={v}" for k, v in sorted(settings.items())))
+    lines += options_lines(full, settings)
     lines.append("Compare the key fingerprints with the players in person. Accept this table? (yes/no)")
     return lines
 
 
 def _lobby_lines(view) -> list[str]:
+    from p2pcards.peer.seating import split_options
+
     lines = [f"Waiting for players: {view.game}, {len(view.seats)} of {view.wanted} seated"]
     for seat in view.seats:
         lines.append(f"  seat {seat.seat}: {seat.name:<16} key {seat.fingerprint}")
+    try:
+        rules, settings = split_options(view.options)
+        lines += options_lines(get_game(view.game).options(view.wanted, rules), settings)
+    except Exception:  # a game or options no rules accept: the proposal will say so
+        pass
     if view.notice:
         lines.append(view.notice)
     return lines
 
 
-async def _run_with_ui(ui, config, game_id: str, extra_tasks=None) -> None:
+async def _run_with_ui(ui, config, game_id: str, extra_tasks=None, pinned: list[str] | None = None) -> None:
+    """``pinned``: lines that stay at the top of the lobby screen (the host's
+    own address); the list may change while the lobby runs."""
     from p2pcards.ui.network_session import NetworkSession
     from p2pcards.peer.seating import RunError, run_seat
 
@@ -55,7 +66,7 @@ async def _run_with_ui(ui, config, game_id: str, extra_tasks=None) -> None:
         return await ui.ask(_proposal_lines(proposal))
 
     async def on_update(view) -> None:
-        ui.set_status(*_lobby_lines(view))
+        ui.set_status(*(pinned or []), *_lobby_lines(view))
 
     if config.accept is None:
         config.accept = accept
@@ -70,16 +81,16 @@ async def _run_with_ui(ui, config, game_id: str, extra_tasks=None) -> None:
         ui.leave_table(f"The game could not go on: {exc}", "Type quit to leave.")
         await trio.sleep_forever()
     session.changed()
-    ui.say(f"The log is kept in {result.log_path}. Audit it with: p2pcards audit {result.log_path}. Type quit to leave.",
-           "class:label")
+    ui.match_logged(result.log_path)
+    # The score sheet names the log and how to audit it; the message line stays short for small screens.
+    ui.say(f"The log is kept in {result.log_path}. Type quit to leave.", "class:label")
     await trio.sleep_forever()  # the screen stays until the player quits
 
 
 def play(args) -> int:
     """You against bot peers over loopback: every bot its own process and key."""
     from p2pcards.cli.args import parse_options
-    from p2pcards.peer.seating import SeatConfig, split_options
-    from p2pcards.ui.app import run_app
+    from p2pcards.peer.seating import split_options
 
     game = get_game(args.game)
     bots = args.bots if args.bots is not None else game.max_players - 1
@@ -93,7 +104,28 @@ def play(args) -> int:
     except Exception as exc:
         raise CliError(str(exc)) from None
     ident = load_identity()
+    # The bots' keys, logs and state files (their deal seeds among them) are
+    # throwaway: your own log, in your data directory, holds the same signed
+    # game. They go when play ends; nothing is left in /tmp.
     work = tempfile.mkdtemp(prefix="p2pcards-play-")
+    hangup = signal.signal(signal.SIGHUP, _exit_on_signal)  # a closed terminal window cleans up too
+    terminate = signal.signal(signal.SIGTERM, _exit_on_signal)
+    try:
+        return _play(args, game, bots, players, options, ident, work)
+    finally:
+        signal.signal(signal.SIGHUP, hangup)
+        signal.signal(signal.SIGTERM, terminate)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _exit_on_signal(signum, _frame) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _play(args, game, bots: int, players: int, options: dict, ident, work: str) -> int:
+    from p2pcards.peer.seating import SeatConfig
+    from p2pcards.ui.app import run_app
+
     port_box: list[int] = []
     port_ready = trio.Event()
 
@@ -121,7 +153,7 @@ def play(args) -> int:
         ui.set_status(f"Opening a {args.game} table on this machine for you and {bots} bot(s)…")
         await _run_with_ui(ui, config, args.game, extra_tasks=start_bots)
 
-    run_app(main, ascii=args.ascii)
+    run_app(main, ascii=args.ascii, summary=sys.stdout)
     return 0
 
 
@@ -145,17 +177,28 @@ def host_interactive(args) -> int:
     except Exception as exc:
         raise CliError(str(exc)) from None
     ident = load_identity(args.key)
+    pinned = [f"Hosting {args.game} for {args.players}: opening port {args.port or '(any)'}\u2026",
+              f"Your key fingerprint: {ident.fingerprint}", ""]
+
+    def on_port(port: int) -> None:
+        # The real port (also with --port 0), known once the listener is up.
+        addresses = join_addresses(args.bind, port)
+        pinned[0] = (f"Hosting {args.game} for {args.players}. Others join with: p2pcards join {addresses[0]}"
+                     + (f"  (or {', '.join(addresses[1:])})" if addresses[1:] else ""))
+        for ui in screen:
+            ui.set_status(*pinned, "Waiting for players\u2026")
+
+    screen: list = []  # the UI, once it runs
     config = SeatConfig(name=args.name or "host", private_key=ident.private_key, game=args.game,
                         players=args.players, options=options, bind=args.bind, port=args.port,
-                        out=args.out, log_dir=args.log_dir, advertise=True)
+                        out=args.out, log_dir=args.log_dir, advertise=True, on_port=on_port)
 
     async def main(ui) -> None:
-        ui.set_status(f"Hosting {args.game} for {args.players} on {args.bind}:{args.port}. "
-                      f"Others join with: p2pcards join <this machine's address>:{args.port}",
-                      f"Your key fingerprint: {ident.fingerprint}")
-        await _run_with_ui(ui, config, args.game)
+        screen.append(ui)
+        ui.set_status(*pinned)
+        await _run_with_ui(ui, config, args.game, pinned=pinned)
 
-    run_app(main, ascii=args.ascii)
+    run_app(main, ascii=args.ascii, summary=sys.stdout)
     return 0
 
 
@@ -180,7 +223,7 @@ def join_interactive(args) -> int:
         # The game id comes with the table; the session is made once it is known.
         await _run_with_ui(ui, config, None)
 
-    run_app(main, ascii=args.ascii)
+    run_app(main, ascii=args.ascii, summary=sys.stdout)
     return 0
 
 
@@ -241,8 +284,9 @@ def resume_interactive(args) -> int:
             ui.leave_table(f"Cannot come back: {exc}", "Type quit to leave.")
             await trio.sleep_forever()
         session.changed()
+        ui.match_logged(result.log_path)
         ui.say(f"The log is kept in {result.log_path}. Type quit to leave.", "class:label")
         await trio.sleep_forever()
 
-    run_app(main, ascii=args.ascii)
+    run_app(main, ascii=args.ascii, summary=sys.stdout)
     return 0

@@ -238,7 +238,7 @@ def format_report(report) -> str:
     names = {p["seat"]: p["name"] for p in report.players}
     lines = [f"{report.game}: {len(report.players)} players, {report.entries} entries, {report.deals} deals"]
     for p in report.players:
-        lines.append(f"  seat {p['seat']}: {p['name']}  key {p['key'][:16]}…")
+        lines.append(f"  seat {p['seat']}: {p['name']}  key {p['fingerprint']}")
     if report.ok:
         lines.append("CLEAN: every signature, shuffle, key, move and score checks out.")
     else:
@@ -308,7 +308,8 @@ def register(sub) -> None:
 
     p = sub.add_parser("host", help="open a table, advertise it on the LAN, wait for players, play")
     p.add_argument("game", type=game_id, metavar="GAME")
-    p.add_argument("--players", type=_players, required=True, metavar="N")
+    p.add_argument("--players", type=_players, required=True, metavar="N",
+                   help="how many seats the table has, you included (see p2pcards --help for each game's range)")
     p.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default 0.0.0.0)")
     p.add_argument("--port", type=int, default=7531, metavar="P", help="port to listen on (default 7531; 0: any)")
     p.add_argument("-o", dest="option", action="append", metavar="KEY=VALUE", help="a rules option")
@@ -358,7 +359,8 @@ def register(sub) -> None:
 
     p = sub.add_parser("selfplay", help="a whole match between bot peers over loopback; writes the signed log")
     p.add_argument("game", type=game_id, metavar="GAME")
-    p.add_argument("--players", type=_players, required=True, metavar="N")
+    p.add_argument("--players", type=_players, required=True, metavar="N",
+                   help="how many bot peers sit at the table (see p2pcards --help for each game's range)")
     p.add_argument("--seed", required=True, help="the bots' random seed")
     p.add_argument("--out", required=True, metavar="FILE")
     p.add_argument("--deals", type=int, metavar="K", help="stop after K deals")

@@ -412,7 +412,7 @@ class CanastaGame(Game):
             return None
         i = action.get("meld")
         if not isinstance(i, int) or isinstance(i, bool):
-            raise IllegalAction(f"\"meld\" must be the number of a meld on the table, not {describe(i)}")
+            raise IllegalAction(f"give the number of a meld on the table, not {describe(i)}")
         if not 0 <= i < len(state.melds):
             raise IllegalAction(f"there is no meld {i} (the table has {len(state.melds)})")
         return i

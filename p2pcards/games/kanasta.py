@@ -246,7 +246,7 @@ class Kanasta(CanastaGame):
         if meld.rank not in MELD_RANKS:
             raise IllegalAction("no wild can be swapped out of an all-wild meld")
         if not isinstance(w, str) or KIND.get(w) != WILD:
-            raise IllegalAction(f"\"wild\" must name a joker or a 2 in the meld, not {describe(w)}")
+            raise IllegalAction(f"the card swapped out must be a joker or a 2 of the meld, not {describe(w)}")
         if w not in meld.cards:
             raise IllegalAction(f"meld {i} has no {w}")
         if w != C.JOKER and not state.options["swap_twos"]:

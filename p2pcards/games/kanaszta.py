@@ -293,7 +293,7 @@ class Kanaszta(CanastaGame):
                                     "with cards from your hand")
         elif cards or i is None:
             raise IllegalAction("after your side's first meld the top card is taken alone into one of "
-                                "its melds: give \"meld\" and no cards")
+                                "its melds: name the meld and no cards from your hand (t N)")
         both = [top] + cards
         rank, nat, wild, err = self._make_up(both)
         if err:

@@ -394,7 +394,7 @@ class Warkocz(Game):
         if has_w:
             as_rank = action.get("as")
             if as_rank is None:
-                raise IllegalAction("say which rank the warkocz stands for: 'as' (2..K)")
+                raise IllegalAction("say which rank the warkocz stands for: as 2..K (pl 9C as 8)")
             if not isinstance(as_rank, str) or as_rank not in RANK_INDEX:
                 raise IllegalAction(f"the warkocz stands for a rank 2..K, not {_describe(as_rank)}")
             r = RANK_INDEX[as_rank]
@@ -404,7 +404,7 @@ class Warkocz(Game):
             naturals = len(cards) - 1
         else:
             if "as" in action:
-                raise IllegalAction("'as' is only for the warkocz 9C")
+                raise IllegalAction("a rank given with as is only for the warkocz 9C")
             r = NATURAL_RANK[cards[0]]
             for c in cards:
                 if NATURAL_RANK[c] != r:

@@ -120,9 +120,13 @@ def check_options(options: Any) -> dict[str, str | int | bool]:
 
 
 def fingerprint(key: bytes) -> str:
-    """Short human-comparable key fingerprint: SHA-256 of the raw key, 8 bytes, in 4 groups."""
-    h = hashlib.sha256(key).hexdigest()[:16]
-    return ":".join(h[i : i + 4] for i in range(0, 16, 4))
+    """The key's fingerprint for people (wire.md 3): ``p2pcards.identity.fingerprint``.
+    A key of the wrong size (from a hostile peer) is named by its size."""
+    from p2pcards.identity import PUBLIC_KEY_SIZE, fingerprint as key_fingerprint
+
+    if not isinstance(key, (bytes, bytearray)) or len(key) != PUBLIC_KEY_SIZE:
+        return "(not a key)"
+    return key_fingerprint(bytes(key))
 
 
 def lp(data: bytes) -> bytes:

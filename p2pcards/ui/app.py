@@ -23,6 +23,8 @@ line never blocks while the network answers.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import math
 import sys
 from collections.abc import Awaitable, Callable
@@ -54,7 +56,11 @@ from prompt_toolkit.widgets import TextArea
 from p2pcards.cards import display
 from p2pcards.games import IllegalAction
 from p2pcards.ui import commands
-from p2pcards.ui.render import render_hand, render_header, render_log, render_table
+from p2pcards.ui.render import (
+    Painter, match_verdict, render_hand, render_header, render_log, render_table, wrap_fragments,
+)
+from p2pcards.ui.scoresheet import deal_sheet, match_sheet, shell_text
+from p2pcards.ui.wording import plural
 from p2pcards.ui.session import PHASE_ABORTED, PHASE_OVER, PHASE_PLAYING
 
 STYLE = Style.from_dict(
@@ -85,6 +91,7 @@ STYLE = Style.from_dict(
 _YES = ("y", "yes", "t", "tak", "i", "igen")
 _NO = ("n", "no", "nie", "nem")
 WIDE = 100  # columns from which the log stands beside the table instead of below it
+LOG_WIDTH = 44  # the log column beside the table: fixed, so its divider never moves
 TICK = 0.25  # seconds between countdown refreshes
 
 
@@ -132,7 +139,10 @@ class TableApp:
         self.pager: list[str] | None = None
         self.pager_title = ""
         self.pager_offset = 0
+        self.pager_rows = 0
         self.confirm_quit = False
+        self.log_path: str | None = None  # where the finished match's log is kept, once it is
+        self._sheets_shown = (0, False)
         self._question: tuple[trio.Event, list[bool]] | None = None
         self.remaining: float | None = None
         self._unsubscribe: Callable[[], None] | None = None
@@ -152,9 +162,11 @@ class TableApp:
         if self._unsubscribe:
             self._unsubscribe()
         self.session = session
-        self._unsubscribe = session.subscribe(self.invalidate)
+        self._sheets_shown = (0, False)  # (deals whose sheet opened, the match's end shown)
+        self._unsubscribe = session.subscribe(self._session_changed)
         self.pager = None
-        self.say(f"Welcome to {session.game.id}. Tab lists your legal moves; help explains the commands.", "class:label")
+        self.say(f"Welcome to {session.game.id}. Tab lists your legal moves; help explains the commands; "
+                 f"keys shows the players' key fingerprints.", "class:label")
 
     def set_status(self, *lines: str) -> None:
         """The waiting text shown before a session exists (lobby, connecting)."""
@@ -195,6 +207,63 @@ class TableApp:
     def invalidate(self) -> None:
         self.app.invalidate()
 
+    def _session_changed(self) -> None:
+        """A redraw; and when a deal (or the match) has just ended, its score sheet."""
+        try:
+            deals = len(self.session.finished_deals())
+            over = self.session.match_info().get("phase") == PHASE_OVER
+        except Exception:  # a session without sheets still gets its redraws
+            deals, over = 0, False
+        if (deals, over) != self._sheets_shown and (deals > self._sheets_shown[0] or over):
+            self._sheets_shown = (deals, over)
+            self.show_score_sheet()
+        self.invalidate()
+
+    def score_sheet(self) -> list[str]:
+        """The last deal's score sheet, the match's end after it once it is over."""
+        session = self.session
+        if session is None:
+            return []
+        deals = session.finished_deals() if hasattr(session, "finished_deals") else []
+        lines = deal_sheet(session.game, session.names, session.options, deals[-1]) if deals else []
+        info = session.match_info()
+        if info.get("phase") == PHASE_OVER and info.get("result"):
+            lines += [""] if lines else []
+            lines += match_sheet(session.game, session.names, session.options, info["result"],
+                                 match_verdict(session, info["result"]), self.log_path)
+        return lines
+
+    def closing_summary(self) -> str | None:
+        """What the shell keeps once the screen closes: the match's score
+        sheet and end, or why the game stopped; None if it was left unfinished."""
+        session = self.session
+        if session is None:
+            return None
+        try:
+            info = session.match_info()
+            if info.get("phase") == PHASE_OVER:
+                return shell_text(self.score_sheet(), self.ascii)
+            if info.get("phase") == PHASE_ABORTED:
+                where = f"\nThe log is kept in {self.log_path}" if self.log_path else ""
+                return f"The game stopped: {info.get('reason') or '?'}{where}"
+        except Exception as exc:  # the screen is gone; a summary is not worth a traceback
+            return f"(no summary: {type(exc).__name__}: {exc})"
+        return None
+
+    def match_logged(self, path: str) -> None:
+        """The match is over and its log kept at ``path``: the sheet says where."""
+        self.log_path = path
+        if self.session is not None and self.session.match_info().get("phase") == PHASE_OVER:
+            self.show_score_sheet()
+
+    def show_score_sheet(self) -> None:
+        lines = self.score_sheet()
+        if not lines:
+            self.say("No deal has ended yet.", "class:label")
+            return
+        # The message line keeps what it said (a refusal must not vanish under the sheet).
+        self.open_pager("score sheet", "\n".join(lines), keep_message=True)
+
     # ----- layout ----------------------------------------------------------------------
     def _build(self, input, output) -> Application:
         self.input = TextArea(
@@ -208,11 +277,14 @@ class TableApp:
         )
         # The hand has its own window at the bottom of the table: however many
         # melds the table shows, your cards stay in view.
+        # The table's text is laid out for exactly the width it is given
+        # (render_* wrap by themselves), so its window never wraps or grows.
         self.table_window = HSplit(
             [
                 Window(FormattedTextControl(self._table_text), wrap_lines=True),
                 Window(FormattedTextControl(self._hand_text), wrap_lines=True, dont_extend_height=True),
-            ]
+            ],
+            width=lambda: Dimension.exact(self._table_width()),
         )
         self.log_control = FormattedTextControl(
             self._log_text, get_cursor_position=self._log_cursor, show_cursor=False
@@ -222,7 +294,7 @@ class TableApp:
             [
                 self.table_window,
                 Window(width=1, char="\u2502" if not self.ascii else "|", style="class:rule"),
-                Window(self.log_control, width=Dimension(preferred=44, max=56), wrap_lines=True),
+                Window(self.log_control, width=Dimension.exact(LOG_WIDTH), wrap_lines=True),
             ]
         )
         narrow = HSplit(
@@ -253,7 +325,7 @@ class TableApp:
                     Window(height=1, char=rule, style="class:rule"),
                     ConditionalContainer(
                         Window(
-                            FormattedTextControl(lambda: self.message),
+                            FormattedTextControl(self._message_text),
                             height=Dimension(min=1, max=8),
                             wrap_lines=True,
                             dont_extend_height=True,
@@ -311,7 +383,7 @@ class TableApp:
         @kb.add("pagedown")
         def _(event):
             if self.pager is not None:
-                self.pager_offset = min(max(0, len(self.pager) - 3), self.pager_offset + self._page())
+                self.pager_offset = min(max(0, self.pager_rows - 3), self.pager_offset + self._page())
 
         @kb.add("f1")
         def _(event):
@@ -321,7 +393,7 @@ class TableApp:
 
     def _page(self) -> int:
         info = self.pager_window.render_info
-        return max(1, (info.window_height if info else 20) - 2)
+        return max(1, (info.window_height if info else 20) - 4)  # the title takes rows too: none skipped
 
     # ----- what is drawn ---------------------------------------------------------------
     # Every drawing function runs inside prompt-toolkit's render: an exception
@@ -347,7 +419,10 @@ class TableApp:
 
     def _table_width(self) -> int:
         columns = self._columns()
-        return columns - 45 if columns >= WIDE else columns
+        return columns - LOG_WIDTH - 1 if columns >= WIDE else columns
+
+    def _log_width(self) -> int:
+        return LOG_WIDTH if self._columns() >= WIDE else self._columns()
 
     @_guarded
     def _table_text(self):
@@ -359,7 +434,7 @@ class TableApp:
 
     @_guarded
     def _log_text(self):
-        fragments = render_log(self.session, self.ascii)
+        fragments = render_log(self.session, self.ascii, width=self._log_width())
         self._log_lines = sum(text.count("\n") for _, text in fragments)
         return fragments
 
@@ -368,24 +443,56 @@ class TableApp:
         # put on the last line of the text just rendered.
         return Point(0, getattr(self, "_log_lines", 0))
 
+    @_guarded
+    def _message_text(self):
+        """The message line, broken between words to the terminal's width."""
+        p = Painter(self.ascii, self._columns())
+        for style, text in self.message:
+            if "error" in style:  # the rules' reasons name cards (8S): shown as the table shows them (8♠)
+                p.rich(text, style)
+            else:  # help and hints teach how cards are typed: KH stays KH
+                p.text(text, style)
+        return wrap_fragments(p.out, self._columns(), indent="")
+
     def _lobby_text(self):
-        out = [("class:title", " p2pcards "), ("", "\n\n")]
+        out = [("", "\n")]
         for line in self.status:
             out.append(("", line + "\n"))
         out.append(("class:label", "\nquit or Ctrl-C leaves.\n"))
-        return out
+        return wrap_fragments(out, self._columns())
 
+    @_guarded
     def _pager_text(self):
-        lines = self.pager or []
-        out = [("class:title", f" {self.pager_title} "), ("class:label", "  PgUp/PgDn scroll, Esc or Enter back to the table\n\n")]
-        out.append(("", "\n".join(lines[self.pager_offset:])))
+        """The pager's title, then its text from ``pager_offset`` on, counted
+        in screen rows (a long line wrapped counts for each of its rows)."""
+        width = self._columns()
+        head = Painter(self.ascii, width)
+        head.text(f" {self.pager_title} ", "class:title").label("  PgUp/PgDn scroll, Esc or Enter back to the table")
+        if self.pager_title == "score sheet":
+            head.label(" (score shows it again)")
+        body = Painter(self.ascii, width)
+        for line in self.pager or []:
+            body.rich(line).nl()
+        rows: list[list[tuple[str, str]]] = [[]]
+        for style, text in wrap_fragments(body.out, width):
+            for i, part in enumerate(text.split("\n")):
+                if i:
+                    rows.append([])
+                if part:
+                    rows[-1].append((style, part))
+        self.pager_rows = len(rows)
+        out = wrap_fragments(head.out, width) + [("", "\n\n")]
+        for row in rows[self.pager_offset:]:
+            out += row + [("", "\n")]
         return out
 
-    def open_pager(self, title: str, text: str) -> None:
+    def open_pager(self, title: str, text: str, keep_message: bool = False) -> None:
         self.pager = text.splitlines()
         self.pager_title = title
         self.pager_offset = 0
-        self.message = []
+        self.pager_rows = len(self.pager)
+        if not keep_message:
+            self.message = []
 
     # ----- input -----------------------------------------------------------------------
     def _accept(self, buffer) -> bool:
@@ -479,7 +586,7 @@ class TableApp:
                 self.say("You have no move now.", "class:label")
             else:
                 lines = sorted({commands.format_action(game_id, a) for a in legal})
-                text = f"{len(lines)} legal moves:\n" + "\n".join("  " + line for line in lines)
+                text = f"{plural(len(lines), 'legal move')}:\n" + "\n".join("  " + line for line in lines)
                 if len(lines) > 6:
                     self.open_pager("legal moves", text)
                 else:
@@ -489,12 +596,22 @@ class TableApp:
                 self.say("chat what? chat TEXT", "class:error")
             else:
                 self._submit(lambda: session.chat(cmd.arg))
+        elif cmd.name == "score":
+            self.show_score_sheet()
+        elif cmd.name == "keys":
+            prints = getattr(session, "fingerprints", None) or []
+            lines = [f"{name}: {prints[s] if s < len(prints) and prints[s] else '(no key: not a network table)'}"
+                     for s, name in enumerate(session.names)]
+            self.say("Key fingerprints (compare them in person):\n" + "\n".join(lines), "class:label")
         elif cmd.name == "next":
-            phase = session.match_info().get("phase")
+            info = session.match_info()
+            phase = info.get("phase")
             if phase in (PHASE_OVER, PHASE_ABORTED):
                 self.say("The match is over; quit leaves the table.", "class:label")
             elif phase == PHASE_PLAYING:
                 self.say("The deal is still being played.", "class:label")
+            elif info.get("deals_go_on"):
+                self.say("The next deal starts by itself once every player has shown its keys.", "class:label")
             else:
                 self._submit(session.ready)
                 self.say("Ready for the next deal.", "class:label")
@@ -610,10 +727,57 @@ class TableApp:
                 pass
 
 
+class ScreenLogHandler(logging.Handler):
+    """Log records (a refused connection, no LAN announcement) shown in the
+    screen's message line: a line printed to the terminal would be drawn over
+    the full-screen table. Records may come from other threads (zeroconf):
+    they are handed to the screen's own loop."""
+
+    def __init__(self, ui: TableApp, loop: asyncio.AbstractEventLoop):
+        super().__init__(logging.WARNING)
+        self.ui, self.loop = ui, loop
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = record.getMessage()
+            style = "class:error" if record.levelno >= logging.ERROR else "class:warn"
+            self.loop.call_soon_threadsafe(self.ui.say, text, style)
+        except RuntimeError:  # the loop is closed: the screen is gone, nobody to tell
+            pass
+        except Exception:
+            self.handleError(record)
+
+
+@contextlib.contextmanager
+def logging_to_screen(ui: TableApp, loop: asyncio.AbstractEventLoop):
+    """While the screen runs, log records and Python warnings go to its
+    message line instead of the terminal (handlers writing there step aside)."""
+    root = logging.getLogger()
+    terminal = [h for h in root.handlers if isinstance(h, logging.StreamHandler)
+                and getattr(h, "stream", None) in (sys.stderr, sys.stdout, sys.__stderr__, sys.__stdout__)]
+    handler = ScreenLogHandler(ui, loop)
+    for h in terminal:
+        root.removeHandler(h)
+    root.addHandler(handler)
+    logging.captureWarnings(True)
+    try:
+        yield handler
+    finally:
+        logging.captureWarnings(False)
+        root.removeHandler(handler)
+        for h in terminal:
+            root.addHandler(h)
+
+
 async def run_app_async(trio_main: Callable[[TableApp], Awaitable[Any]], ui: TableApp) -> Any:
     """Run the screen and ``trio_main(ui)`` (in trio guest mode) until the
     player quits or ``trio_main`` fails; returns what it returned."""
     loop = asyncio.get_running_loop()
+    with logging_to_screen(ui, loop):
+        return await _run_app_async(trio_main, ui, loop)
+
+
+async def _run_app_async(trio_main, ui: TableApp, loop) -> Any:
     trio_done: asyncio.Future = loop.create_future()
 
     def done(outcome) -> None:
@@ -643,13 +807,21 @@ async def run_app_async(trio_main: Callable[[TableApp], Awaitable[Any]], ui: Tab
     return outcome.unwrap()
 
 
-def run_app(trio_main: Callable[[TableApp], Awaitable[Any]], *, ascii: bool = False, input=None, output=None) -> Any:
+def run_app(trio_main: Callable[[TableApp], Awaitable[Any]], *, ascii: bool = False, input=None, output=None,
+            summary=None) -> Any:
     """The terminal table: ``trio_main(ui)`` runs in trio (guest mode) next to
     the screen; it calls ``ui.set_status(...)`` while it sets things up and
     ``ui.show(session)`` once a seat session exists. Returns when the player
-    quits; an exception from ``trio_main`` ends the screen and is re-raised."""
+    quits; an exception from ``trio_main`` ends the screen and is re-raised.
+    ``summary``: a file (sys.stdout) that gets the match's end once the
+    screen has closed, so that it stays in the shell."""
     ui = TableApp(ascii=ascii or not unicode_terminal(), input=input, output=output)
-    return asyncio.run(run_app_async(trio_main, ui))
+    try:
+        return asyncio.run(run_app_async(trio_main, ui))
+    finally:
+        text = ui.closing_summary() if summary is not None else None
+        if text:
+            print(text, file=summary, flush=True)
 
 
 def unicode_terminal() -> bool:

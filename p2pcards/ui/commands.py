@@ -145,6 +145,8 @@ UI_COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
     (("moves", "legal"), "moves", "list every legal move now"),
     (("chat", "say"), "chat TEXT", "say something to the table"),
     (("next", "ready"), "next", "start the next deal (after a deal ends)"),
+    (("score", "sheet"), "score", "the score sheet of the last deal (and of the match)"),
+    (("keys", "who"), "keys", "every player's key fingerprint, to compare in person"),
     (("quit", "exit"), "quit", "leave the table (asks first during a game)"),
 ]
 

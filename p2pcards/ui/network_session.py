@@ -5,15 +5,19 @@ for a seat at a network table: what the screen shows comes from this seat's
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import trio
 
-from p2pcards.games import IllegalAction, NeedReveal, get_game
+from p2pcards.bots.strong import DEFAULT_THINK, reason, search
+from p2pcards.cards import is_code, unknown
+from p2pcards.games import IllegalAction, NeedReveal, get_game, substitute
 from p2pcards.protocol.machine import ABORT, ACTION, END, REVEAL, SHUFFLE
 from p2pcards.protocol.narration import describe
-from p2pcards.bots.strong import DEFAULT_THINK, reason, search
+from p2pcards.ui.wording import with_own_cards
 from p2pcards.ui.session import (
-    PHASE_ABORTED, PHASE_BETWEEN, PHASE_DEALING, PHASE_OVER, PHASE_PLAYING, Notifier, deal_summary, seat_name,
+    PHASE_ABORTED, PHASE_BETWEEN, PHASE_DEALING, PHASE_OVER, PHASE_PLAYING, FinishedDeal, Notifier, deal_summary,
+    final_hands, seat_name,
 )
 
 HISTORY = 200
@@ -34,6 +38,13 @@ class NetworkSession:
         self._last_view: dict | None = None
         self._last_deal: dict | None = None
         self._deals_done = 0
+        self._finished: list[FinishedDeal] = []
+        self._said = 0  # lines said so far (``_moves`` keeps the last HISTORY)
+        self._sent: list[dict] = []  # my moves on their way to the log, as I typed them (cards I know)
+        self._my_hand: list[str] = []
+        self._my_hand_deal = -1
+        self._my_draw: tuple[int, list[str]] | None = None  # (line number, hand before) of my draw
+        self._play_state: tuple[int, object] | None = None  # (deal index, its last state seen)
         self._actions_send, self._actions_recv = trio.open_memory_channel(1)
         self._waiting = False
         self._hint: tuple[int, dict | None] | None = None
@@ -96,13 +107,17 @@ class NetworkSession:
             phase = PHASE_BETWEEN if self._deals_done else PHASE_DEALING
         else:
             phase = PHASE_PLAYING
+        # Between deals (and at the end) the deal shown is the one just over, not the one being shuffled.
+        deal_index = machine.deal.index if phase in (PHASE_PLAYING, PHASE_DEALING) or not self._finished \
+            else self._finished[-1].number - 1
         reason = None
         if machine.aborts:
             accusation = machine.aborts[0][1]
             reason = f"{accusation.kind}: {accusation.detail}"
         return {
             "phase": phase,
-            "deal_index": machine.deal.index,
+            "deal_index": deal_index,
+            "deals_go_on": True,  # the table deals on by itself: nobody types next
             "scores": list(match.scores),
             "chips": list(match.chips) if match.chips is not None else None,
             "bank": match.bank,
@@ -151,6 +166,7 @@ class NetworkSession:
             self._actions_send.send_nowait(action)
         except trio.WouldBlock:
             raise IllegalAction("your move is already on its way") from None
+        self._sent = (self._sent + [action])[-4:]
 
     async def chat(self, text: str) -> None:
         if self.peer is None:
@@ -163,6 +179,9 @@ class NetworkSession:
     def peer_status(self) -> dict[int, str]:
         if self.peer is None:
             return {}
+        if self.peer.machine.finished or self.peer.machine.aborted:
+            # The table has closed its connections: nobody is coming back.
+            return {s: "blamed" for s in self.peer.machine.excluded}
         now = trio.current_time()
         out = {}
         for seat, status in self.peer.mesh.peer_status().items():
@@ -184,6 +203,9 @@ class NetworkSession:
     def last_moves(self) -> list[str]:
         return list(self._moves)
 
+    def finished_deals(self) -> list[FinishedDeal]:
+        return list(self._finished)
+
     def subscribe(self, callback):
         return self._notifier.subscribe(callback)
 
@@ -192,20 +214,62 @@ class NetworkSession:
         """Lines for the entries taken in since last time."""
         log = self.peer.driver.log
         machine = self.peer.machine
+        if machine.state is not None:
+            self._play_state = (machine.deal.index, machine.state)
         if self._seen > len(log):
             self._seen = len(log)  # an abort replaced entries
+        # Chat said before a move is logged with it: its line goes before the move's.
+        unshown = list(self.peer.chat_seen)
+        self.peer.chat_seen.clear()
         for entry in log.entries[self._seen:]:
+            chat = entry.payload.get("chat") if isinstance(entry.payload, dict) else None
+            for text in chat if isinstance(chat, list) else []:
+                if (entry.author, text) in unshown:
+                    unshown.remove((entry.author, text))
+                    self._say(f"{seat_name(self.names, entry.author)}: {text}")
             self._line_for(entry, machine)
         self._seen = len(log)
         done = [d for d in machine.deals if d.scores is not None]
         while self._deals_done < len(done):
             deal = done[self._deals_done]
             self._last_deal = deal.scores
+            self._finished.append(self._finished_deal(machine, deal))
             self._say(deal_summary(self.game, self.names, self.options, deal.scores))
             self._deals_done += 1
-        for seat, text in self.peer.chat_seen:
+        for seat, text in unshown:  # said just now, not logged yet
             self._say(f"{seat_name(self.names, seat)}: {text}")
-        self.peer.chat_seen.clear()
+        self._name_my_draw(machine)
+
+    def _finished_deal(self, machine, deal) -> FinishedDeal:
+        """The deal's score sheet data: the match as it stood right after it,
+        every hand from the last state of its play with the revealed cards."""
+        position = machine.deals.index(deal)
+        after = machine.deals[position + 1].match_before if position + 1 < len(machine.deals) else machine.match
+        hands = None
+        if self._play_state is not None and self._play_state[0] == deal.index and deal.codes is not None:
+            state = self._play_state[1]
+            if self.game.deal_over(state):  # else the screen missed the deal's last move: no hands
+                hands = final_hands(self.game, substitute(state, {unknown(p): c for p, c in enumerate(deal.codes)}))
+        return FinishedDeal(deal.index + 1, deal.scores, hands, list(after.scores),
+                            list(after.chips) if after.chips is not None else None, after.bank)
+
+    def _name_my_draw(self, machine) -> None:
+        """My hand as the log stands; the card of my last draw named in its
+        line once its keys have shown it to me."""
+        if machine.state is None or self.seat is None:
+            self._my_draw, self._my_hand_deal = None, -1
+            return
+        hand = list(self.peer.driver.me.view(machine).get("hand") or [])
+        if self._my_draw is not None:
+            line, before = self._my_draw
+            # Known cards only: the drawn card is a token (?33) until its keys come.
+            drawn = sorted(c for c in (Counter(hand) - Counter(before)).elements() if is_code(c))
+            at = line - (self._said - len(self._moves))
+            if len(drawn) == 1 and 0 <= at < len(self._moves):  # a draw takes one card
+                self._moves[at] = with_own_cards(self._moves[at], self.seat, self.seat, None, drawn)
+            if drawn:  # one card named, or more: other changes mixed in, so nothing is claimed
+                self._my_draw = None
+        self._my_hand, self._my_hand_deal = hand, machine.deal.index
 
     def _line_for(self, entry, machine) -> None:
         payload = entry.payload if isinstance(entry.payload, dict) else {}
@@ -213,9 +277,20 @@ class NetworkSession:
             action = payload.get("action", {})
             state = machine.state if machine.state is not None else None
             try:
-                self._say(describe(self.game, state, entry.author, action, self.names))
+                line = describe(self.game, state, entry.author, action, self.names)
             except Exception:  # a line of history must never break the screen
-                self._say(f"{seat_name(self.names, entry.author)} played")
+                line = f"{seat_name(self.names, entry.author)} played"
+            if entry.author == self.seat and isinstance(action, dict):
+                self._my_draw = None  # a move of mine after my draw changes the hand too: no naming
+                # My move as I typed it: same kind, same number of cards (the log may show them face down).
+                mine = next((a for a in self._sent if a.get("type") == action.get("type")
+                             and len(a.get("cards") or []) == len(action.get("cards") or [])), None)
+                if mine is not None:
+                    self._sent.remove(mine)
+                    line = with_own_cards(line, self.seat, entry.author, mine)
+                if action.get("type") == "draw" and self._my_hand_deal == machine.deal.index:
+                    self._my_draw = (self._said, list(self._my_hand))
+            self._say(line)
         elif entry.kind == SHUFFLE and entry.author == 0:
             self._say(f"deal {payload.get('deal', 0) + 1}: shuffling (every player in turn, with proofs)")
         elif entry.kind == ABORT:
@@ -230,5 +305,6 @@ class NetworkSession:
                 seat_name(self.names, s) for s, sig in enumerate(entry.signature) if sig is not None))
 
     def _say(self, line: str) -> None:
+        self._said += 1
         self._moves.append(line)
         del self._moves[:-HISTORY]

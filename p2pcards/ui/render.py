@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from p2pcards.cards import RANKS, display, is_red, is_unknown, rank, suit
 from p2pcards.ui.commands import canasta_word, split_cards
+from p2pcards.ui.wording import verb
 from p2pcards.ui.session import (
     PHASE_ABORTED, PHASE_BETWEEN, PHASE_DEALING, PHASE_OVER, PHASE_PLAYING, seat_name,
 )
@@ -105,6 +106,42 @@ class Painter:
         return self.text(s, "class:label")
 
 
+def wrap_fragments(fragments: Fragments, width: int, indent: str = "  ") -> Fragments:
+    """``fragments`` with every line wider than ``width`` broken at its last
+    space that fits (cut where a word alone is wider), the rest indented:
+    the screen never wraps a line itself, so words and cards stay whole and
+    nothing runs into the column beside."""
+    out: Fragments = []
+    line: list[tuple[str, str]] = []  # (style, one character)
+
+    def emit(cells) -> None:
+        for style, ch in cells:
+            if out and out[-1][0] == style and out[-1][1] != "\n":
+                out[-1] = (style, out[-1][1] + ch)
+            else:
+                out.append((style, ch))
+
+    def flush() -> None:
+        nonlocal line
+        while len(line) > width:
+            cut = next((i for i in range(width, len(indent), -1) if line[i][1] == " "), None)
+            head, rest = (line[:cut], line[cut + 1:]) if cut is not None else (line[:width], line[width:])
+            emit(head)
+            out.append(("", "\n"))
+            line = [("", ch) for ch in indent] + rest
+        emit(line)
+        line = []
+
+    for style, text in fragments:
+        for i, part in enumerate(text.split("\n")):
+            if i:
+                flush()
+                out.append(("", "\n"))
+            line.extend((style, ch) for ch in part)
+    flush()
+    return out
+
+
 def fmt_clock(seconds: float) -> str:
     seconds = max(0, int(seconds + 0.999))
     return f"{seconds // 60}:{seconds % 60:02d}"
@@ -151,6 +188,8 @@ def render_header(session, ascii: bool = False, remaining: float | None = None) 
     who = session.to_act()
     if phase == PHASE_DEALING:
         p.text("dealing\u2026", "class:warn")
+    elif phase == PHASE_BETWEEN and info.get("deals_go_on"):
+        p.text("deal over \u2014 the next deal is on its way", "class:warn")
     elif phase == PHASE_BETWEEN:
         p.text("deal over \u2014 type next for the next deal", "class:warn")
         if remaining is not None:
@@ -177,42 +216,54 @@ def _side_score(session, info: dict, s: int) -> int | None:
 
 
 def _players(p: Painter, session, view: dict | None, info: dict, extra: Callable[[int], str] | None) -> None:
-    """One line per seat: turn marker, name, cards in hand, score/chips, connection."""
+    """One line per seat: turn marker, name, cards in hand, score/chips,
+    connection, and the key's fingerprint where the width has room for it.
+    A row too wide for the table goes on below, indented: it never runs
+    into the log beside it."""
     names = session.names
     counts = (view or {}).get("hand_counts") or []
     who = session.to_act()
     status = session.peer_status()
     width = max(len(n) for n in names) + 2
-    # The deal's own view is more current than the match (fees paid this deal).
-    chips = (view or {}).get("chips") or info.get("chips")
+    # During a deal its own view is more current than the match (fees paid
+    # this deal); once it is over, the match's chips are (the settlement made).
+    playing = info.get("phase") == PHASE_PLAYING
+    chips = ((view or {}).get("chips") if playing else None) or info.get("chips")
     pairs = session.game.sides(len(names), session.options) != len(names)
+    prints = getattr(session, "fingerprints", None) or []
     for s, name in enumerate(names):
         turn = s == who
-        p.text(("\u25b6 " if not p.ascii else "> ") if turn else "  ", "class:turn-mark")
         style = "class:me" if s == session.seat else ""
         you = " (you)" if s == session.seat and name.lower() != "you" else ""
-        p.text(f"{name + you:<{width + 6}}", style)
+        boxes: list[Fragments] = [[
+            ("class:turn-mark", ("\u25b6 " if not p.ascii else "> ") if turn else "  "),
+            (style, f"{name + you:<{width + 6}}"),
+        ]]
         if s < len(counts):
-            p.text(f"{counts[s]:>3} card{'s' if counts[s] != 1 else ' '}  ")
+            boxes.append([("", f"{counts[s]:>3} card{'s' if counts[s] != 1 else ' '}")])
         if chips is not None and s < len(chips):
-            p.text(f"{chips[s]:>5} chips  ")
+            boxes.append([("", f"{chips[s]:>5} chips")])
         else:
             score = _side_score(session, info, s)
             if score is not None:
-                p.text(f"{score:>6} pts{' (pair ' + str(s % 2 + 1) + ')' if pairs else ''}  ")
-        if extra:
-            p.text(extra(s))
+                boxes.append([("", f"{score:>6} pts{' (pair ' + str(s % 2 + 1) + ')' if pairs else ''}")])
+        if extra and extra(s):
+            boxes.append([("", extra(s))])
         if view and view.get("dealer") == s:
-            p.text("  dealer", "class:dim")
+            boxes.append([("class:dim", "dealer")])
         st = status.get(s)
         if st:
-            cls = "class:ok" if st in ("connected", "bot") else "class:warn"
-            p.text(f"  {st}", cls)
-        prints = getattr(session, "fingerprints", None) or []
-        if s < len(prints) and prints[s] and p.width >= 72:
-            # who is who, to compare with the players in person
-            p.text(f"  key {prints[s][:9]}", "class:dim")
-        p.nl()
+            boxes.append([("class:ok" if st in ("connected", "bot") else "class:warn", st)])
+        used = sum(len(t) for box in boxes for _, t in box) + 2 * max(0, len(boxes) - 2)
+        if s < len(prints) and prints[s] and used + 2 + len("key ") + len(prints[s]) <= p.width:
+            # who is who, to compare with the players in person (all of it, or not at all)
+            boxes.append([("class:dim", f"key {prints[s]}")])
+        first, rest = boxes[0], boxes[1:]
+        p.out.extend(first)
+        if rest:
+            p.flow(rest, indent=" " * 4, gap="  ", used=sum(len(t) for _, t in first))
+        else:
+            p.nl()
 
 
 def render_table(session, ascii: bool = False, width: int = 100, with_hand: bool = True) -> Fragments:
@@ -224,7 +275,7 @@ def render_table(session, ascii: bool = False, width: int = 100, with_hand: bool
     if view is None:
         _players(p, session, None, info, None)
         p.nl().text("Waiting for the deal\u2026", "class:warn").nl()
-        return p.out
+        return wrap_fragments(p.out, width)
     _players(p, session, view, info, area.seat_extra(view) if area else None)
     p.nl()
     if area:
@@ -233,7 +284,7 @@ def render_table(session, ascii: bool = False, width: int = 100, with_hand: bool
     if with_hand:
         p.nl()
         p.out += render_hand(session, ascii, width)
-    return p.out
+    return wrap_fragments(p.out, width)
 
 
 def render_hand(session, ascii: bool = False, width: int = 100) -> Fragments:
@@ -248,7 +299,7 @@ def render_hand(session, ascii: bool = False, width: int = 100) -> Fragments:
             p.label("  underlined: cards you can play now")
         p.nl()
         p.hand(sort_hand(session.game.id, hand, view.get("trump_suit")), playable)
-    return p.out
+    return wrap_fragments(p.out, width)
 
 
 # Moves that take any card (a discard, a face-down throw) say nothing about
@@ -303,14 +354,13 @@ def match_verdict(session, result: dict) -> str:
     return f"{who} win!" if who == "You" else f"{who} wins!"
 
 
-def render_log(session, ascii: bool = False, lines: int = 30) -> Fragments:
-    """The last moves and chat, newest last."""
-    p = Painter(ascii)
+def render_log(session, ascii: bool = False, lines: int = 30, width: int = 44) -> Fragments:
+    """The last moves and chat, newest last, wrapped at spaces to ``width``."""
+    p = Painter(ascii, width)
     p.label("Last moves").nl()
     for line in session.last_moves()[-lines:]:
-        p.rich(line, "class:chat" if _is_chat(line, session) else "")
-        p.nl()
-    return p.out
+        p.rich(line, "class:chat" if _is_chat(line, session) else "").nl()
+    return wrap_fragments(p.out, width)
 
 
 def _is_chat(line: str, session) -> bool:
@@ -349,13 +399,15 @@ class BuraArea(Area):
         if not trick:
             leader = view.get("leader")
             if view.get("phase") == "play" and leader is not None and leader >= 0:
-                p.label("Trick: ").text(f"{seat_name(names, leader)} leads (up to {view.get('max_lead', 3)} cards of one suit)")
+                who = seat_name(names, leader)
+                p.label("Trick: ").text(f"{who} {verb(who, 'leads')} (up to {view.get('max_lead', 3)} cards of one suit)")
         else:
             p.label("Trick: ")
             p.text(f"{lead_size} card{'s' if lead_size != 1 else ''} each").nl()
             best = view.get("best")
             for play in trick:
-                p.text("  " + f"{seat_name(names, play['seat'])}:".ljust(12))
+                who = f"{seat_name(names, play['seat'])}:"
+                p.text("  " + who.ljust(max(12, len(who) + 1)))
                 if play.get("down"):
                     if play.get("cards"):
                         p.cards(play["cards"], style="class:down").text(" (your cards, face down)", "class:label")
@@ -388,8 +440,10 @@ class BuraArea(Area):
             p.text(f"A bessa was shown: {seat_name(names, view.get('to_act'))} may beat it (bessa CARDS) or pas", "class:warn").nl()
         decl = view.get("declaration")
         if decl:
-            verdict = "wins the bank" if decl.get("won") else f"fails and pays {decl.get('paid', 0)}"
-            p.text(f"{seat_name(names, decl['seat'])} declared {decl.get('points')} points and {verdict}: ", "class:warn")
+            who = seat_name(names, decl["seat"])
+            verdict = (f"{verb(who, 'wins')} the bank" if decl.get("won")
+                       else f"{verb(who, 'fails')} and {verb(who, 'pays')} {decl.get('paid', 0)}")
+            p.text(f"{who} declared {decl.get('points')} points and {verdict}: ", "class:warn")
             p.cards(decl.get("cards") or []).nl()
         result = view.get("result")
         if result and not (decl and result.get("end") in ("declared", "failed_declaration")):
@@ -400,9 +454,9 @@ class BuraArea(Area):
         end = result.get("end")
         who = seat_name(names, result.get("winner"))
         return {
-            "declared": f"{who} declared and wins the bank.",
+            "declared": f"{who} declared and {verb(who, 'wins')} the bank.",
             "failed_declaration": "The declaration failed; the bank grows and the cards are dealt again.",
-            "bessa": f"{who} wins the bank with a bessa.",
+            "bessa": f"{who} {verb(who, 'wins')} the bank with a bessa.",
             "exhausted": "All cards played without a declaration: everybody doubles the bank.",
             "unpayable": "Somebody cannot pay: the bank is shared out and the match ends.",
         }.get(end, f"deal over ({end})")
@@ -431,7 +485,8 @@ class WarkoczArea(Area):
                 p.text(f" ({view['passes']} pas so far)", "class:label")
             p.nl()
         elif to_act is not None and to_act >= 0:
-            p.text(f"{seat_name(names, to_act)} leads a new row", "class:warn").nl()
+            who = seat_name(names, to_act)
+            p.text(f"{who} {verb(who, 'leads')} a new row", "class:warn").nl()
         played = view.get("played") or {}
         exhausted = set(view.get("exhausted") or [])
         p.label("Played: ")
@@ -499,7 +554,9 @@ class CanastaArea(Area):
         for owner in sorted(owners, key=lambda o: (o != mine, o)):
             # Melds flow side by side after their owner's name as far as the
             # width allows: small terminals must still show every meld.
-            label = f"  {self.owner_name(session, view, owner)}: "
+            # The running total of the cards melded (canasta bonuses come at the deal's end).
+            worth = sum(session.game.value(c) for i in owners[owner] for c in melds[i]["cards"] if not is_unknown(c))
+            label = f"  {self.owner_name(session, view, owner)} ({worth} pts): "
             p.text(label, "class:me" if owner == mine else "")
             boxes = [self._meld_box(p, i, melds[i], session.game.id) for i in owners[owner]]
             p.flow(boxes, indent=" " * len(label), gap="   ", used=len(label))

@@ -15,8 +15,10 @@ The ``async`` methods are called inside trio.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
+from collections import Counter
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
@@ -26,6 +28,7 @@ from p2pcards.bots import Bot
 from p2pcards.games import Game, IllegalAction, get_game
 from p2pcards.games.base import Match
 from p2pcards.protocol.narration import describe
+from p2pcards.ui.wording import verb, with_own_cards
 
 # The phases of ``match_info()["phase"]``.
 PHASE_DEALING = "dealing"   # no deal to show yet: shuffling / dealing in progress
@@ -98,6 +101,30 @@ class SeatSession(Protocol):
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
         """Call ``callback()`` (no arguments, from trio, must not block) after
         every change worth a redraw; returns a function that unsubscribes."""
+
+    def finished_deals(self) -> list:
+        """Every deal played to its end, oldest first, as
+        ``FinishedDeal`` (the score sheets' source)."""
+
+
+@dataclasses.dataclass
+class FinishedDeal:
+    """A deal as it ended, as a session saw it."""
+
+    number: int                      # 1-based
+    scores: dict                     # game.deal_scores() of the final state
+    hands: list[list[str]] | None    # every seat's cards at the end, None if not known
+    match_scores: list[int]          # match totals after this deal, per side
+    match_chips: list[int] | None    # per seat, chip games
+    bank: int = 0
+
+
+def final_hands(game, state) -> list[list[str]] | None:
+    """Every seat's hand in a state where every card is known."""
+    try:
+        return [list(game.view(state, seat).get("hand") or []) for seat in range(state.players)]
+    except Exception:  # a state the engine cannot show: the sheet goes without hands
+        return None
 
 
 class Notifier:
@@ -197,6 +224,7 @@ class LocalSession:
         self._last_deal: dict | None = None
         self._deadline: float | None = None
         self._moves: list[str] = []
+        self._finished: list[FinishedDeal] = []
         self._history = history
         self._notifier = Notifier()
         self._wake = trio.Event()
@@ -257,6 +285,9 @@ class LocalSession:
     def last_moves(self) -> list[str]:
         return list(self._moves)
 
+    def finished_deals(self) -> list[FinishedDeal]:
+        return list(self._finished)
+
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
         return self._notifier.subscribe(callback)
 
@@ -285,7 +316,12 @@ class LocalSession:
     def _apply(self, seat: int, action: dict, note: str = "") -> None:
         before = self._state
         self._state = self.game.apply(self._state, action)  # IllegalAction leaves everything as it was
-        self._log(describe(self.game, before, seat, action, self.names) + note)
+        line = describe(self.game, before, seat, action, self.names)
+        if seat == self.seat:
+            drawn = Counter(self.game.view(self._state, seat).get("hand") or []) - \
+                Counter(self.game.view(before, seat).get("hand") or [])
+            line = with_own_cards(line, self.seat, seat, action, sorted(drawn.elements()))
+        self._log(line + note)
         self._changed()
 
     def _log(self, line: str) -> None:
@@ -310,11 +346,16 @@ class LocalSession:
         while not self.game.match_over(self.match):
             self._state = self.game.start_deal(self.match)
             self._phase = PHASE_PLAYING
-            self._log(f"deal {self.match.deal_index + 1}: {seat_name(self.names, self.match.dealer)} deals")
+            dealer = seat_name(self.names, self.match.dealer)
+            self._log(f"deal {self.match.deal_index + 1}: {dealer} {verb(dealer, 'deals')}")
             self._changed()
             await self._play_deal()
             self._last_deal = self.game.deal_scores(self._state)
             self.match = self.game.end_deal(self.match, self._state)
+            self._finished.append(FinishedDeal(
+                len(self._finished) + 1, self._last_deal, final_hands(self.game, self._state),
+                list(self.match.scores), list(self.match.chips) if self.match.chips is not None else None,
+                self.match.bank))
             self._log(deal_summary(self.game, self.names, self.options, self._last_deal))
             deals += 1
             if self.game.match_over(self.match) or (self.max_deals is not None and deals >= self.max_deals):

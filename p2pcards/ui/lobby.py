@@ -1,0 +1,65 @@
+"""What the lobby shows people: a table's options in words, and the address
+others type to join this machine's table."""
+
+from __future__ import annotations
+
+import socket
+
+# The table's own settings (runner.TABLE_DEFAULTS), in words.
+_SETTINGS = {
+    "proof_rounds": lambda v: f"shuffle proofs: {v} rounds",
+    "turn_timeout": lambda v: f"turn time: {v} s",
+    "rejoin_timeout": lambda v: f"time to come back after a lost connection: {v} s",
+    "deals": lambda v: "no deal limit" if v == 0 else f"{v} deal{'s' if v != 1 else ''} at most",
+}
+
+
+def option_words(key: str, value) -> str:
+    """``bessa=True`` → ``bessa: on``; ``first_meld=30`` → ``first meld: 30``.
+    ``key`` and ``value`` may come from another player: they are shown, never run."""
+    label = str(key).replace("_", " ")
+    if value is True:
+        return f"{label}: on"
+    if value is False:
+        return f"{label}: off"
+    return f"{label}: {value}"
+
+
+def options_lines(rules: dict, settings: dict) -> list[str]:
+    """The rules and the table settings, a line each."""
+    lines = []
+    if rules:
+        lines.append("Rules: " + ", ".join(option_words(k, v) for k, v in sorted(rules.items())))
+    if settings:
+        lines.append("Table: " + ", ".join(_SETTINGS[k](v) if k in _SETTINGS else option_words(k, v)
+                                          for k, v in sorted(settings.items())))
+    return lines
+
+
+def join_addresses(bind: str, port: int) -> list[str]:
+    """``ADDR:PORT`` others on the LAN may join this machine's table at: the
+    address listened on, or for all addresses (0.0.0.0) this machine's
+    non-loopback IPv4 addresses (the route outwards first)."""
+    if bind not in ("", "0.0.0.0", "::"):
+        return [_with_port(bind, port)]
+    found: list[str] = []
+    try:
+        # No packet is sent: connecting a UDP socket only picks the outgoing address.
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("192.0.2.1", 9))
+            found.append(s.getsockname()[0])
+    except OSError:
+        pass
+    try:
+        import ifaddr
+
+        for adapter in ifaddr.get_adapters():
+            found += [ip.ip for ip in adapter.ips if isinstance(ip.ip, str)]
+    except Exception:  # ifaddr is optional (the lan extra); the route above may do
+        pass
+    addresses = [a for a in dict.fromkeys(found) if not a.startswith(("127.", "169.254.")) and a != "0.0.0.0"]
+    return [_with_port(a, port) for a in addresses] or [_with_port("127.0.0.1", port)]
+
+
+def _with_port(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
