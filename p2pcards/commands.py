@@ -214,11 +214,22 @@ def format_report(report) -> str:
         lines.append(f"  seat {p['seat']}: {p['name']}  key {p['key'][:16]}…")
     if report.ok:
         lines.append("CLEAN: every signature, shuffle, key, move and score checks out.")
-    else:
+    elif report.violations:
         lines.append(f"{len(report.violations)} VIOLATION(S):")
         for v in report.violations:
             who = f"seat {v['seat']} ({names.get(v['seat'], '?')})" if v["seat"] is not None else "nobody identified"
             lines.append(f"  entry {v['entry']}: {v['kind']} by {who}: {v['detail']}")
+    else:
+        lines.append("NOT FINISHED: no fault found as far as the log goes, but the game did not finish.")
+    for s in report.silences:
+        attesters = ", ".join(f"seat {a}" for a in s["attested_by"])
+        verdict = "a majority attests it" if s["stands"] else "only a minority attests it: no conviction"
+        lines.append(f"  silence: seat {s['seat']} ({names.get(s['seat'], '?')}) stopped answering at entry "
+                     f"{s['entry']} ({s['kind']}), attested by {attesters}; {verdict}")
+    if report.fork is not None:
+        f = report.fork
+        lines.append(f"  the two logs part at entry {f['entry']}: {f['first']['kind']} signed by "
+                     f"{f['first']['signed_by']} against {f['second']['kind']} signed by {f['second']['signed_by']}")
     lines.append("scores: " + ", ".join(f"{k}: {v}" for k, v in report.scores.items()))
     if report.chips is not None:
         lines.append("chips: " + ", ".join(f"{k}: {v}" for k, v in report.chips.items()))
@@ -344,7 +355,7 @@ def register(sub) -> None:
     p.add_argument("--ascii", action="store_true", help="plain letters for suits")
     p.set_defaults(func=cmd_resume)
 
-    p = sub.add_parser("audit", help="verify a finished log (exit 0 clean, 1 violations, 2 not verifiable)")
+    p = sub.add_parser("audit", help="verify a log (exit 0 clean, 1 violations, 2 not verifiable, 3 did not finish)")
     p.add_argument("file", metavar="FILE")
     p.add_argument("other", nargs="?", metavar="FILE2", help="a second log of the same game, to compare")
     p.add_argument("--json", action="store_true", help="print one JSON object")

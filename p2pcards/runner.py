@@ -216,11 +216,16 @@ def peer_options(settings: dict, seat: int, cheat: str | None = None) -> PeerOpt
     def fault(name):
         value = os.environ.get(name, "")
         faulty, _, entry = value.partition(":")
+        entry = entry.partition(":")[0]
         return int(entry) if faulty.isdigit() and entry.isdigit() and int(faulty) == seat else None
 
+    # P2PCARDS_DROP="SEAT:ENTRY:SECONDS" sets how long the drop lasts (a partition).
+    seconds = os.environ.get("P2PCARDS_DROP", "").split(":")[2:3]
+    drop_seconds = float(seconds[0]) if seconds and seconds[0].replace(".", "", 1).isdigit() else 3.0
     return PeerOptions(turn_timeout=float(settings["turn_timeout"]),
                        rejoin_timeout=float(settings.get("rejoin_timeout", settings["turn_timeout"])),
-                       cheat=cheat, crash_at=fault("P2PCARDS_CRASH"), drop_at=fault("P2PCARDS_DROP"))
+                       cheat=cheat, crash_at=fault("P2PCARDS_CRASH"), drop_at=fault("P2PCARDS_DROP"),
+                       drop_seconds=drop_seconds)
 
 
 def _persister(state: SeatState, driver: SeatDriver):

@@ -10,9 +10,10 @@ from p2pcards.runner import SeatConfig, run_seat
 
 
 async def play_network_match(game, players, options=None, tmp_path=None, strategy="random", cheat=None,
-                             cheater=None, seed=0, turn_timeout=5, proof_rounds=8):
+                             cheater=None, seed=0, turn_timeout=5, proof_rounds=8, fail_after=300):
     options = dict(options or {})
     options.setdefault("table.turn_timeout", turn_timeout)
+    options.setdefault("table.rejoin_timeout", turn_timeout)
     options.setdefault("table.proof_rounds", proof_rounds)
     results = {}
     port_ready = trio.Event()
@@ -36,7 +37,7 @@ async def play_network_match(game, players, options=None, tmp_path=None, strateg
             config.join = ("127.0.0.1", port[0])
         results[i] = await run_seat(config)
 
-    with trio.fail_after(300):
+    with trio.fail_after(fail_after):
         async with trio.open_nursery() as nursery:
             for i in range(players):
                 nursery.start_soon(seat, i)
