@@ -606,11 +606,11 @@ class TableMachine:
             self.silences.append(silence)
         self.aborts.append((entry.seq, Violation(culprit, kind, detail)))
         self._abort_authors[entry.seq] = accuser
+        if culprit is not None:
+            self.excluded.add(culprit)  # first: a blamed seat owes no reveal, so the deal may close now
         if self._next_revealer() is None and not self._deal_closed:
             self._deal_closed = True
             self._close_deal()
-        if culprit is not None:
-            self.excluded.add(culprit)
         self.pending_problem = None
 
     def _check_attestations(self, entry: Entry, culprit: int, kind: str, raw: Any) -> Silence:
