@@ -522,6 +522,9 @@ class TablePeer:
             self._keep_attestation(att)
             self.attested_at[key] = now
             await self._broadcast({"t": "silence", "att": att.raw})
+            # Before anybody is blamed, ask everybody for what they hold here:
+            # the accused's entry may have reached them and not us.
+            await self._broadcast({"t": "have", "next": key[1]})
             self._wake()
             return
         attesters = self.attestations.get(key, {})
@@ -579,6 +582,8 @@ class TablePeer:
             return False
         culprit = entry.payload["culprit"]
         log_ = self.driver.log
+        if not 0 <= culprit < self.machine.players:
+            return False
         try:
             entry.verify_signature(log_.public_keys)
         except LogError:
