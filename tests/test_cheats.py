@@ -125,15 +125,33 @@ async def test_withheld_key_silence_stands_on_a_majority(tmp_path):
 
 async def test_partition_convicts_no_seat_of_the_majority(tmp_path, monkeypatch):
     """Item 7: seat 2 is cut off for far longer than the turn and rejoin
-    timeouts. Seats 0 and 1 agree, attest its silence and finish; the
-    isolated seat cannot get a majority, stops, and its log convicts nobody."""
+    timeouts. Seats 0 and 1 agree, attest its silence (a majority) and finish;
+    the isolated seat cannot get a majority, stops, and its log convicts nobody."""
     monkeypatch.setenv("P2PCARDS_DROP", "2:6:60")
     results = await play_network_match("bura", 3, {"rounds": 1, "table.rejoin_timeout": 2}, tmp_path,
                                        turn_timeout=2)
     logs = _logs_of(results, [0, 1])
     assert logs[0] == logs[1], "the connected seats' logs differ"
     majority = audit_file(results[0].log_path)
-    assert _blamed(majority) <= {2}, majority.as_json()
+    assert _blamed(majority) == {2}, majority.as_json()
+    assert [(s["seat"], s["attested_by"], s["stands"]) for s in majority.silences] == [(2, [0, 1], True)]
     isolated = audit_file(results[2].log_path)
     assert isolated.exit_code == 3 and not isolated.violations, isolated.as_json()
     assert not results[2].driver.machine.finished
+
+
+async def test_partition_of_two_players_convicts_nobody(tmp_path, monkeypatch):
+    """Item 7 with two players: each side's own clock runs out, but one
+    attestation of two is no majority: both stop, neither log convicts, and
+    the two logs together show no fork and blame nobody."""
+    from p2pcards.audit import audit_pair
+
+    monkeypatch.setenv("P2PCARDS_DROP", "1:6:60")
+    results = await play_network_match("warkocz", 2, {"target": 2, "table.rejoin_timeout": 2}, tmp_path,
+                                       turn_timeout=2)
+    for r in results:
+        report = audit_file(r.log_path)
+        assert report.exit_code == 3 and not report.violations, report.as_json()
+        assert not r.driver.machine.finished
+    both = audit_pair(results[0].log_path, results[1].log_path)
+    assert both.exit_code == 3 and not both.violations, both.as_json()
