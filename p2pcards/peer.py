@@ -243,6 +243,9 @@ class TablePeer:
             self.driver.receive(entry)
         except LogError as exc:
             log.info("seat %s: refused entry %d: %s", self.seat, entry.seq, exc)
+            if entry.prev_hash != self.driver.log.head_hash and 0 <= entry.author < self.machine.players:
+                # Built on another entry than our last: ask its author for that one.
+                await self.mesh.send(entry.author, {"t": "have", "next": max(1, entry.seq - 1)})
             return
         except Violation as v:
             culprit = v.seat if v.seat is not None else entry.author
@@ -275,7 +278,7 @@ class TablePeer:
         if entry.prev_hash != self.driver.log[entry.seq - 1].hash and 0 <= entry.author < self.machine.players:
             # Built on another entry than ours before it: ask its author for that
             # one (a second version of a place is equivocation).
-            await self.mesh.send(entry.author, {"t": "have", "next": entry.seq - 1})
+            await self.mesh.send(entry.author, {"t": "have", "next": max(1, entry.seq - 1)})
         if entry.author < 0 or entry.author >= self.machine.players:
             return
         try:
