@@ -274,3 +274,57 @@ def test_no_accusation_is_judged_false_while_a_reveal_it_needs_is_missing(bura3)
     report = audit_log(d0.log)
     blamed = {v["seat"] for v in report.violations}
     assert report.exit_code == VIOLATIONS and blamed == {2}, report.as_json()
+
+
+def test_an_answer_to_unchained_evidence_blames_the_forger(bura3):
+    """Seat 0 accuses seat 1 with evidence from another chain; the referee for
+    seat 0 (seat 1) answers at that place with seat 0's abort as evidence: the
+    audit blames seat 0 only."""
+    from tests.tablesim import play_out
+
+    m = bura3
+    k = _first(m, SHUFFLE, 1)
+    seats = _seats_at(m, k)
+    other = kit.raw_entry(k, bytes(32), 1, SHUFFLE, m.entries[k].payload, m.signers[1])
+    forged = kit.raw_entry(k, seats[0].log.head_hash, 0, ABORT,
+                           {"culprit": 1, "kind": "bad-shuffle", "detail": "x", "evidence": [other]}, m.signers[0])
+    with pytest.raises(Violation) as caught:
+        seats[1].receive(Entry.from_wire(forged))
+    answer = seats[1].write_abort(Violation(0, caught.value.kind, caught.value.detail), [forged])
+    for s in (seats[0], seats[2]):
+        s.receive(answer)
+    play_out(seats, bots=[], max_entries=20)
+    report = audit_log(seats[2].log)
+    assert report.exit_code == VIOLATIONS and {v["seat"] for v in report.violations} == {0}, report.as_json()
+
+
+def test_a_rewritten_end_with_a_made_up_accusation_blames_the_rewriter(tmp_path):
+    """Item 5, the other way to rewrite: the end replaced with an abort naming
+    the other player for a move the log holds (evidence that proves nothing)
+    and an end only the rewriter signs. Alone or beside the genuine log, only
+    the rewriter is blamed."""
+    from p2pcards.audit import audit_pair
+    from p2pcards.log import write_log
+
+    m = kit.match("bura2")
+    n = len(m.entries) - 1
+    rewriter, victim = 1, 0
+    d = SeatDriver(m.genesis, rewriter, m.signers[rewriter], seeds=m.seeds[rewriter])
+    for e in m.entries[1:n]:
+        d.receive(e)
+    evidence = next(e for e in m.entries if e.kind == ACTION and e.author == victim)
+    d.write_abort(Violation(victim, "illegal-move", "made up"), [evidence.raw])
+    body = d.end_body()
+    d.finish(body, {rewriter: d.sign_end(body)})
+    alone = audit_log(d.log)
+    assert alone.exit_code == VIOLATIONS and {v["seat"] for v in alone.violations} == {rewriter}, alone.as_json()
+    tmp = tmp_path
+    genuine = GameLog()
+    for e in m.entries:
+        genuine.append(e)
+    write_log(tmp / "genuine.p2plog", genuine)
+    write_log(tmp / "rewritten.p2plog", d.log)
+    both = audit_pair(tmp / "genuine.p2plog", tmp / "rewritten.p2plog")
+    assert both.exit_code == VIOLATIONS and {v["seat"] for v in both.violations} == {rewriter}, both.as_json()
+    assert both.fork == {"entry": n, "first": {"kind": "end", "signed_by": [0, 1]},
+                         "second": {"kind": "abort", "signed_by": [rewriter]}}
