@@ -187,7 +187,7 @@ def cmd_selfplay(args) -> int:
     try:
         summary = selfplay(args.game, args.players, args.seed, args.out, options=options,
                            cheat=args.cheat, cheater=args.cheater, strategy=args.strategy,
-                           crash=args.crash, drop=args.drop)
+                           crash=args.crash, drop=args.drop, drop_seconds=args.drop_for)
     except SelfplayError as exc:
         raise CliError(str(exc)) from None
     print(json.dumps(summary))
@@ -343,8 +343,10 @@ def register(sub) -> None:
                    help="kill that peer abruptly when its log reaches ENTRY, then resume it")
     p.add_argument("--drop", type=_seat_entry, metavar="SEAT:ENTRY",
                    help="cut that peer's connections for a few seconds when its log reaches ENTRY")
+    p.add_argument("--drop-for", type=float, default=3.0, metavar="S",
+                   help="how long --drop cuts the peer off (default 3; longer than the timeouts: a partition)")
     p.add_argument("--turn-timeout", type=int, default=DEFAULT_SELFPLAY_TIMEOUT, metavar="S",
-                   help=f"seconds before a silent peer is blamed (default {DEFAULT_SELFPLAY_TIMEOUT})")
+                   help=f"seconds before a peer attests another's silence (default {DEFAULT_SELFPLAY_TIMEOUT})")
     p.add_argument("--proof-rounds", type=int, metavar="T", help="shuffle proof rounds (default 40)")
     p.add_argument("-o", dest="option", action="append", metavar="KEY=VALUE", help="a rules option")
     p.set_defaults(func=cmd_selfplay)
