@@ -655,6 +655,25 @@ class TableMachine:
             if e.seq > entry.seq or not self.chains(e):
                 raise Violation(accuser, FALSE_ACCUSATION,
                                 f"the evidence entry {e.seq} is not at its place in this log: it proves nothing")
+        if kind == FALSE_ACCUSATION:
+            return
+        for e in entries:
+            # The accused's entry for this very place, which this table takes: no fault at all.
+            if e.seq == entry.seq and e.author == culprit and e.kind != ABORT and self._would_accept(e):
+                raise Violation(accuser, FALSE_ACCUSATION,
+                                f"accused seat {culprit} of {kind} with an entry that breaks no rule")
+
+    def _would_accept(self, entry: Entry) -> bool:
+        try:
+            entry.verify_signature(self.table.keys)
+        except LogError:
+            return False
+        probe = copy.deepcopy(self)
+        try:
+            probe.accept(entry)
+        except Violation:
+            return False
+        return True
 
     def _accept_end(self, entry: Entry) -> None:
         want = self.expect()

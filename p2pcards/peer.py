@@ -304,6 +304,8 @@ class TablePeer:
             log.info("seat %s: refused abort %d: %s", self.seat, entry.seq, exc)
             for kept in dropped:  # they were valid before: take them back
                 self.driver.receive(kept)
+            if isinstance(exc, Violation) and exc.seat is not None:
+                self._accuse(exc, [entry.raw])  # e.g. a valid entry called a fault: the accuser answers
             return
         self._progress_at = trio.current_time()
         self._trace("take", entry)

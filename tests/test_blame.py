@@ -328,3 +328,26 @@ def test_a_rewritten_end_with_a_made_up_accusation_blames_the_rewriter(tmp_path)
     assert both.exit_code == VIOLATIONS and {v["seat"] for v in both.violations} == {rewriter}, both.as_json()
     assert both.fork == {"entry": n, "first": {"kind": "end", "signed_by": [0, 1]},
                          "second": {"kind": "abort", "signed_by": [rewriter]}}
+
+
+def test_a_valid_entry_called_a_fault_is_refused_and_the_accuser_answers(bura3):
+    """A referee replaces seat 1's valid entry with an abort calling it an
+    illegal move, the entry itself as evidence: the machine refuses the abort
+    (seat 0 at fault); the answer at that place blames seat 0 in the audit."""
+    from tests.tablesim import play_out
+
+    m = bura3
+    k = _first(m, ACTION, 1)
+    seats = _seats_at(m, k)
+    raw = kit.raw_entry(k, seats[2].log.head_hash, 0, ABORT,
+                        {"culprit": 1, "kind": "illegal-move", "detail": "x", "evidence": [m.entries[k].raw]},
+                        m.signers[0])
+    with pytest.raises(Violation) as caught:
+        seats[2].receive(Entry.from_wire(raw))
+    assert (caught.value.seat, caught.value.kind) == (0, "false-accusation")
+    answer = seats[1].write_abort(Violation(0, caught.value.kind, caught.value.detail), [raw])
+    for s in (seats[0], seats[2]):
+        s.receive(answer)
+    play_out(seats, bots=[], max_entries=20)
+    report = audit_log(seats[2].log)
+    assert report.exit_code == VIOLATIONS and {v["seat"] for v in report.violations} == {0}, report.as_json()
