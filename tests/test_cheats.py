@@ -111,6 +111,11 @@ async def test_rewritten_end_is_caught_beside_the_honest_log(tmp_path):
     for pair in ((results[0].log_path, results[1].log_path), (results[1].log_path, results[0].log_path)):
         both = audit_pair(*pair)
         assert both.exit_code == 1 and _blamed(both) == {1}, both.as_json()
+    from p2pcards.commands import format_report
+
+    text = format_report(both)
+    assert "part at entry" in text and "only a minority attests it" in text, text
+    assert "NOT FINISHED" in format_report(alone)
 
 
 async def test_withheld_key_silence_stands_on_a_majority(tmp_path):
