@@ -180,11 +180,12 @@ class TableMachine:
         return bool(self.aborts)
 
     def expect(self) -> Expect:
-        """Whose entry comes next, and of what kind."""
+        """Whose entry comes next, and of what kind (kind "stopped", author
+        None: nothing more, after a silence only a minority attests)."""
         if self.finished:
             raise Violation(None, "finished", "the log has ended")
         if self.stopped:
-            raise Violation(None, STOPPED, "the game stopped at a silence only a minority attests")
+            return Expect(None, STOPPED)  # nobody writes anything more
         if self.pending_problem is not None and not self.aborted:
             return Expect(self.referee(self.pending_problem.seat), ABORT)
         phase = self._phase
@@ -236,8 +237,10 @@ class TableMachine:
                             f"entry {entry.seq} where {self.seq} was expected")
         if entry.kind == TABLE:
             raise Violation(None, "bad-entry", "a second table entry")
-        if self.finished or self.stopped:
-            self.expect()  # raises: nothing follows the end, or a stop
+        if self.finished:
+            raise Violation(None, "finished", "the log has ended")
+        if self.stopped:
+            raise Violation(None, STOPPED, "the game stopped at a silence only a minority attests")
         if entry.kind == ABORT:
             self._accept_abort(entry)
         elif entry.kind == END:

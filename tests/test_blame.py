@@ -69,6 +69,11 @@ def test_a_minority_attested_silence_stops_the_game_and_convicts_nobody(bura3):
     d = _at(m, _first(m, ACTION, 1))
     d.receive(_silence_abort(m, d, 0, 1, [_attest(m, d, 0, 1)]))
     assert d.machine.stopped and not d.machine.excluded and not d.machine.aborts
+    assert d.machine.expect().kind == "stopped"
+    seat = SeatDriver(m.genesis, 1, m.signers[1], seeds=m.seeds[1])
+    for e in d.log.entries[1:]:
+        seat.receive(e)
+    assert seat.due() is None and seat.legal_actions() == []  # nobody is asked to play on
     report = audit_log(d.log)
     assert report.exit_code == UNFINISHED and not report.violations, report.as_json()
     assert report.silences[0]["stands"] is False and report.silences[0]["attested_by"] == [0]
