@@ -356,3 +356,13 @@ def test_a_valid_entry_called_a_fault_is_refused_and_the_accuser_answers(bura3):
     play_out(seats, bots=[], max_entries=20)
     report = audit_log(seats[2].log)
     assert report.exit_code == VIOLATIONS and {v["seat"] for v in report.violations} == {0}, report.as_json()
+
+
+def test_at_most_one_abort_per_culprit(bura3):
+    m = bura3
+    d = _at(m, _first(m, ACTION, 1))
+    d.receive(_silence_abort(m, d, 0, 1, [_attest(m, d, 0, 1), _attest(m, d, 2, 1)]))
+    again = Entry.from_wire(kit.raw_entry(d.log.next_seq, d.log.head_hash, 0, ABORT,
+                                          {"culprit": 1, "kind": "illegal-move", "detail": "again"}, m.signers[0]))
+    with pytest.raises(Violation):
+        d.receive(again)
