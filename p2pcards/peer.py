@@ -51,6 +51,7 @@ log = logging.getLogger("p2pcards.peer")
 
 MAX_AHEAD = 256  # entries buffered ahead of the log, at most
 MAX_SILENCE_KEYS = 32  # silence attestations are kept for this many (seat, place, head) at most
+SILENCE_AHEAD = 8  # attestations about places up to this far ahead of our log are kept
 LINGER = 3.0  # seconds a finished peer stays to help slower ones finish
 
 
@@ -356,6 +357,10 @@ class TablePeer:
                 if len(self.driver.log) > 1:
                     head = self.driver.log[len(self.driver.log) - 1]
                     await self.mesh.send(event.seat, {"t": "ack", "seq": head.seq, "hash": head.hash})
+                for key in self.attested_at:  # what we attested here, for a referee that missed it
+                    mine = self.attestations.get(key, {}).get(self.seat)
+                    if mine is not None and key[1] == len(self.driver.log):
+                        await self.mesh.send(event.seat, {"t": "silence", "att": mine.raw})
                 self._wake()
             elif isinstance(event, PeerDown):
                 self.down_since.setdefault(event.seat, trio.current_time())
@@ -561,7 +566,7 @@ class TablePeer:
             log.info("seat %s: bad attestation from seat %d: %s", self.seat, sender, exc)
             return
         here = len(self.driver.log)
-        if att.attester != sender or not here <= att.place <= here + 1:
+        if att.attester != sender or not here <= att.place <= here + SILENCE_AHEAD:
             return
         self._keep_attestation(att)
         self._wake()
