@@ -366,3 +366,24 @@ def test_at_most_one_abort_per_culprit(bura3):
                                           {"culprit": 1, "kind": "illegal-move", "detail": "again"}, m.signers[0]))
     with pytest.raises(Violation):
         d.receive(again)
+
+
+def test_the_attestation_vector():
+    """protocol/vectors/silence.json, byte for byte."""
+    import json
+    from pathlib import Path
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey as Key
+
+    from p2pcards.log import Player, TableInfo
+
+    v = json.loads((Path(__file__).parent.parent / "protocol" / "vectors" / "silence.json").read_text())
+    key = Key.from_private_bytes(bytes.fromhex(v["private_seed"]))
+    session, head = bytes.fromhex(v["session"]), bytes.fromhex(v["head"])
+    players = (Player("p0", bytes.fromhex(v["public_key"]), bytes(32)), Player("p1", bytes(32), bytes(32)))
+    table = TableInfo(2, "bura", session, {}, players)
+    assert silence.statement(session, v["attester"], v["accused"], v["place"], head, v["kind"]).hex() == v["statement"]
+    att = silence.attest(key, table, v["attester"], v["accused"], v["place"], head, v["kind"])
+    assert att.raw.hex() == v["attestation"]
+    parsed = silence.parse(bytes.fromhex(v["attestation"]), table)
+    assert (parsed.attester, parsed.accused, parsed.place, parsed.head, parsed.kind) == (0, 1, 17, head, "timeout")
