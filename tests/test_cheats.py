@@ -128,21 +128,23 @@ async def test_withheld_key_silence_stands_on_a_majority(tmp_path):
     assert [(s["seat"], s["attested_by"], s["stands"]) for s in report.silences] == [(1, [0, 2], True)]
 
 
-async def test_partition_convicts_no_seat_of_the_majority(tmp_path, monkeypatch):
-    """Item 7: seat 2 is cut off for far longer than the turn and rejoin
-    timeouts. Seats 0 and 1 agree, attest its silence (a majority) and finish;
+@pytest.mark.parametrize("cut", [2, 0], ids=["a-guest-cut-off", "the-host-cut-off"])
+async def test_partition_convicts_no_seat_of_the_majority(tmp_path, monkeypatch, cut):
+    """Item 7: one seat is cut off for far longer than the turn and rejoin
+    timeouts. The other two agree, attest its silence (a majority) and finish;
     the isolated seat cannot get a majority, stops, and its log convicts nobody."""
-    monkeypatch.setenv("P2PCARDS_DROP", "2:6:60")
+    monkeypatch.setenv("P2PCARDS_DROP", f"{cut}:6:60")
     results = await play_network_match("bura", 3, {"rounds": 1, "table.rejoin_timeout": 2}, tmp_path,
                                        turn_timeout=2)
-    logs = _logs_of(results, [0, 1])
+    connected = [s for s in range(3) if s != cut]
+    logs = _logs_of(results, connected)
     assert logs[0] == logs[1], "the connected seats' logs differ"
-    majority = audit_file(results[0].log_path)
-    assert _blamed(majority) == {2}, majority.as_json()
-    assert [(s["seat"], s["attested_by"], s["stands"]) for s in majority.silences] == [(2, [0, 1], True)]
-    isolated = audit_file(results[2].log_path)
+    majority = audit_file(results[connected[0]].log_path)
+    assert _blamed(majority) == {cut}, majority.as_json()
+    assert [(s["seat"], s["attested_by"], s["stands"]) for s in majority.silences] == [(cut, connected, True)]
+    isolated = audit_file(results[cut].log_path)
     assert isolated.exit_code == 3 and not isolated.violations, isolated.as_json()
-    assert not results[2].driver.machine.finished
+    assert not results[cut].driver.machine.finished
 
 
 async def test_partition_of_two_players_convicts_nobody(tmp_path, monkeypatch):
