@@ -87,7 +87,6 @@ def peers_unit(args, game, options, m: int, work: Path) -> float:
     opts = dict(options)
     if args.unit == "deal":
         opts["table.deals"] = 1
-    opts.setdefault("table.proof_rounds", 8)  # the dealing is not what is measured here
     summary = selfplay(game.id, args.players, seed, str(work / f"unit{m}.p2plog"), options=opts,
                        seat_strategies=per_seat, think=args.think, workdir=str(work / f"unit{m}"))
     result = summary["result"]

@@ -11,9 +11,10 @@ from p2pcards.testing import seat_hooks
 
 
 async def play_network_match(game, players, options=None, tmp_path=None, strategy="random", cheat=None,
-                             cheater=None, seed=0, turn_timeout=5):
+                             cheater=None, seed=0, turn_timeout=5, fail_after=300):
     options = dict(options or {})
     options.setdefault("table.turn_timeout", turn_timeout)
+    options.setdefault("table.rejoin_timeout", turn_timeout)
     results = {}
     port_ready = trio.Event()
     port = []
@@ -36,7 +37,7 @@ async def play_network_match(game, players, options=None, tmp_path=None, strateg
             config.join = ("127.0.0.1", port[0])
         results[i] = await run_seat(config)
 
-    with trio.fail_after(300):
+    with trio.fail_after(fail_after):
         async with trio.open_nursery() as nursery:
             for i in range(players):
                 nursery.start_soon(seat, i)

@@ -11,7 +11,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from p2pcards.audit import CLEAN, UNVERIFIABLE, VIOLATIONS, audit_file
+from p2pcards.audit import CLEAN, UNFINISHED, UNVERIFIABLE, VIOLATIONS, audit_file
 from p2pcards.protocol.log import HEADER, write_log
 from tests.tablesim import frames, run_match
 
@@ -28,7 +28,8 @@ def test_clean_log_passes_with_the_contract_json(clean_log):
     report = audit_file(clean_log)
     assert report.exit_code == CLEAN
     out = report.as_json()
-    assert set(out) == {"ok", "game", "players", "entries", "deals", "violations", "scores", "chips"}
+    assert set(out) == {"ok", "game", "players", "entries", "deals", "violations", "scores", "chips", "silences"}
+    assert out["silences"] == []
     assert out["ok"] is True and out["game"] == "bura" and out["violations"] == []
     assert [p["seat"] for p in out["players"]] == [0, 1, 2]
     assert all(len(p["key"]) == 64 for p in out["players"])
@@ -83,8 +84,21 @@ def test_tampering_is_refused_never_passed_never_a_crash(clean_log, tmp_path, ho
     path = tmp_path / f"t-{how}-{seed}.p2plog"
     path.write_bytes(bad)
     report = audit_file(path)
+    parts = frames(data)
+    if any(bad == HEADER + b"".join(parts[:j]) for j in range(1, len(parts))):
+        # Cut at an entry boundary: verifiable as far as it goes, but the game did not finish.
+        assert report.exit_code == UNFINISHED and not report.violations, (how, report.as_json())
+        return
     assert report.exit_code == UNVERIFIABLE, (how, report.as_json())
     assert report.error
+
+
+def test_a_log_cut_at_an_entry_boundary_did_not_finish(clean_log, tmp_path):
+    parts = frames(clean_log.read_bytes())
+    path = tmp_path / "cut.p2plog"
+    path.write_bytes(HEADER + b"".join(parts[:-1]))
+    report = audit_file(path)
+    assert report.exit_code == UNFINISHED and not report.violations and not report.ok
 
 
 def test_two_logs_that_part_show_equivocation(tmp_path):

@@ -7,7 +7,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2pcards import PROTOCOL_VERSION
 from p2pcards.audit import UNVERIFIABLE, audit_file
 from p2pcards.games import IllegalAction
-from p2pcards.protocol.log import HEADER, NO_SEAT, TABLE, ZERO_HASH, Player, assemble, encode_body
+from p2pcards.protocol.log import HEADER, NO_SEAT, TABLE, ZERO_HASH, assemble, encode_body
 from p2pcards.peer.seating import split_options
 from tests.tablesim import public_bytes, run_match
 

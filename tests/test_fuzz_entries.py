@@ -522,7 +522,7 @@ def test_end_entry_needs_every_unblamed_signature():
 # deal index or result is a violation (exit 1). One re-signed entry without
 # re-chaining is an unverifiable log (exit 2). Never a traceback.
 
-from p2pcards.audit import CLEAN, UNVERIFIABLE, VIOLATIONS, audit_file  # noqa: E402
+from p2pcards.audit import CLEAN, UNFINISHED, UNVERIFIABLE, VIOLATIONS, audit_file  # noqa: E402
 from p2pcards.protocol.log import HEADER, entry_hash, parse_log  # noqa: E402
 
 
@@ -641,7 +641,9 @@ def forge(m: kit.Match, how: str, rng: random.Random) -> tuple[bytes, set[int], 
     if how == "unsigned-end":
         seat = rng.randrange(m.players)
         mask = [s != seat for s in range(m.players)]
-        return rebuild(m, entries, n - 1, mask), {VIOLATIONS}, -1 - seat  # that seat must NOT be blamed
+        # A missing end signature is silence, not proof: the game did not finish,
+        # and that seat must NOT be blamed.
+        return rebuild(m, entries, n - 1, mask), {UNFINISHED}, -1 - seat
     if how == "early-end":
         k = rng.randrange(2, n - 1)
         return rebuild(m, entries[:k] + [entries[-1]], k), {VIOLATIONS}, None
@@ -792,7 +794,8 @@ def test_log_reader_and_audit_on_damaged_files(tmp_path):
         if i % 4 == 0:
             report = _audit(tmp_path, bad, f"damage-{i}")
             codes[report.exit_code] = codes.get(report.exit_code, 0) + 1
-            assert report.exit_code in (VIOLATIONS, UNVERIFIABLE), (i, report.as_json())
+            # A log cut at an entry boundary (or its end signatures stripped) did not finish: exit 3.
+            assert report.exit_code in (VIOLATIONS, UNVERIFIABLE, UNFINISHED), (i, report.as_json())
     assert codes.get(UNVERIFIABLE)
 
 
@@ -884,4 +887,4 @@ def test_forged_aborts_anywhere(name, stride):
                                                                                            report.violations)
                 snap.restore(d)
         d.receive(m.entries[k])
-    assert taken > 5
+    assert taken >= 3  # enough taken in to judge (most are refused up front since blame v2)

@@ -103,7 +103,6 @@ def test_nobody_is_shown_reconnecting_once_the_match_is_over():
 
 
 def test_my_own_draws_name_the_card_once_its_keys_show_it_and_nobody_elses_do():
-    import re
 
     session, _ = watched_match("kanasta", 2, {"target": 1500}, batch=3)
     me, other = session.names[session.seat], session.names[1 - session.seat]

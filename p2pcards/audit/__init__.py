@@ -13,7 +13,13 @@ In order:
 5. the results: scores, chips and the bank recomputed and compared with the
    end entry; an abort's accusation checked against its evidence.
 
-Exit codes (CONTRACT.md): 0 clean, 1 violations found, 2 not a verifiable log.
+Silence is reported apart from violations (``silences``): who stopped
+answering, where, and who attests it. A silence verdict stands, and then
+counts as a violation, only if a strict majority of the players attests it.
+
+Exit codes (CONTRACT.md): 0 clean, 1 violations found, 2 not a verifiable log,
+3 clean as far as it goes but the game did not finish (the log stops before a
+fully signed end: a player left, or a silence only a minority attests).
 """
 
 from __future__ import annotations
@@ -24,10 +30,20 @@ from typing import Any
 
 from p2pcards.cards import unknown
 from p2pcards.games import IllegalAction, NeedReveal, substitute
-from p2pcards.protocol.log import Entry, GameLog, LogError, read_log
-from p2pcards.protocol.machine import ABORT, TableMachine, Violation, new_machine
+from p2pcards.protocol.log import END, Entry, GameLog, LogError, read_log
+from p2pcards.protocol.machine import (
+    ABORT,
+    EQUIVOCATE,
+    FALSE_ACCUSATION,
+    STOPPED,
+    UNSIGNED_END,
+    TableMachine,
+    Violation,
+    new_machine,
+)
+from p2pcards.protocol.silence import SILENCE_KINDS
 
-CLEAN, VIOLATIONS, UNVERIFIABLE = 0, 1, 2
+CLEAN, VIOLATIONS, UNVERIFIABLE, UNFINISHED = 0, 1, 2, 3
 
 
 class Unverifiable(Exception):
@@ -47,6 +63,8 @@ class AuditReport:
     exit_code: int = CLEAN
     error: str | None = None
     notes: list[str] = dataclasses.field(default_factory=list)
+    silences: list[dict] = dataclasses.field(default_factory=list)
+    fork: dict | None = None
 
     def as_json(self) -> dict:
         out = {
@@ -58,7 +76,12 @@ class AuditReport:
             "violations": self.violations,
             "scores": self.scores,
             "chips": self.chips,
+            "silences": self.silences,
         }
+        if self.fork is not None:
+            out["fork"] = self.fork
+        if self.notes:
+            out["notes"] = self.notes
         if self.error:
             out["error"] = self.error
         return out
@@ -76,8 +99,6 @@ def load(path) -> GameLog:
         raise Unverifiable(str(exc)) from None
     if len(log) == 0:
         raise Unverifiable("the file holds no entry")
-    if not log.is_finished:
-        raise Unverifiable(f"the log has no end entry: it stops after entry {len(log) - 1} (unfinished or truncated)")
     return log
 
 
@@ -111,32 +132,33 @@ def _audit_log(log: GameLog, verify_proofs: bool) -> AuditReport:
         machine = new_machine(log.genesis, verify_proofs=verify_proofs)
     except Exception as exc:  # an unknown game or options no engine accepts
         return _unverifiable(f"entry 0: {exc}")
-    machine.head_hash = log.genesis.hash
     violations: list[dict] = []
-    missing_signers = [s for s, sig in enumerate(log.end.signature) if sig is None]
+    unfinished = None if log.is_finished else f"the log stops after entry {len(log) - 1}, before its end"
 
     # 2. The log as the players saw it.
-    history: list[TableMachine] = []  # the machine before each abort, for checking evidence
-    stopped_at = None
+    history: dict[int, TableMachine] = {}  # the machine before each abort, for checking evidence
     for entry in log.entries[1:]:
         if entry.kind == ABORT:
-            history.append(copy.deepcopy(machine))
+            history[entry.seq] = copy.deepcopy(machine)
         try:
             machine.accept(entry)
         except Violation as v:
+            if entry.kind == END and v.kind in (UNSIGNED_END, STOPPED):
+                # A missing signature is silence, not proof: the game did not finish.
+                unfinished = f"the end entry is not signed by every player not blamed: {v.detail}"
+                break
             seat = v.seat if v.seat is not None else (entry.author if entry.author >= 0 else None)
             violations.append(_violation(Violation(seat, v.kind, v.detail), entry.seq))
-            stopped_at = entry.seq
-            break
-    if stopped_at is not None:
-        return _report(log, machine, players, violations, note=f"replay stopped at entry {stopped_at}")
+            return _report(log, machine, players, violations, note=f"replay stopped at entry {entry.seq}")
+    if machine.stopped and unfinished is None:
+        unfinished = "the game stopped at a silence only a minority of the players attests"
 
     # 5a. Accusations against their evidence.
-    abort_states = iter(history)
+    standing = {s.entry for s in machine.silences if s.stands}
     for index, accusation in machine.aborts:
-        before = next(abort_states)
+        before = history[index]
         abort_entry = log[index]
-        violations.extend(_judge_abort(log, before, abort_entry, accusation))
+        violations.extend(_judge_abort(log, before, abort_entry, accusation, index in standing))
     # 3. The dealing in full (done by the machine at each final reveal).
     for index, finding in machine.findings:
         violations.append(_violation(finding, index))
@@ -146,18 +168,11 @@ def _audit_log(log: GameLog, verify_proofs: bool) -> AuditReport:
         if deal.codes is None:
             continue
         violations.extend(_replay_deal(machine, deal))
-
-    # The end entry: everybody not blamed must have signed it.
-    blamed = {v["seat"] for v in violations}
-    for seat in missing_signers:
-        if seat not in blamed and seat not in machine.excluded:
-            violations.append({"seat": seat, "entry": len(log) - 1, "kind": "unsigned-end",
-                               "detail": f"seat {seat} did not sign the end of a game it was not blamed in"})
-    return _report(log, machine, players, violations)
+    return _report(log, machine, players, violations, unfinished=unfinished)
 
 
 def _report(log: GameLog, machine: TableMachine, players: list[dict], violations: list[dict],
-            note: str | None = None) -> AuditReport:
+            note: str | None = None, unfinished: str | None = None) -> AuditReport:
     result = machine.game.match_result(machine.match)
     sides = len(result["scores"])
     pairs = sides != machine.players
@@ -177,35 +192,43 @@ def _report(log: GameLog, machine: TableMachine, players: list[dict], violations
         if key not in seen:
             seen.add(key)
             unique.append(v)
-    code = VIOLATIONS if unique else CLEAN
-    report = AuditReport(not unique, machine.game.id, players, len(log), deals, unique, scores, chips, code)
-    if note:
-        report.notes.append(note)
+    code = VIOLATIONS if unique else UNFINISHED if unfinished else CLEAN
+    report = AuditReport(code == CLEAN, machine.game.id, players, len(log), deals, unique, scores, chips, code,
+                         silences=[s.as_dict() for s in machine.silences])
+    for text in (note, unfinished):
+        if text:
+            report.notes.append(text)
     return report
 
 
-def _judge_abort(log: GameLog, before: TableMachine, abort_entry: Entry, accusation: Violation) -> list[dict]:
+def _judge_abort(log: GameLog, before: TableMachine, abort_entry: Entry, accusation: Violation,
+                 attested: bool = False) -> list[dict]:
     """An accusation stands if its evidence shows it; a false one is the accuser's fault."""
     accuser = abort_entry.author
     evidence = abort_entry.payload.get("evidence") or []
     culprit = accusation.seat
     if culprit is None:
         return []  # "opens to no card": the final reveal judges it (machine findings)
-    if accusation.kind == "equivocate":
+    if accusation.kind == EQUIVOCATE:
         entries = _parse_evidence(evidence)
         if (len(entries) == 2 and entries[0].raw != entries[1].raw
                 and all(e.author == culprit and e.seq == entries[0].seq for e in entries)
                 and all(_signed_by(log, e, culprit) for e in entries)):
             return [_violation(accusation, abort_entry.seq)]
         return [_false(accuser, abort_entry.seq, "equivocation without two differing entries signed by the accused")]
-    if accusation.kind in ("timeout", "silent", "left"):
-        # Silence leaves no evidence; the log shows whether it was the accused's turn.
+    if accusation.kind in SILENCE_KINDS:
+        # Silence leaves nothing signed by the silent: it stands on the
+        # attestations of a majority (checked by the machine), at a place where
+        # the accused owed something.
         want = before.expect() if not before.finished else None
-        if want is not None and (want.author == culprit or want.author is None):
-            return [_violation(accusation, abort_entry.seq)]
-        if want is not None and accusation.kind in ("silent", "left"):
+        if attested and want is not None and (
+                want.author in (culprit, None) or accusation.kind in ("silent", "left")):
             return [_violation(accusation, abort_entry.seq)]
         return [_false(accuser, abort_entry.seq, f"blamed seat {culprit} for silence when it was not its turn")]
+    if accusation.kind == FALSE_ACCUSATION:
+        denied = _denied_silence(log, _parse_evidence(evidence), culprit)
+        if denied is not None:
+            return [_violation(Violation(culprit, FALSE_ACCUSATION, denied), abort_entry.seq)]
     # Any other accusation must come with the accused's signed entry, which
     # the table at that point must refuse for the culprit's fault.
     entries = _parse_evidence(evidence)
@@ -227,10 +250,26 @@ def _judge_abort(log: GameLog, before: TableMachine, abort_entry: Entry, accusat
     return [_false(accuser, abort_entry.seq, f"accused seat {culprit} of {accusation.kind} without evidence that shows it")]
 
 
+def _denied_silence(log: GameLog, entries: list[Entry], accuser: int) -> str | None:
+    """Evidence [silence abort by ``accuser`` naming seat x at place k, x's entry
+    at k] where the log itself holds that entry of x at k: the silence was false."""
+    if len(entries) != 2:
+        return None
+    abort, held = entries
+    payload = abort.payload if isinstance(abort.payload, dict) else {}
+    victim = payload.get("culprit")
+    if not (abort.kind == ABORT and _signed_by(log, abort, accuser) and payload.get("kind") in SILENCE_KINDS
+            and type(victim) is int and held.author == victim and _signed_by(log, held, victim)):
+        return None
+    k = abort.seq
+    if held.seq == k and held.prev_hash == abort.prev_hash and k < len(log) and log[k].raw == held.raw:
+        return f"accused seat {victim} of silence at entry {k}, where the log holds seat {victim}'s entry"
+    return None
+
+
 def _machine_at(log: GameLog, seq: int) -> TableMachine:
     """The table as it stood before entry ``seq`` of the log."""
     machine = new_machine(log.genesis)
-    machine.head_hash = log.genesis.hash
     for entry in log.entries[1:seq]:
         machine.accept(entry)
     return machine
@@ -284,31 +323,52 @@ def _replay_deal(machine: TableMachine, deal) -> list[dict]:
 
 
 def audit_pair(path_a, path_b) -> AuditReport:
-    """Two logs of the same game: where they part, the author of the two
-    differing entries signed both, which is equivocation."""
+    """Two logs of one game. Where they part, a seat that signed both versions
+    of that place (two entries, an entry and an end, two ends) equivocated;
+    otherwise the fork is shown and blames nobody (a partition). Each log is
+    audited as well; the report holds what either proves."""
     try:
-        a = read_log(path_a, strict=False)
-        b = read_log(path_b, strict=False)
-    except LogError as exc:
+        a = load(path_a)
+        b = load(path_b)
+    except Unverifiable as exc:
         return _unverifiable(str(exc))
-    if not len(a) or not len(b) or a.genesis.raw != b.genesis.raw:
+    if a.genesis.raw != b.genesis.raw:
         return _unverifiable("the two files are not logs of the same game (their table entries differ)")
-    for ea, eb in zip(a.entries, b.entries):
-        if ea.raw == eb.raw:
-            continue
-        report = audit_log(a) if a.is_finished else _report(a, _replayed(a), _players(a), [])
-        if ea.author == eb.author and ea.author >= 0 and ea.seq == eb.seq:
-            report.violations.insert(0, {"seat": ea.author, "entry": ea.seq, "kind": "equivocate",
-                                         "detail": f"seat {ea.author} signed two different entries {ea.seq}"})
-        else:
-            report.violations.insert(0, {"seat": None, "entry": ea.seq, "kind": "forked",
-                                         "detail": "the logs part at entries by different authors"})
-        report.ok, report.exit_code = False, VIOLATIONS
-        return report
-    if len(a) == len(b):
-        return audit_log(a) if a.is_finished else _unverifiable("the logs are the same and unfinished")
-    longer = a if len(a) > len(b) else b
-    return audit_log(longer) if longer.is_finished else _unverifiable("the longer log is unfinished")
+    reports = [audit_log(a), audit_log(b)]
+    for report in reports:
+        if report.exit_code == UNVERIFIABLE:
+            return report
+    fork_at = next((i for i, (ea, eb) in enumerate(zip(a.entries, b.entries)) if ea.raw != eb.raw), None)
+    violations: list[dict] = []
+    fork = None
+    if fork_at is not None:
+        ea, eb = a[fork_at], b[fork_at]
+        signed_a, signed_b = _signers(a, ea), _signers(b, eb)
+        fork = {"entry": fork_at,
+                "first": {"kind": ea.kind, "signed_by": signed_a},
+                "second": {"kind": eb.kind, "signed_by": signed_b}}
+        for seat in sorted(set(signed_a) & set(signed_b)):
+            violations.append({"seat": seat, "entry": fork_at, "kind": EQUIVOCATE,
+                               "detail": f"seat {seat} signed two different versions of entry {fork_at} "
+                                         f"({ea.kind} and {eb.kind})"})
+    base = reports[0] if len(a) >= len(b) else reports[1]
+    seen = {(v["seat"], v["entry"], v["kind"]) for v in violations}
+    for report in reports:
+        for v in report.violations:
+            key = (v["seat"], v["entry"], v["kind"])
+            if key not in seen:
+                seen.add(key)
+                violations.append(v)
+    silences = []
+    for report in reports:
+        silences += [x for x in report.silences if x not in silences]
+    unfinished = fork is not None or any(r.exit_code == UNFINISHED for r in reports)
+    code = VIOLATIONS if violations else UNFINISHED if unfinished else CLEAN
+    notes = [n for r in reports for n in r.notes]
+    if fork is not None:
+        notes.append(f"the logs part at entry {fork_at}")
+    return dataclasses.replace(base, ok=code == CLEAN, violations=violations, exit_code=code,
+                               silences=silences, fork=fork, notes=notes)
 
 
 def _players(log: GameLog) -> list[dict]:
@@ -318,11 +378,8 @@ def _players(log: GameLog) -> list[dict]:
             for i, p in enumerate(log.table.players)]
 
 
-def _replayed(log: GameLog) -> TableMachine:
-    machine = new_machine(log.genesis)
-    for entry in log.entries[1:]:
-        try:
-            machine.accept(entry)
-        except Violation:
-            break
-    return machine
+def _signers(log: GameLog, entry: Entry) -> list[int]:
+    """Who signed ``entry`` (its signatures were checked when the log was read)."""
+    if entry.multisig:
+        return [s for s, sig in enumerate(entry.signatures) if sig is not None]
+    return [entry.author]

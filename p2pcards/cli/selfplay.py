@@ -92,7 +92,7 @@ def selfplay(game: str, players: int, seed, out: str, *, options: dict | None = 
              cheater: int | None = None, strategy: str = "greedy", seat_strategies: dict | None = None,
              think: float | None = None, timeout: float = 3600.0,
              workdir: str | None = None, crash: tuple[int, int] | None = None,
-             drop: tuple[int, int] | None = None) -> dict:
+             drop: tuple[int, int] | None = None, drop_seconds: float = 3.0) -> dict:
     """Play the match; write the log to ``out``; return a summary."""
     if cheat is not None and cheat not in CHEATS:
         raise SelfplayError(f"unknown cheat {cheat!r}; the cheats are {', '.join(CHEATS)}")
@@ -116,7 +116,7 @@ def selfplay(game: str, players: int, seed, out: str, *, options: dict | None = 
         if crash is not None:
             env["P2PCARDS_CRASH"] = f"{crash[0]}:{crash[1]}"
         if drop is not None:
-            env["P2PCARDS_DROP"] = f"{drop[0]}:{drop[1]}"
+            env["P2PCARDS_DROP"] = f"{drop[0]}:{drop[1]}:{drop_seconds:g}"
         return env
 
     procs: list[_Process] = []

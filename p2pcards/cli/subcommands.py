@@ -214,7 +214,8 @@ def cmd_selfplay(args) -> int:
     try:
         summary = selfplay(args.game, args.players, args.seed, args.out, options=options,
                            cheat=args.cheat, cheater=args.cheater, strategy=strategy,
-                           seat_strategies=per_seat, think=args.think, crash=args.crash, drop=args.drop)
+                           seat_strategies=per_seat, think=args.think, crash=args.crash, drop=args.drop,
+                           drop_seconds=args.drop_for)
     except SelfplayError as exc:
         raise CliError(str(exc)) from None
     print(json.dumps(summary))
@@ -241,11 +242,22 @@ def format_report(report) -> str:
         lines.append(f"  seat {p['seat']}: {p['name']}  key {p['fingerprint']}")
     if report.ok:
         lines.append("CLEAN: every signature, shuffle, key, move and score checks out.")
-    else:
+    elif report.violations:
         lines.append(f"{len(report.violations)} VIOLATION(S):")
         for v in report.violations:
             who = f"seat {v['seat']} ({names.get(v['seat'], '?')})" if v["seat"] is not None else "nobody identified"
             lines.append(f"  entry {v['entry']}: {v['kind']} by {who}: {v['detail']}")
+    else:
+        lines.append("NOT FINISHED: no fault found as far as the log goes, but the game did not finish.")
+    for s in report.silences:
+        attesters = ", ".join(f"seat {a}" for a in s["attested_by"])
+        verdict = "a majority attests it" if s["stands"] else "only a minority attests it: no conviction"
+        lines.append(f"  silence: seat {s['seat']} ({names.get(s['seat'], '?')}) stopped answering at entry "
+                     f"{s['entry']} ({s['kind']}), attested by {attesters}; {verdict}")
+    if report.fork is not None:
+        f = report.fork
+        lines.append(f"  the two logs part at entry {f['entry']}: {f['first']['kind']} signed by "
+                     f"{f['first']['signed_by']} against {f['second']['kind']} signed by {f['second']['signed_by']}")
     lines.append("scores: " + ", ".join(f"{k}: {v}" for k, v in report.scores.items()))
     if report.chips is not None:
         lines.append("chips: " + ", ".join(f"{k}: {v}" for k, v in report.chips.items()))
@@ -373,8 +385,10 @@ def register(sub) -> None:
                    help="kill that peer abruptly when its log reaches ENTRY, then resume it")
     p.add_argument("--drop", type=_seat_entry, metavar="SEAT:ENTRY",
                    help="cut that peer's connections for a few seconds when its log reaches ENTRY")
+    p.add_argument("--drop-for", type=float, default=3.0, metavar="S",
+                   help="how long --drop cuts the peer off (default 3; longer than the timeouts: a partition)")
     p.add_argument("--turn-timeout", type=int, default=DEFAULT_SELFPLAY_TIMEOUT, metavar="S",
-                   help=f"seconds before a silent peer is blamed (default {DEFAULT_SELFPLAY_TIMEOUT})")
+                   help=f"seconds before a peer attests another's silence (default {DEFAULT_SELFPLAY_TIMEOUT})")
     p.add_argument("-o", dest="option", action="append", metavar="KEY=VALUE", help="a rules option")
     p.set_defaults(func=cmd_selfplay)
 
@@ -384,7 +398,7 @@ def register(sub) -> None:
     p.add_argument("--ascii", action="store_true", help="plain letters for suits")
     p.set_defaults(func=cmd_resume)
 
-    p = sub.add_parser("audit", help="verify a finished log (exit 0 clean, 1 violations, 2 not verifiable)")
+    p = sub.add_parser("audit", help="verify a log (exit 0 clean, 1 violations, 2 not verifiable, 3 did not finish)")
     p.add_argument("file", metavar="FILE")
     p.add_argument("other", nargs="?", metavar="FILE2", help="a second log of the same game, to compare")
     p.add_argument("--json", action="store_true", help="print one JSON object")

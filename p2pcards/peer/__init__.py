@@ -17,6 +17,15 @@ Messages between players (``protocol/table.md``)::
     {"t": "have",   "next": int}             "send me what you have from here"
     {"t": "endsig", "hash": bytes, "sig": bytes}
     {"t": "chat",   "text": str}             shown at once; logged in the author's next entry
+    {"t": "silence", "att": bytes}           a signed silence attestation (p2pcards.protocol.silence)
+
+Silence is attested, never taken on trust: a peer signs an attestation when
+its own clock runs out for a seat that owes it something; the referee writes
+a silence abort only with a strict majority of all seats attesting (or, after
+the rejoin timeout, a minority abort that stops the game and convicts
+nobody). A peer takes a silence abort only if its own clock ran out too and
+it holds nothing of the accused for that place; one that holds the accused's
+entry there sends it to all and accuses the accuser instead.
 """
 
 from __future__ import annotations
@@ -32,13 +41,16 @@ import msgpack
 import trio
 
 from p2pcards.games import IllegalAction
-from p2pcards.protocol.log import END, Entry, LogError
-from p2pcards.protocol.machine import ABORT, ACTION, MAX_CHAT, MAX_CHAT_LEN, Violation
+from p2pcards.protocol import silence
 from p2pcards.protocol.driver import SeatDriver
+from p2pcards.protocol.log import END, Entry, LogError
+from p2pcards.protocol.machine import ABORT, ACTION, FALSE_ACCUSATION, MAX_CHAT, MAX_CHAT_LEN, Violation
 
 log = logging.getLogger("p2pcards.peer")
 
 MAX_AHEAD = 256  # entries buffered ahead of the log, at most
+MAX_SILENCE_KEYS = 32  # silence attestations are kept for this many (seat, place, head) at most
+SILENCE_AHEAD = 8  # attestations about places up to this far ahead of our log are kept
 LINGER = 3.0  # seconds a finished peer stays to help slower ones finish
 
 
@@ -62,6 +74,13 @@ class PeerHooks:
     async def write(self, peer: TablePeer, due, action) -> bool:
         """This seat's entry is due; True if the hook wrote it (or chose silence)."""
         return False
+
+    async def on_entry(self, peer: TablePeer, entry: Entry) -> bool:
+        """An entry came in; True if the hook dealt with it (the peer then ignores it)."""
+        return False
+
+    def after_game(self, peer: TablePeer) -> None:
+        """The game is over and the log written."""
 
 
 Decide = Callable[["TablePeer"], Awaitable[dict]]
@@ -96,6 +115,12 @@ class TablePeer:
         # anything leaves: a crash must never make us sign a different entry.
         self.persist = persist
         self.down_since: dict[int, float] = {}
+        # Silence (table.md §6): attestations by (accused, place, head) -> attester -> attestation,
+        # when this seat attested, and silence aborts that wait for this seat's own clock.
+        self.attestations: dict[tuple[int, int, bytes], dict[int, silence.Attestation]] = {}
+        self.attested_at: dict[tuple[int, int, bytes], float] = {}
+        self.pending_silence: dict[bytes, Entry] = {}
+        self.gave_up = False  # no majority could be had for a silence: this seat stops, convicting nobody
         self._resend_pending(pending)
         self.bytes_sent = 0
         trace_dir = os.environ.get("P2PCARDS_TRACE")
@@ -205,6 +230,8 @@ class TablePeer:
 
     # ----- taking entries in
     async def _take(self, entry: Entry) -> None:
+        if await self.hooks.on_entry(self, entry):
+            return
         nxt = self.driver.log.next_seq
         if entry.seq > nxt:
             if entry.seq < nxt + MAX_AHEAD:
@@ -213,10 +240,15 @@ class TablePeer:
         if entry.seq < nxt:
             await self._older(entry)
             return
+        if _is_silence_abort(entry) and not await self._silence_abort_agreed(entry):
+            return
         try:
             self.driver.receive(entry)
         except LogError as exc:
             log.info("seat %s: refused entry %d: %s", self.seat, entry.seq, exc)
+            if entry.prev_hash != self.driver.log.head_hash and 0 <= entry.author < self.machine.players:
+                # Built on another entry than our last: ask its author for that one.
+                await self.mesh.send(entry.author, {"t": "have", "next": max(1, entry.seq - 1)})
             return
         except Violation as v:
             culprit = v.seat if v.seat is not None else entry.author
@@ -237,10 +269,19 @@ class TablePeer:
         mine = self.driver.log[entry.seq]
         if mine.raw == entry.raw:
             return
+        if entry.kind == ABORT and self.machine.finished:
+            return  # an end signed by every player not blamed is final: nothing replaces it
+        if _is_silence_abort(entry):
+            await self._silence_abort_agreed(entry)  # a held entry is never replaced by a silence abort
+            return
         if entry.kind == ABORT and entry.seq >= self.driver.final_len and entry.prev_hash == self.driver.log[entry.seq - 1].hash:
             if mine.kind != ABORT or entry.author < mine.author:
                 await self._replace_with_abort(entry)
             return
+        if entry.prev_hash != self.driver.log[entry.seq - 1].hash and 0 <= entry.author < self.machine.players:
+            # Built on another entry than ours before it: ask its author for that
+            # one (a second version of a place is equivocation).
+            await self.mesh.send(entry.author, {"t": "have", "next": max(1, entry.seq - 1)})
         if entry.author < 0 or entry.author >= self.machine.players:
             return
         try:
@@ -266,6 +307,8 @@ class TablePeer:
             log.info("seat %s: refused abort %d: %s", self.seat, entry.seq, exc)
             for kept in dropped:  # they were valid before: take them back
                 self.driver.receive(kept)
+            if isinstance(exc, Violation) and exc.seat is not None:
+                self._accuse(exc, [entry.raw])  # e.g. a valid entry called a fault: the accuser answers
             return
         self._progress_at = trio.current_time()
         self._trace("take", entry)
@@ -316,6 +359,10 @@ class TablePeer:
                 if len(self.driver.log) > 1:
                     head = self.driver.log[len(self.driver.log) - 1]
                     await self.mesh.send(event.seat, {"t": "ack", "seq": head.seq, "hash": head.hash})
+                for key in self.attested_at:  # what we attested here, for a referee that missed it
+                    mine = self.attestations.get(key, {}).get(self.seat)
+                    if mine is not None and key[1] == len(self.driver.log):
+                        await self.mesh.send(event.seat, {"t": "silence", "att": mine.raw})
                 self._wake()
             elif isinstance(event, PeerDown):
                 self.down_since.setdefault(event.seat, trio.current_time())
@@ -355,6 +402,8 @@ class TablePeer:
                 raise ValueError("bad endsig")
             self.end_offers[sender] = (digest, sig)
             self._wake()
+        elif kind == "silence":
+            self._attestation_in(sender, msg["att"])
         elif kind == "tablesig":
             pass  # a late copy of a signature on entry 0, which we have
         elif kind == "chat":
@@ -373,10 +422,14 @@ class TablePeer:
                 nursery.start_soon(self._writer)
                 log.info("seat %s: playing", self.seat)
                 await self._main()
-                log.info("seat %s: the log is complete (%d entries)", self.seat, len(self.driver.log))
+                log.info("seat %s: the log is %s (%d entries)", self.seat,
+                         "complete" if self.machine.finished else "stopped, unfinished", len(self.driver.log))
                 # The end entry carries every player's signature on the whole
                 # log: that is agreement, whoever's acknowledgements are late.
-                self.driver.finalize()
+                # A game that stopped (silence no majority attests) keeps only
+                # what was final: its log is unfinished.
+                if self.machine.finished:
+                    self.driver.finalize()
                 self._publish_final()  # the end entry is final now, with no ack to trigger it
                 self._to_write.set()
                 await self._linger()
@@ -385,6 +438,7 @@ class TablePeer:
             # The writer task has stopped (its thread finished first); write the rest.
             with trio.CancelScope(shield=True):
                 await trio.to_thread.run_sync(self.driver.write_final)
+                self.hooks.after_game(self)
             if self._trace_file is not None:
                 self._trace_file.write(f"{time.monotonic_ns()} {self.seat} bytes {self.bytes_sent} - - 0\n")
                 self._trace_file.close()
@@ -412,7 +466,8 @@ class TablePeer:
 
     async def _main(self) -> None:
         driver = self.driver
-        while not driver.machine.finished:
+        while not (driver.machine.finished or driver.machine.stopped or self.gave_up):
+            await self._retry_pending_silence()
             if self.accusation is not None and not self.machine.aborted:
                 violation, evidence = self.accusation
                 if self.referee(violation.seat) == self.seat:
@@ -440,7 +495,8 @@ class TablePeer:
             await self._wait(self.turn_deadline() - now)
 
     async def _silence(self) -> None:
-        """Nothing came in time: the referee names who kept us waiting."""
+        """Nothing came in time: attest who kept us waiting; the referee writes
+        the abort once a majority attests it."""
         if self.head_final():
             want = self.machine.expect()
             culprit, kind = want.author, "timeout"
@@ -455,22 +511,133 @@ class TablePeer:
         if trio.current_time() < self.turn_deadline(culprit):
             await self._wait(self.turn_deadline(culprit) - trio.current_time())  # it may still come back
             return
-        limit = self.options.turn_timeout
-        if culprit in self.down_since:
-            kind, limit = "left", self.options.rejoin_timeout
-        if self.referee(culprit) == self.seat:
-            await self._write_abort(Violation(culprit, kind, f"seat {culprit} sent nothing for {limit:g} s"), [])
-        else:
-            # The referee speaks; give it another turn's time before anything else.
-            self._progress_at = trio.current_time()
+        await self._attest_silence(culprit, kind)
 
-    async def _write_abort(self, violation: Violation, evidence: list[bytes]) -> None:
+    def _silence_key(self, culprit: int) -> tuple[int, int, bytes]:
+        log_ = self.driver.log
+        return (culprit, len(log_), log_.head_hash)
+
+    async def _attest_silence(self, culprit: int, kind: str) -> None:
+        """Our clock ran out for ``culprit`` here: sign that (once), then, as
+        referee, abort with a majority's attestations, or after the rejoin
+        timeout without one (stopping the game, convicting nobody); a seat that
+        is not the referee stops waiting then too."""
+        if culprit in self.down_since:
+            kind = "left"
+        key = self._silence_key(culprit)
+        now = trio.current_time()
+        if key not in self.attested_at:
+            att = silence.attest(self.driver.signer, self.machine.table, self.seat, *key, kind)
+            log.info("seat %s: attests the silence (%s) of seat %s at entry %d", self.seat, kind, culprit, key[1])
+            self._keep_attestation(att)
+            self.attested_at[key] = now
+            await self._broadcast({"t": "silence", "att": att.raw})
+            # Before anybody is blamed, ask everybody for what they hold here:
+            # the accused's entry may have reached them and not us.
+            await self._broadcast({"t": "have", "next": key[1]})
+            self._wake()
+            return
+        attesters = self.attestations.get(key, {})
+        give_up = self.attested_at[key] + self.options.rejoin_timeout
+        if self.referee(culprit) == self.seat:
+            if silence.majority(attesters, self.machine.players) or now >= give_up:
+                limit = self.options.rejoin_timeout if kind == "left" else self.options.turn_timeout
+                await self._write_abort(Violation(culprit, kind, f"seat {culprit} sent nothing for {limit:g} s"), [],
+                                        attestations=[a.raw for _, a in sorted(attesters.items())])
+                return
+        elif now >= give_up:
+            log.warning("seat %s: no majority attests the silence of seat %s; stopping", self.seat, culprit)
+            self.gave_up = True
+            return
+        await self._wait(give_up - now)
+
+    def _keep_attestation(self, att: silence.Attestation) -> None:
+        key = att.about
+        if key not in self.attestations and len(self.attestations) >= MAX_SILENCE_KEYS:
+            del self.attestations[next(iter(self.attestations))]  # the oldest
+        self.attestations.setdefault(key, {})[att.attester] = att
+
+    def _attestation_in(self, sender: int, raw) -> None:
+        """A peer's attestation: kept if it is its own, valid for this table,
+        and about the place we are at or just ahead of (bad ones are ignored)."""
+        try:
+            att = silence.parse(raw, self.machine.table)
+        except silence.AttestationError as exc:
+            log.info("seat %s: bad attestation from seat %d: %s", self.seat, sender, exc)
+            return
+        here = len(self.driver.log)
+        if att.attester != sender or not here <= att.place <= here + SILENCE_AHEAD:
+            return
+        self._keep_attestation(att)
+        self._wake()
+
+    def _owes(self, culprit: int) -> bool:
+        """From this seat's own view, ``culprit`` owes something at the head:
+        the next entry, an acknowledgement of the head, or its end signature."""
+        want = self.machine.expect()
+        if want.author == culprit:
+            return True
+        head = self.driver.log[len(self.driver.log) - 1]
+        if self.acks.get(head.seq, {}).get(culprit) != head.hash:
+            return True
+        return want.author is None and culprit not in self.end_offers
+
+    async def _silence_abort_agreed(self, entry: Entry) -> bool:
+        """Whether a silence abort may be taken now: only if our own clock ran
+        out for the accused too and we hold nothing of it for that place. If we
+        hold the accused's entry there, it goes to everybody and the accuser
+        is accused of a false accusation; if our clock has not run out, the
+        abort waits for it."""
+        if self.machine.finished or self.machine.stopped:
+            return False
+        culprit = entry.payload["culprit"]
+        log_ = self.driver.log
+        if not 0 <= culprit < self.machine.players:
+            return False
+        try:
+            entry.verify_signature(log_.public_keys)
+        except LogError:
+            return False
+        if entry.seq < len(log_):
+            mine = log_[entry.seq]
+            if mine.author == culprit and mine.prev_hash == entry.prev_hash:
+                await self._broadcast({"t": "entry", "raw": mine.raw})
+                self._accuse(Violation(entry.author, FALSE_ACCUSATION,
+                                       f"accused seat {culprit} of silence at entry {entry.seq}, "
+                                       f"whose entry there seat {self.seat} holds"), [entry.raw, mine.raw])
+            return False
+        if entry.seq != len(log_) or entry.prev_hash != log_.head_hash:
+            return False
+        if culprit == self.seat or (trio.current_time() > self.turn_deadline(culprit) and self._owes(culprit)):
+            if culprit != self.seat and self._silence_key(culprit) not in self.attested_at:
+                await self._attest_silence(culprit, entry.payload.get("kind"))
+            self.pending_silence.pop(entry.raw, None)
+            return True
+        if len(self.pending_silence) < MAX_SILENCE_KEYS:
+            self.pending_silence[entry.raw] = entry
+        return False
+
+    async def _retry_pending_silence(self) -> None:
+        """Silence aborts that waited for our own clock: taken once it runs out."""
+        if not self.pending_silence:
+            return
+        here = len(self.driver.log)
+        for raw, entry in list(self.pending_silence.items()):
+            if entry.seq < here or (entry.seq == here and entry.prev_hash != self.driver.log.head_hash):
+                del self.pending_silence[raw]
+                if entry.seq < here:
+                    await self._older(entry)  # we hold something there now: answer if it is the accused's
+            elif entry.seq == here and trio.current_time() > self.turn_deadline(entry.payload["culprit"]):
+                await self._take(entry)
+
+    async def _write_abort(self, violation: Violation, evidence: list[bytes],
+                           attestations: list[bytes] | None = None) -> None:
         if violation.kind == "equivocate" and evidence:
             # The abort takes the place of the two versions (neither can be final).
             seq = Entry.from_wire(evidence[0]).seq
             if self.driver.final_len <= seq < len(self.driver.log):
                 self._rollback(seq)
-        entry = self.driver.write_abort(violation, evidence)
+        entry = self.driver.write_abort(violation, evidence, attestations)
         self.accusation = None
         await self._send_entry(entry)
         self._wake()
@@ -534,15 +701,12 @@ class TablePeer:
             self._wake()
             return
         now = trio.current_time()
-        if now > self.turn_deadline():
-            missing = [s for s in signers if s not in sigs]
-            culprit = missing[0]
-            if self.referee(culprit) == self.seat:
-                await self._write_abort(Violation(culprit, "silent", f"seat {culprit} did not sign the end"), [])
-            else:
-                self._progress_at = now
+        missing = [s for s in signers if s not in sigs]
+        culprit = missing[0]
+        if now > self.turn_deadline(culprit):
+            await self._attest_silence(culprit, "silent")
             return
-        await self._wait(self.turn_deadline() - now)
+        await self._wait(self.turn_deadline(culprit) - now)
 
     def _end_sig_ok(self, body: bytes, seat: int, sig: bytes) -> bool:
         try:
@@ -560,3 +724,9 @@ class TablePeer:
         self._show_live_chat(self.seat, text)
         await self._broadcast({"t": "chat", "text": text})
         self._wake()
+
+
+def _is_silence_abort(entry: Entry) -> bool:
+    payload = entry.payload
+    return (entry.kind == ABORT and isinstance(payload, dict) and payload.get("kind") in silence.SILENCE_KINDS
+            and type(payload.get("culprit")) is int)

@@ -184,10 +184,13 @@ class SeatDriver:
             payload["chat"] = list(chat)
         return self._sign_and_take(want.kind, payload)
 
-    def write_abort(self, violation: Violation, evidence: list[bytes] | None = None) -> Entry:
+    def write_abort(self, violation: Violation, evidence: list[bytes] | None = None,
+                    attestations: list[bytes] | None = None) -> Entry:
         payload = {"culprit": violation.seat, "kind": violation.kind, "detail": violation.detail}
         if evidence:
             payload["evidence"] = list(evidence)
+        if attestations:
+            payload["attestations"] = list(attestations)  # a silence abort: what it rests on
         return self._sign_and_take(ABORT, payload)
 
     def _sign_and_take(self, kind: str, payload: dict) -> Entry:

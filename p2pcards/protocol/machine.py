@@ -43,7 +43,8 @@ from p2pcards.protocol.knowledge import (
     shown_by,
     token_deck,
 )
-from p2pcards.protocol.log import END, TABLE, Entry, TableInfo
+from p2pcards.protocol.log import END, TABLE, Entry, LogError, TableInfo
+from p2pcards.protocol.silence import SILENCE_KINDS, AttestationError, majority, parse as parse_attestation
 from p2pcards.protocol.violation import Violation
 
 SHUFFLE, REKEY, KEYS, ACTION, REVEAL, ABORT = "shuffle", "rekey", "keys", "action", "reveal", "abort"
@@ -56,8 +57,10 @@ PAYLOAD_FIELDS = {
     KEYS: {"deal", "chat", "keys"},
     ACTION: {"deal", "chat", "action", "positions", "keys"},
     REVEAL: {"deal", "chat", "seed"},
-    ABORT: {"culprit", "kind", "detail", "evidence"},
+    ABORT: {"culprit", "kind", "detail", "evidence", "attestations"},
 }
+EQUIVOCATE, FALSE_ACCUSATION, UNSIGNED_END, STOPPED = "equivocate", "false-accusation", "unsigned-end", "stopped"
+MAX_EVIDENCE = 4
 MAX_CHAT_LEN = 300
 
 
@@ -69,6 +72,23 @@ class Expect:
     author: int | None
     kind: str
     positions: tuple[int, ...] = ()
+
+
+@dataclasses.dataclass
+class Silence:
+    """A silence abort as the log holds it: who stopped answering where, who
+    attests it, and whether that is a strict majority of the players (only
+    then does it convict)."""
+
+    entry: int
+    seat: int
+    kind: str
+    attested_by: list[int]
+    stands: bool
+
+    def as_dict(self) -> dict:
+        return {"seat": self.seat, "entry": self.entry, "kind": self.kind,
+                "attested_by": list(self.attested_by), "stands": self.stands}
 
 
 @dataclasses.dataclass
@@ -111,8 +131,12 @@ class TableMachine:
         self.match: Match = self.game.new_match(self.players, table.options)
         self.deal_size = self.game.deck_size()
         self.deals: list[DealRecord] = []
-        self.head_hash: bytes = b""
+        self.hashes: dict[int, bytes] = {}  # seq -> hash of every entry taken in (0: the table)
         self.seq = 1  # the next entry's index (entry 0 is the table)
+        self.silences: list[Silence] = []
+        # A silence abort only a minority attests stops the game and convicts
+        # nobody: nothing more can be logged after it.
+        self.stopped = False
         self.aborts: list[tuple[int, Violation]] = []  # (entry index, accusation)
         self.excluded: set[int] = set()  # seats blamed by an abort: they no longer have turns
         self.findings: list[tuple[int, Violation]] = []  # the dealing checks' findings
@@ -124,6 +148,19 @@ class TableMachine:
 
     # ------------------------------------------------------------------ reading
     @property
+    def head_hash(self) -> bytes:
+        return self.hashes.get(self.seq - 1, b"")
+
+    @head_hash.setter
+    def head_hash(self, value: bytes) -> None:
+        self.hashes[self.seq - 1] = value
+
+    def chains(self, entry: Entry) -> bool:
+        """``entry`` stands at its claimed place in this log: its prev_hash is
+        the hash of the entry logged before that place."""
+        return 1 <= entry.seq <= self.seq and self.hashes.get(entry.seq - 1) == entry.prev_hash
+
+    @property
     def deal(self) -> DealRecord:
         return self.deals[-1]
 
@@ -132,9 +169,12 @@ class TableMachine:
         return bool(self.aborts)
 
     def expect(self) -> Expect:
-        """Whose entry comes next, and of what kind."""
+        """Whose entry comes next, and of what kind (kind "stopped", author
+        None: nothing more, after a silence only a minority attests)."""
         if self.finished:
             raise Violation(None, "finished", "the log has ended")
+        if self.stopped:
+            return Expect(None, STOPPED)  # nobody writes anything more
         if self.pending_problem is not None and not self.aborted:
             return Expect(self.referee(self.pending_problem.seat), ABORT)
         phase = self._phase
@@ -186,13 +226,17 @@ class TableMachine:
                             f"entry {entry.seq} where {self.seq} was expected")
         if entry.kind == TABLE:
             raise Violation(None, "bad-entry", "a second table entry")
+        if self.finished:
+            raise Violation(None, "finished", "the log has ended")
+        if self.stopped:
+            raise Violation(None, STOPPED, "the game stopped at a silence only a minority attests")
         if entry.kind == ABORT:
             self._accept_abort(entry)
         elif entry.kind == END:
             self._accept_end(entry)
         else:
             self._accept_move(entry)
-        self.head_hash = entry.hash
+        self.hashes[entry.seq] = entry.hash
         self.seq += 1
 
     def _accept_move(self, entry: Entry) -> None:
@@ -472,6 +516,15 @@ class TableMachine:
         accuser made it up."""
         for index, accusation in self.aborts:
             if accusation.seat is None and not self.findings:
+                withheld = sorted(s for s in self.deal.commitments if s not in self.deal.seeds)
+                if withheld:
+                    # The check needs reveals that never came: nothing is shown
+                    # false; whoever withheld its reveal answers for it.
+                    self.findings.extend((index, Violation(
+                        seat, accusation.kind,
+                        f"withheld the reveal needed to check the accusation of {accusation.kind}"))
+                        for seat in withheld)
+                    continue
                 accuser = self._abort_authors.get(index)
                 self.findings.append((index, Violation(
                     accuser, "false-accusation",
@@ -527,24 +580,107 @@ class TableMachine:
             raise Violation(accuser, "bad-entry", "a blamed seat cannot accuse")
         if not isinstance(payload, dict):
             raise Violation(accuser, "bad-entry", "an abort payload must be a map")
+        unknown_fields = set(payload) - PAYLOAD_FIELDS[ABORT]
+        if unknown_fields:
+            raise Violation(accuser, "bad-entry", f"an abort has no field {sorted(map(str, unknown_fields))}")
         culprit = payload.get("culprit")
         kind = payload.get("kind")
         detail = payload.get("detail", "")
         if culprit is not None and (type(culprit) is not int or not 0 <= culprit < self.players or culprit == accuser):
             raise Violation(accuser, "bad-entry", f"abort names an impossible culprit {culprit!r}")
+        if culprit is not None and culprit in self.excluded:
+            raise Violation(accuser, "bad-entry", f"seat {culprit} is blamed already")  # one abort per culprit
         if culprit is not None and accuser != self.referee(culprit):
             # Only the referee names a culprit (table.md §6); anyone may say "no card".
             raise Violation(accuser, "bad-entry", f"seat {accuser} is not the referee and cannot blame seat {culprit}")
         if not isinstance(kind, str) or not isinstance(detail, str):
             raise Violation(accuser, "bad-entry", "an abort needs a kind and a detail")
+        convicts = culprit is not None
+        if culprit is not None and kind in SILENCE_KINDS:
+            silence = self._check_attestations(entry, culprit, kind, payload.get("attestations"))
+            convicts = silence.stands
+        elif "attestations" in payload:
+            raise Violation(accuser, "bad-entry", "only a silence abort carries attestations")
+        else:
+            self._check_evidence(entry, culprit, kind, payload.get("evidence"))
+        if not convicts and culprit is not None:
+            # Silence only a minority attests: the game stops, nobody is convicted.
+            self.silences.append(silence)
+            self.stopped = True
+            self.pending_problem = None
+            return
+        if culprit is not None and kind in SILENCE_KINDS:
+            self.silences.append(silence)
         self.aborts.append((entry.seq, Violation(culprit, kind, detail)))
         self._abort_authors[entry.seq] = accuser
+        if culprit is not None:
+            self.excluded.add(culprit)  # first: a blamed seat owes no reveal, so the deal may close now
         if self._next_revealer() is None and not self._deal_closed:
             self._deal_closed = True
             self._close_deal()
-        if culprit is not None:
-            self.excluded.add(culprit)
         self.pending_problem = None
+
+    def _check_attestations(self, entry: Entry, culprit: int, kind: str, raw: Any) -> Silence:
+        """A silence abort rests on attestations of this place: each signed for
+        this table by a distinct seat still playing, about ``culprit`` at this
+        abort's place after this abort's predecessor; the accuser's own among them."""
+        accuser = entry.author
+        if not isinstance(raw, list) or not 0 < len(raw) <= self.players:
+            raise Violation(accuser, "bad-entry", "a silence abort needs the attestations it rests on")
+        attesters: list[int] = []
+        for item in raw:
+            try:
+                att = parse_attestation(item, self.table)
+            except AttestationError as exc:
+                raise Violation(accuser, "bad-entry", f"an attestation is not valid here: {exc}") from None
+            if att.about != (culprit, entry.seq, entry.prev_hash):
+                raise Violation(accuser, "bad-entry", "an attestation is about another seat or place")
+            if att.attester in attesters or att.attester in self.excluded:
+                raise Violation(accuser, "bad-entry", f"seat {att.attester} cannot attest here (twice, or blamed)")
+            attesters.append(att.attester)
+        if accuser not in attesters:
+            raise Violation(accuser, "bad-entry", "the accuser must attest the silence itself")
+        return Silence(entry.seq, culprit, kind, sorted(attesters), majority(attesters, self.players))
+
+    def _check_evidence(self, entry: Entry, culprit: int | None, kind: str, raw: Any) -> None:
+        """Evidence is entries, each at its claimed place in this log (its
+        prev_hash the hash before that place): what does not chain proves
+        nothing against the accused (table.md §6). Two versions of one place
+        (equivocation) need not chain."""
+        if raw is None:
+            return
+        accuser = entry.author
+        if not isinstance(raw, list) or len(raw) > MAX_EVIDENCE:
+            raise Violation(accuser, "bad-entry", f"evidence is a list of at most {MAX_EVIDENCE} entries")
+        try:
+            entries = [Entry.from_wire(item) for item in raw]
+        except LogError as exc:
+            raise Violation(accuser, "bad-entry", f"evidence that is no entry: {exc}") from None
+        if kind == EQUIVOCATE or culprit is None:
+            return
+        for e in entries:
+            if e.seq > entry.seq or not self.chains(e):
+                raise Violation(accuser, FALSE_ACCUSATION,
+                                f"the evidence entry {e.seq} is not at its place in this log: it proves nothing")
+        if kind == FALSE_ACCUSATION:
+            return
+        for e in entries:
+            # The accused's entry for this very place, which this table takes: no fault at all.
+            if e.seq == entry.seq and e.author == culprit and e.kind != ABORT and self._would_accept(e):
+                raise Violation(accuser, FALSE_ACCUSATION,
+                                f"accused seat {culprit} of {kind} with an entry that breaks no rule")
+
+    def _would_accept(self, entry: Entry) -> bool:
+        try:
+            entry.verify_signature(self.table.keys)
+        except LogError:
+            return False
+        probe = copy.deepcopy(self)
+        try:
+            probe.accept(entry)
+        except Violation:
+            return False
+        return True
 
     def _accept_end(self, entry: Entry) -> None:
         want = self.expect()
@@ -554,7 +690,8 @@ class TableMachine:
             raise Violation(None, "bad-end", "the end entry's result is not what the log shows")
         unsigned = [s for s in range(self.players) if s not in self.excluded and entry.signatures[s] is None]
         if unsigned:
-            raise Violation(None, "bad-end", f"the end entry lacks the signature of seat(s) {unsigned}, blamed by nobody")
+            # Not a fault of anybody the log can name (silence is no proof): the game did not finish.
+            raise Violation(None, UNSIGNED_END, f"the end entry lacks the signature of seat(s) {unsigned}, blamed by nobody")
         self.finished = True
 
 
@@ -573,4 +710,6 @@ def same_data(a: Any, b: Any) -> bool:
 
 
 def new_machine(genesis: Entry, verify_proofs: bool = True) -> TableMachine:
-    return TableMachine(TableInfo.from_payload(genesis.payload), verify_proofs)
+    machine = TableMachine(TableInfo.from_payload(genesis.payload), verify_proofs)
+    machine.head_hash = genesis.hash
+    return machine

@@ -35,6 +35,13 @@ class SeatHooks(PeerHooks):
     async def write(self, peer, due, action) -> bool:
         return self.cheater is not None and await self.cheater.write(peer, due, action)
 
+    async def on_entry(self, peer, entry) -> bool:
+        return self.cheater is not None and await self.cheater.on_entry(peer, entry)
+
+    def after_game(self, peer) -> None:
+        if self.cheater is not None:
+            self.cheater.after_game(peer)
+
 
 def seat_hooks(cheat: str | None = None, cheat_seat: int | None = None) -> Callable[[int], PeerHooks | None]:
     """What ``SeatConfig.hooks`` takes: given the seat a peer got, its hooks —

@@ -15,24 +15,38 @@ before and after. Who must catch it:
     out-of-turn   signs a move when it is not its turn     the others at once
     false-pass    (warkocz) passes holding the needed rank only the audit
     equivocate    two different entries for one place     the others, and the audit
-    withhold-key  falls silent when a key is due           the others after the timeout
+    withhold-key  falls silent when a key is due           the others after the timeout (a majority attests)
+    false-timeout as referee, never acknowledges a player's   the others hold that entry and refuse the
+                  entry and accuses it of silence there       abort; the referee is blamed
+    forged-evidence keeps one shuffle in its own log, shows  the others refuse the evidence (it does not
+                  another, accuses the next seat of a bad     chain onto their log); its own log, audited
+                  shuffle with that seat's entry as evidence  alone or beside theirs, blames the forger
+    rewrite-end   after the game, replaces the end all        the audit of both logs: it signed two
+                  signed with an abort blaming another and    versions of that place; its log alone
+                  an end only it signs (in its own file)      convicts nobody
 """
 
 from __future__ import annotations
 
+import os
 import secrets
+from pathlib import Path
 
 import trio
 
 from p2pcards.cards import deck_for, is_code
 from p2pcards.games import IllegalAction, NeedReveal
-from p2pcards.protocol.knowledge import public_form
-from p2pcards.protocol.machine import ACTION, KEYS, REKEY, REVEAL, SHUFFLE, Violation
 from p2pcards.mental.deal import rekey_values
 from p2pcards.mental.group import N, scalar_to_bytes
+from p2pcards.protocol import silence
+from p2pcards.protocol.knowledge import public_form
+from p2pcards.protocol.log import GameLog, LogError, assemble, sign_body, write_log
+from p2pcards.protocol.machine import ABORT, ACTION, KEYS, REKEY, REVEAL, SHUFFLE, Violation
 
 CHEATS = ("bad-shuffle", "wrong-key", "phantom-card", "illegal-move", "out-of-turn", "false-pass",
-          "equivocate", "withhold-key", "rekey-peek", "frame-accuser")
+          "equivocate", "withhold-key", "rekey-peek", "frame-accuser", "false-timeout", "forged-evidence",
+          "rewrite-end")
+FORGED_SUFFIX = ".forged.p2plog"  # forged-evidence: the log the forger would show an auditor
 
 
 class Cheater:
@@ -41,6 +55,7 @@ class Cheater:
             raise ValueError(f"unknown cheat {kind!r}; the cheats are {', '.join(CHEATS)}")
         self.kind = kind
         self.done = False
+        self.shown = None  # forged-evidence: the entry shown to the others instead of the one kept
 
     # ----- hooks called by TablePeer
     async def write(self, peer, due, action) -> bool:
@@ -54,6 +69,20 @@ class Cheater:
         if method is None:
             return False
         return await method(peer, due, action)
+
+    async def on_entry(self, peer, entry) -> bool:
+        """Called for every entry that comes in; True if the cheat took it."""
+        if self.kind == "false-timeout" and not self.done:
+            return await self._accuse_of_silence(peer, entry)
+        if self.kind == "forged-evidence" and self.shown is not None and not self.done:
+            return await self._forge_evidence(peer, entry)
+        return False
+
+    def after_game(self, peer) -> None:
+        """Called when the peer is done and its log file written."""
+        if self.kind == "rewrite-end" and not self.done and peer.machine.finished:
+            self.done = True
+            _rewrite_end(peer)
 
     async def idle(self, peer) -> None:
         """Called while another seat is to act."""
@@ -194,11 +223,102 @@ class Cheater:
             await peer.mesh.send(seat, {"t": "entry", "raw": (a if i < half else b).raw})
         return True
 
+    async def _accuse_of_silence(self, peer, entry) -> bool:
+        """As referee: take a player's genuine entry, never acknowledge it, and
+        abort at its place, blaming that player for silence."""
+        driver = peer.driver
+        if (entry.author == peer.seat or entry.seq != driver.log.next_seq or entry.kind not in (SHUFFLE, REKEY, KEYS, ACTION)
+                or peer.machine.aborted or peer.referee(entry.author) != peer.seat):
+            return False
+        try:
+            driver.log.check(entry)
+        except LogError:
+            return False
+        self.done = True
+        culprit, place, head = entry.author, driver.log.next_seq, driver.log.head_hash
+        att = silence.attest(driver.signer, peer.machine.table, peer.seat, culprit, place, head, "timeout")
+        abort = driver.write_abort(Violation(culprit, "timeout", f"seat {culprit} sent nothing in time"), [],
+                                   [att.raw])
+        await peer.mesh.broadcast({"t": "entry", "raw": abort.raw})
+        return True
+
+    async def _forged_evidence(self, peer, due, action) -> bool:
+        """Keep one shuffle in its own log and show everybody another one,
+        acknowledging that one as if it were the one kept."""
+        if due.kind != SHUFFLE or self.shown is not None:
+            return False
+        from p2pcards.protocol.seat import Seat
+
+        driver = peer.driver
+        kept = driver.log.make_next(peer.seat, SHUFFLE, driver.me.payload(peer.machine, due), driver.signer)
+        other = Seat(peer.seat).payload(peer.machine, due)  # a fresh seed: another valid shuffle
+        shown = driver.log.make_next(peer.seat, SHUFFLE, other, driver.signer)
+        driver.receive(kept)
+        peer.acks.setdefault(kept.seq, {})[peer.seat] = kept.hash  # acknowledged in its own book only
+        self.shown = shown
+        await peer.mesh.broadcast({"t": "entry", "raw": shown.raw})
+        await peer.mesh.broadcast({"t": "ack", "seq": shown.seq, "hash": shown.hash})
+        return True
+
+    async def _forge_evidence(self, peer, entry) -> bool:
+        """The next seat's entry, built on the shown shuffle, becomes the
+        "evidence" of a bad shuffle in an abort at that place of the kept log."""
+        if entry.prev_hash != self.shown.hash or entry.author == peer.seat:
+            return False
+        driver = peer.driver
+        if driver.log.next_seq != entry.seq or peer.referee(entry.author) != peer.seat:
+            return False
+        self.done = True
+        payload = {"culprit": entry.author, "kind": "bad-shuffle", "detail": "the shuffle proof fails",
+                   "evidence": [entry.raw]}
+        abort = driver.log.make_next(peer.seat, ABORT, payload, driver.signer)
+        await peer.mesh.broadcast({"t": "entry", "raw": abort.raw})
+        forged = GameLog()
+        for e in list(driver.log.entries) + [abort]:
+            forged.append(e)
+        write_log(forged_path(driver.file.path), forged)
+        return True
+
     async def _withhold_key(self, peer, due, action) -> bool:
         if due.kind != KEYS:
             return False
         self.done = True
         return await self._stay_silent(peer)
+
+
+def forged_path(log_path) -> Path:
+    return Path(str(log_path) + FORGED_SUFFIX)
+
+
+def _rewrite_end(peer) -> None:
+    """Replace, in this seat's own file, the end every player signed with an
+    abort blaming another player for silence there, and an end only this seat
+    signs."""
+    driver, machine = peer.driver, peer.machine
+    victim = next((s for s in range(machine.players) if s != peer.seat and machine.referee(s) == peer.seat), None)
+    if victim is None or driver.file is None:
+        return
+    end = driver.log[len(driver.log) - 1]
+    forged = GameLog()
+    for e in driver.log.entries[:-1]:
+        forged.append(e)
+    place, head = forged.next_seq, forged.head_hash
+    att = silence.attest(driver.signer, machine.table, peer.seat, victim, place, head, "silent")
+    detail = f"seat {victim} did not sign the end"
+    abort = forged.make_next(peer.seat, ABORT, {"culprit": victim, "kind": "silent", "detail": detail,
+                                                "attestations": [att.raw]}, driver.signer)
+    forged.append(abort)
+    payload = dict(end.payload)
+    payload["aborted"] = True
+    payload["blame"] = [{"seat": victim, "entry": place, "kind": "silent", "detail": detail}]
+    body = forged.end_body(payload)
+    signatures = [None] * machine.players
+    signatures[peer.seat] = sign_body(body, driver.signer)
+    forged.append(assemble(body, signatures))
+    path = Path(driver.file.path)
+    tmp = path.with_name(path.name + ".tmp")
+    write_log(tmp, forged)
+    os.replace(tmp, path)
 
 
 def _public_position(peer, position: int) -> bool:

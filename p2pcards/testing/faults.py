@@ -18,9 +18,17 @@ CRASH_ENV, DROP_ENV = "P2PCARDS_CRASH", "P2PCARDS_DROP"
 
 
 def fault_entry(name: str, seat: int) -> int | None:
-    """The entry at which ``seat`` is to fail by the variable ``name``, if any."""
+    """The entry at which ``seat`` is to fail by the variable ``name``
+    ("SEAT:ENTRY", for a drop also "SEAT:ENTRY:SECONDS"), if any."""
     faulty, _, entry = os.environ.get(name, "").partition(":")
+    entry = entry.partition(":")[0]
     return int(entry) if faulty.isdigit() and entry.isdigit() and int(faulty) == seat else None
+
+
+def drop_seconds() -> float:
+    """How long a drop lasts: P2PCARDS_DROP's third field (longer than the timeouts: a partition), else 3 s."""
+    seconds = os.environ.get(DROP_ENV, "").split(":")[2:3]
+    return float(seconds[0]) if seconds and seconds[0].replace(".", "", 1).isdigit() else 3.0
 
 
 class Faults:
@@ -31,7 +39,7 @@ class Faults:
 
     @classmethod
     def from_env(cls, seat: int) -> Faults | None:
-        faults = cls(fault_entry(CRASH_ENV, seat), fault_entry(DROP_ENV, seat))
+        faults = cls(fault_entry(CRASH_ENV, seat), fault_entry(DROP_ENV, seat), drop_seconds())
         return faults if faults.crash_at is not None or faults.drop_at is not None else None
 
     def acking(self, peer, entry) -> None:

@@ -7,7 +7,6 @@ import socket
 
 # The table's own settings (runner.TABLE_DEFAULTS), in words.
 _SETTINGS = {
-    "proof_rounds": lambda v: f"shuffle proofs: {v} rounds",
     "turn_timeout": lambda v: f"turn time: {v} s",
     "rejoin_timeout": lambda v: f"time to come back after a lost connection: {v} s",
     "deals": lambda v: "no deal limit" if v == 0 else f"{v} deal{'s' if v != 1 else ''} at most",

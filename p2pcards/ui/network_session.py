@@ -99,7 +99,7 @@ class NetworkSession:
             return {"phase": PHASE_DEALING, "deal_index": 0, "scores": [], "chips": None, "bank": 0,
                     "target": None, "last_deal": None, "result": None, "reason": None}
         match = machine.match
-        if machine.aborted:
+        if machine.aborted or machine.stopped:
             phase = PHASE_ABORTED
         elif machine.finished:
             phase = PHASE_OVER
@@ -114,6 +114,10 @@ class NetworkSession:
         if machine.aborts:
             accusation = machine.aborts[0][1]
             reason = f"{accusation.kind}: {accusation.detail}"
+        elif machine.stopped:
+            seat = machine.silences[-1].seat
+            reason = (f"seat {seat} stopped answering, and too few players confirm it to blame anyone: "
+                      "the game stops here")
         return {
             "phase": phase,
             "deal_index": deal_index,
