@@ -32,7 +32,7 @@ import copy
 import dataclasses
 from typing import Any
 
-from p2pcards import dealing
+from p2pcards import dealing, limits
 from p2pcards.cards import is_code, is_unknown, unknown, unknown_position
 from p2pcards.games import IllegalAction, NeedReveal, get_game, substitute
 from p2pcards.games.base import Match
@@ -47,7 +47,7 @@ from p2pcards.log import END, TABLE, Entry, TableInfo
 
 SHUFFLE, REKEY, KEYS, ACTION, REVEAL, ABORT = "shuffle", "rekey", "keys", "action", "reveal", "abort"
 ENTRY_KINDS = (SHUFFLE, REKEY, KEYS, ACTION, REVEAL, ABORT)
-MAX_CHAT = 4
+MAX_CHAT = limits.MAX_CHAT
 # The fields each kind of entry may carry (table.md §3); any other is refused.
 PAYLOAD_FIELDS = {
     SHUFFLE: {"deal", "chat", "commit", "shuffle"},
@@ -57,7 +57,7 @@ PAYLOAD_FIELDS = {
     REVEAL: {"deal", "chat", "seed"},
     ABORT: {"culprit", "kind", "detail", "evidence"},
 }
-MAX_CHAT_LEN = 300
+MAX_CHAT_LEN = limits.MAX_CHAT_LEN
 DEFAULT_PROOF_ROUNDS = 40
 
 
@@ -533,6 +533,9 @@ class TableMachine:
             raise Violation(accuser, "bad-entry", f"seat {accuser} is not the referee and cannot blame seat {culprit}")
         if not isinstance(kind, str) or not isinstance(detail, str):
             raise Violation(accuser, "bad-entry", "an abort needs a kind and a detail")
+        if len(kind) > limits.MAX_ABORT_KIND or len(detail) > limits.MAX_ABORT_DETAIL:
+            raise Violation(accuser, "bad-entry", f"an abort's kind and detail are at most {limits.MAX_ABORT_KIND}"
+                                                  f" and {limits.MAX_ABORT_DETAIL} characters")
         self.aborts.append((entry.seq, Violation(culprit, kind, detail)))
         self._abort_authors[entry.seq] = accuser
         if self._next_revealer() is None and not self._deal_closed:

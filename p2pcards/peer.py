@@ -32,14 +32,17 @@ from dataclasses import dataclass
 import msgpack
 import trio
 
+from p2pcards.ahead import AheadBuffer
 from p2pcards.games import IllegalAction
+from p2pcards.limits import MAX_AHEAD
 from p2pcards.log import END, Entry, LogError
 from p2pcards.machine import ABORT, ACTION, MAX_CHAT, MAX_CHAT_LEN, Violation
+from p2pcards.net.ratelog import RateLimitedLog
 from p2pcards.table import SeatDriver
 
 log = logging.getLogger("p2pcards.peer")
 
-MAX_AHEAD = 256  # entries buffered ahead of the log, at most
+GAP_ASK_INTERVAL = 1.0  # seconds before the same gap is asked for again from the same peer
 LINGER = 3.0  # seconds a finished peer stays to help slower ones finish
 
 
@@ -68,7 +71,10 @@ class TablePeer:
         self.on_change = on_change or (lambda: None)
         self.publish = publish  # spectators: called with each final entry
         self.acks: dict[int, dict[int, bytes]] = {}
-        self.ahead: dict[int, dict[bytes, Entry]] = {}
+        self.ahead = AheadBuffer()  # verified entries for places past the log's end
+        self._gap_asked: dict[int, tuple[int, float]] = {}  # seat -> (place asked for, when)
+        self._acked_beyond: dict[int, int] = {}  # seat -> highest place it acknowledged past our log
+        self.bad_input_log = RateLimitedLog(log)  # what peers send wrong: a flood of it must not flood the log
         self.accusation: tuple[Violation, list[bytes]] | None = None
         self.end_offers: dict[int, tuple[bytes, bytes]] = {}  # seat -> (hash of the body, signature)
         self.end_hash: bytes | None = None
@@ -209,11 +215,18 @@ class TablePeer:
         return self.driver.final_len == len(self.driver.log)
 
     # ----- taking entries in
-    async def _take(self, entry: Entry) -> None:
+    async def _take(self, entry: Entry, sender: int | None = None) -> None:
         nxt = self.driver.log.next_seq
         if entry.seq > nxt:
-            if entry.seq < nxt + MAX_AHEAD:
-                self.ahead.setdefault(entry.seq, {})[entry.raw] = entry
+            # Verified before it is kept: nobody can fill the buffer in another's name.
+            try:
+                entry.verify_signature(self.driver.log.public_keys)
+            except LogError as exc:
+                self.bad_input_log.info("seat %s: refused entry %d from seat %s: %s", self.seat, entry.seq, sender, exc)
+                return
+            self.ahead.offer(entry, nxt)
+            if sender is not None:
+                await self._ask_for_gap(sender)  # the sender has what comes before: ask for it
             return
         if entry.seq < nxt:
             await self._older(entry)
@@ -233,8 +246,20 @@ class TablePeer:
         await self._ack(entry)
         self._chats_logged(entry)
         self._wake()
-        for raw, later in list(self.ahead.pop(self.driver.log.next_seq, {}).items()):
+        for later in self.ahead.take(self.driver.log.next_seq):
             await self._take(later)
+
+    async def _ask_for_gap(self, sender: int) -> None:
+        """``sender`` has entries past our log's end: ask it for those we lack
+        (once per gap, again if the answer is slow in coming)."""
+        nxt = self.driver.log.next_seq
+        asked = self._gap_asked.get(sender)
+        now = trio.current_time()
+        if asked is not None and asked[0] == nxt and now - asked[1] < GAP_ASK_INTERVAL:
+            return
+        self._gap_asked[sender] = (nxt, now)
+        log.info("seat %s: asking seat %d for the entries from %d on", self.seat, sender, nxt)
+        await self.mesh.send(sender, {"t": "have", "next": nxt})
 
     async def _older(self, entry: Entry) -> None:
         """An entry for a place we already filled: the same one (a resend), an
@@ -328,8 +353,9 @@ class TablePeer:
             elif isinstance(event, Message):
                 try:
                     await self._message(event.seat, event.msg)
-                except (KeyError, TypeError, ValueError) as exc:
-                    log.info("seat %s: bad message from seat %d: %s", self.seat, event.seat, exc)
+                except Exception as exc:  # nothing a peer sends may stop this loop
+                    self.bad_input_log.warning("seat %s: bad message from seat %d: %s: %s", self.seat, event.seat,
+                                          type(exc).__name__, exc)
 
     async def _message(self, sender: int, msg) -> None:
         if not isinstance(msg, dict):
@@ -337,15 +363,21 @@ class TablePeer:
         kind = msg.get("t")
         if kind == "entry":
             entry = Entry.from_wire(msg["raw"])
-            await self._take(entry)
+            await self._take(entry, sender)
         elif kind == "ack":
             seq, digest = msg["seq"], msg["hash"]
-            if type(seq) is not int or not isinstance(digest, bytes) or not 0 < seq < 10**7:
+            # Bounded: acknowledgements kept are one per place near the log, per seat.
+            if (type(seq) is not int or not isinstance(digest, bytes) or len(digest) != 32
+                    or not 0 < seq < len(self.driver.log) + MAX_AHEAD):
                 raise ValueError("bad ack")
             self.acks.setdefault(seq, {})[sender] = digest
             if seq < len(self.driver.log) and self.driver.log[seq].hash != digest:
                 # The sender holds another entry here: ask for it (equivocation or a replaced entry).
                 await self.mesh.send(sender, {"t": "have", "next": seq})
+            elif seq >= len(self.driver.log):
+                # It acknowledges an entry we do not have: usually that entry is on its
+                # way; if it is still missing a moment later, the gap watch asks for it.
+                self._acked_beyond[sender] = max(seq, self._acked_beyond.get(sender, 0))
             self._check_final()
             self._wake()
         elif kind == "have":
@@ -376,6 +408,7 @@ class TablePeer:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._reader)
                 nursery.start_soon(self._writer)
+                nursery.start_soon(self._gap_watch)
                 log.info("seat %s: playing", self.seat)
                 await self._main()
                 log.info("seat %s: the log is complete (%d entries)", self.seat, len(self.driver.log))
@@ -400,6 +433,17 @@ class TablePeer:
             await self._to_write.wait()
             self._to_write = trio.Event()
             await trio.to_thread.run_sync(self.driver.write_final)
+
+    async def _gap_watch(self) -> None:
+        """A peer that acknowledged an entry we still lack is asked for it:
+        one lost entry must not leave this seat stuck while the others wait."""
+        while True:
+            await trio.sleep(GAP_ASK_INTERVAL)
+            for sender, seq in list(self._acked_beyond.items()):
+                if seq >= len(self.driver.log):
+                    await self._ask_for_gap(sender)
+                else:
+                    del self._acked_beyond[sender]
 
     async def _linger(self) -> None:
         """Stay a moment so slower peers can finish too (they may need our

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import threading
 
+from p2pcards import limits
 from p2pcards.games import IllegalAction
 from p2pcards.log import END, Entry, GameLog, LogError, LogFile, assemble, check_body_signature, sign_body
 from p2pcards.machine import ABORT, ACTION, Expect, TableMachine, Violation, new_machine
@@ -130,7 +131,9 @@ class SeatDriver:
         return self._sign_and_take(want.kind, payload)
 
     def write_abort(self, violation: Violation, evidence: list[bytes] | None = None) -> Entry:
-        payload = {"culprit": violation.seat, "kind": violation.kind, "detail": violation.detail}
+        # Cut to the limits every machine checks, or our own abort would be refused.
+        payload = {"culprit": violation.seat, "kind": violation.kind[:limits.MAX_ABORT_KIND],
+                   "detail": violation.detail[:limits.MAX_ABORT_DETAIL]}
         if evidence:
             payload["evidence"] = list(evidence)
         return self._sign_and_take(ABORT, payload)

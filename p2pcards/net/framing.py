@@ -16,9 +16,10 @@ import trio
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
+from .. import limits
 from .errors import ConnectionClosed, ProtocolError
 
-DEFAULT_MAX_FRAME = 1 << 20  # 1 MiB
+DEFAULT_MAX_FRAME = limits.MAX_FRAME
 HEADER = struct.Struct(">I")
 TAG_LEN = 16  # Poly1305 tag; a plaintext body may be at most max_frame - TAG_LEN
 _RECV_CHUNK = 64 * 1024

@@ -7,6 +7,7 @@ import hashlib
 import struct
 from typing import Any
 
+from .. import limits
 from .errors import ProtocolError
 
 KEY_LEN = 32  # raw Ed25519 public key
@@ -14,8 +15,8 @@ NONCE_LEN = 32
 SIG_LEN = 64
 TABLE_ID_LEN = 16
 SESSION_ID_LEN = 32
-MAX_NAME = 64
-MAX_REASON = 512
+MAX_NAME = limits.MAX_NAME
+MAX_REASON = limits.MAX_REASON
 MAX_PLAYERS = 8
 MAX_OPTIONS = 64
 MAX_OPTION_KEY = 64

@@ -13,6 +13,7 @@ from typing import AsyncIterator
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from .. import limits
 from .endpoint import dial
 from .errors import ConnectionClosed, HandshakeError, NetError, ProtocolError
 from .handshake import DEFAULT_HANDSHAKE_TIMEOUT, Channel, Hello, Identity
@@ -21,7 +22,7 @@ from .table import LobbyView, TableDescription, parse_final_msg, parse_seats_msg
 
 log = logging.getLogger("p2pcards.net.spectate")
 
-MAX_ENTRY = 512 * 1024
+MAX_ENTRY = limits.MAX_ENTRY
 
 
 @dataclass(frozen=True)
