@@ -12,6 +12,7 @@ import trio
 
 from p2pcards.cli import CliError
 from p2pcards.games import get_game
+from p2pcards.net.tasks import background_tasks
 
 BOT_NAMES = ["Ada", "Bolek", "Cili", "Dorka", "Emil", "Franek"]
 
@@ -23,6 +24,21 @@ def _identity(key_path=None):
         return identity.load_or_create(key_path)
     except identity.IdentityError as exc:
         raise CliError(str(exc)) from None
+
+
+def run_table_app(main, ascii: bool = False):
+    """The full-screen table (``p2pcards.ui.app.run_app``), refused with one
+    clear line when there is no terminal to show it on."""
+    from p2pcards.ui.app import run_app
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise CliError("the table is shown full-screen and needs a terminal; this one's input or output "
+                       "is not a terminal (a game between bots: p2pcards selfplay; a bot seat: p2pcards bot)")
+    return run_app(main, ascii=ascii)
+
+
+class GameFailed(Exception):
+    """The game stopped for a reason the player was shown at the table."""
 
 
 def _proposal_lines(proposal) -> list[str]:
@@ -50,6 +66,30 @@ def _lobby_lines(view) -> list[str]:
     return lines
 
 
+async def _stopped(ui, session, words: str, exc: Exception) -> None:
+    """The seat cannot go on. Before any table was shown there is nothing to
+    look at: the screen closes and the reason is the command's one line of
+    error. At a table, the player reads why and quits when ready."""
+    if session.peer is None:
+        raise CliError(str(exc)) from None
+    ui.leave_table(words, "Type quit to leave.")
+    try:
+        await trio.sleep_forever()
+    finally:
+        raise GameFailed(str(exc))
+
+
+def _run_and_report(main, ascii: bool) -> int:
+    """Run the table screen; a game that stopped on an error ends the command
+    with that reason (one line) and exit code 1, once the player has quit."""
+    try:
+        run_table_app(main, ascii=ascii)
+    except GameFailed as exc:
+        print(f"p2pcards: the game stopped: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
 async def _run_with_ui(ui, config, game_id: str, extra_tasks=None) -> None:
     from p2pcards.netsession import NetworkSession
     from p2pcards.runner import RunError, run_seat
@@ -70,14 +110,12 @@ async def _run_with_ui(ui, config, game_id: str, extra_tasks=None) -> None:
         config.accept = accept
     config.on_update = on_update
     try:
-        async with trio.open_nursery() as nursery:
+        async with background_tasks() as nursery:
             if extra_tasks is not None:
                 nursery.start_soon(extra_tasks, nursery)
             result = await run_seat(config, decide=session.decide, on_driver=on_driver, on_change=session.changed)
-            nursery.cancel_scope.cancel()
     except RunError as exc:
-        ui.leave_table(f"The game could not go on: {exc}", "Type quit to leave.")
-        await trio.sleep_forever()
+        await _stopped(ui, session, f"The game could not go on: {exc}", exc)
     session.changed()
     ui.say(f"The log is kept in {result.log_path}. Audit it with: p2pcards audit {result.log_path}. Type quit to leave.",
            "class:label")
@@ -88,7 +126,6 @@ def play(args) -> int:
     """You against bot peers over loopback: every bot its own process and key."""
     from p2pcards.cli import parse_options
     from p2pcards.runner import SeatConfig, split_options
-    from p2pcards.ui.app import run_app
 
     game = get_game(args.game)
     bots = args.bots if args.bots is not None else game.max_players - 1
@@ -128,8 +165,7 @@ def play(args) -> int:
         ui.set_status(f"Opening a {args.game} table on this machine for you and {bots} bot(s)…")
         await _run_with_ui(ui, config, args.game, extra_tasks=start_bots)
 
-    run_app(main, ascii=args.ascii)
-    return 0
+    return _run_and_report(main, args.ascii)
 
 
 async def _run_bot(command: list[str], errfile: str) -> None:
@@ -141,7 +177,6 @@ async def _run_bot(command: list[str], errfile: str) -> None:
 def host_interactive(args) -> int:
     from p2pcards.cli import parse_options
     from p2pcards.runner import SeatConfig, split_options
-    from p2pcards.ui.app import run_app
 
     options = parse_options(args.option)
     if args.turn_timeout is not None:
@@ -162,13 +197,11 @@ def host_interactive(args) -> int:
                       f"Your key fingerprint: {ident.fingerprint}")
         await _run_with_ui(ui, config, args.game)
 
-    run_app(main, ascii=args.ascii)
-    return 0
+    return _run_and_report(main, args.ascii)
 
 
 def join_interactive(args) -> int:
     from p2pcards.runner import SeatConfig
-    from p2pcards.ui.app import run_app
 
     address = args.address
     if address is None:
@@ -186,8 +219,7 @@ def join_interactive(args) -> int:
         # The game id comes with the table; the session is made once it is known.
         await _run_with_ui(ui, config, None)
 
-    run_app(main, ascii=args.ascii)
-    return 0
+    return _run_and_report(main, args.ascii)
 
 
 def _pick_table() -> tuple[str, int]:
@@ -230,7 +262,6 @@ def resume_interactive(args) -> int:
     """A person back at the table after a crash or a lost connection."""
     from p2pcards.netsession import NetworkSession
     from p2pcards.runner import RunError, resume_seat
-    from p2pcards.ui.app import run_app
 
     async def main(ui) -> None:
         session = NetworkSession(None)
@@ -244,11 +275,9 @@ def resume_interactive(args) -> int:
             result = await resume_seat(args.statefile, decide=session.decide, on_driver=on_driver,
                                        on_change=session.changed)
         except RunError as exc:
-            ui.leave_table(f"Cannot come back: {exc}", "Type quit to leave.")
-            await trio.sleep_forever()
+            await _stopped(ui, session, f"Cannot come back: {exc}", exc)
         session.changed()
         ui.say(f"The log is kept in {result.log_path}. Type quit to leave.", "class:label")
         await trio.sleep_forever()
 
-    run_app(main, ascii=args.ascii)
-    return 0
+    return _run_and_report(main, args.ascii)

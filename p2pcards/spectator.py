@@ -250,7 +250,7 @@ def watch(address: tuple[str, int], args) -> int:
     """``p2pcards join ADDR:PORT --watch``: the table on the terminal until the
     user quits. Exit 0 when the finished log was verified (and written with
     ``--out``), 1 when the watch stopped on an error."""
-    from p2pcards.ui.app import run_app
+    from p2pcards.netplay import run_table_app
 
     key = None
     if getattr(args, "key", None):
@@ -263,7 +263,7 @@ def watch(address: tuple[str, int], args) -> int:
     async def main(ui) -> int:
         return await watch_on(ui, spectator, out)
 
-    return run_app(main, ascii=getattr(args, "ascii", False)) or 0
+    return run_table_app(main, ascii=getattr(args, "ascii", False)) or 0
 
 
 async def watch_on(ui, spectator: Spectator, out: str | None = None) -> int:

@@ -55,6 +55,10 @@ class SeatDriver:
         torn last write is cut off) replayed through a fresh machine."""
         file = LogFile.open(log_path, repair=True)
         entries = list(file.log)
+        if not entries:
+            file.close()
+            raise LogError(0, f"{os.fspath(log_path)} holds not even the table entry (the file was cut short): "
+                              "there is no game to come back to")
         driver = cls(entries[0], seat, signer, seeds=seeds)
         for entry in entries[1:]:
             driver.receive(entry)

@@ -4,6 +4,7 @@ then handed to the service registered for its role (lobby, watch, mesh)."""
 from __future__ import annotations
 
 import logging
+import os
 from contextlib import asynccontextmanager
 from typing import AsyncIterator, Protocol
 
@@ -158,13 +159,22 @@ async def dial(identity: Identity, host: str, port: int, *, role: str, session: 
     except trio.TooSlowError:
         raise NetError(f"connecting to {host}:{port} timed out after {timeout}s") from None
     except OSError as exc:
-        raise NetError(f"cannot connect to {host}:{port}: {exc.strerror or exc}") from None
+        raise NetError(f"cannot connect to {host}:{port}: {_why_not(exc)}") from None
     framed = FramedStream(stream, limits, peer=f"{host}:{port}")
     try:
         return await initiate(framed, identity, role=role, session=session, expect_key=expect_key, timeout=timeout)
     except BaseException:
         await framed.aclose()
         raise
+
+
+def _why_not(exc: OSError) -> str:
+    """The reason a connection failed, in the system's words ("Connection
+    refused"); trio wraps the reasons of its attempts in a group."""
+    attempts = getattr(exc.__cause__, "exceptions", None) or [exc]
+    reasons = dict.fromkeys(os.strerror(e.errno) if isinstance(e.errno, int) and e.errno > 0
+                            else (e.strerror or str(e)) for e in attempts if isinstance(e, OSError))
+    return ", ".join(reasons) or str(exc)
 
 
 @asynccontextmanager

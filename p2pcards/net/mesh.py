@@ -100,6 +100,7 @@ class Mesh:
         self._space = trio.Event()
         self._changed = trio.Event()
         self._closing = False
+        self._vanishing = False
         self._paused_until = -math.inf  # drop(): no connections before this time
 
     # -- driver API ------------------------------------------------------------
@@ -157,6 +158,14 @@ class Mesh:
         missing = [f"{s} ({p.info.name}: {p.reason or 'never connected'})"
                    for s, p in self.peers.items() if p.channel is None]
         raise MeshError(f"not connected after {timeout}s to seat(s) {', '.join(missing)}")
+
+    async def wait_any_connected(self, timeout: float) -> bool:
+        """Whether some peer is (or gets) connected within ``timeout`` seconds."""
+        with trio.move_on_after(timeout):
+            while not any(p.channel is not None for p in self.peers.values()):
+                await self._changed.wait()
+            return True
+        return False
 
     def drop(self, seconds: float) -> None:
         """Cut every connection and stay offline for ``seconds`` (a Wi-Fi drop,
@@ -334,9 +343,19 @@ class Mesh:
             delay, attempt = self.backoff[0], 0
             await self._run_connection(peer, channel)
 
+    def vanish(self) -> None:
+        """Close without a bye, as a crash would: the others keep redialling
+        this seat, which means to come back (``p2pcards resume``)."""
+        self._vanishing = True
+
     async def _close(self, timeout: float) -> None:
         """Say bye to every peer after flushing its queue, then wait briefly for theirs."""
         self._closing = True
+        if self._vanishing:
+            for p in self.peers.values():
+                if p.scope is not None:
+                    p.scope.cancel()
+            return
         live = [p for p in self.peers.values() if p.queue is not None]
         for p in live:
             try:
