@@ -28,6 +28,9 @@ MAX_AHEAD = 256  # places past the log's end an entry may be for, to be kept
 AHEAD_PER_AUTHOR = 8  # entries kept from one author for places not reached yet
 AHEAD_BYTES_PER_AUTHOR = 2 * MAX_ENTRY  # bytes kept from one author (two full-size entries)
 
+# What one peer's messages may take in another's inbox before its connection is read no further.
+MAX_INBOX_BYTES = 8 * MAX_FRAME  # bytes
+
 # Connections not yet authenticated (p2pcards.net.endpoint).
 PRE_AUTH_TIMEOUT = 3.0  # seconds a new connection has to present its hello
 MAX_PRE_AUTH = 64  # connections waiting for their hello, in all

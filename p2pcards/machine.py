@@ -239,9 +239,10 @@ class TableMachine:
         if (
             not isinstance(chat, list)
             or len(chat) > MAX_CHAT
-            or not all(isinstance(t, str) and 0 < len(t) <= MAX_CHAT_LEN for t in chat)
+            or not all(isinstance(t, str) and 0 < len(t) <= MAX_CHAT_LEN and t.isprintable() for t in chat)
         ):
-            raise Violation(seat, "bad-entry", f"chat must be up to {MAX_CHAT} texts of up to {MAX_CHAT_LEN} characters")
+            raise Violation(seat, "bad-entry", f"chat must be up to {MAX_CHAT} texts of up to {MAX_CHAT_LEN} "
+                                               "printable characters")
         return list(chat)
 
     # ----- dealing
@@ -533,9 +534,11 @@ class TableMachine:
             raise Violation(accuser, "bad-entry", f"seat {accuser} is not the referee and cannot blame seat {culprit}")
         if not isinstance(kind, str) or not isinstance(detail, str):
             raise Violation(accuser, "bad-entry", "an abort needs a kind and a detail")
-        if len(kind) > limits.MAX_ABORT_KIND or len(detail) > limits.MAX_ABORT_DETAIL:
+        if (len(kind) > limits.MAX_ABORT_KIND or len(detail) > limits.MAX_ABORT_DETAIL
+                or not kind.isprintable() or not detail.isprintable()):
+            # Shown to people on terminals: printable, like names.
             raise Violation(accuser, "bad-entry", f"an abort's kind and detail are at most {limits.MAX_ABORT_KIND}"
-                                                  f" and {limits.MAX_ABORT_DETAIL} characters")
+                                                  f" and {limits.MAX_ABORT_DETAIL} printable characters")
         self.aborts.append((entry.seq, Violation(culprit, kind, detail)))
         self._abort_authors[entry.seq] = accuser
         if self._next_revealer() is None and not self._deal_closed:

@@ -37,6 +37,7 @@ from p2pcards.games import IllegalAction
 from p2pcards.limits import MAX_AHEAD
 from p2pcards.log import END, Entry, LogError
 from p2pcards.machine import ABORT, ACTION, MAX_CHAT, MAX_CHAT_LEN, Violation
+from p2pcards.net.messages import printable
 from p2pcards.net.ratelog import RateLimitedLog
 from p2pcards.table import SeatDriver
 
@@ -396,7 +397,7 @@ class TablePeer:
             pass  # a late copy of a signature on entry 0, which we have
         elif kind == "chat":
             text = msg["text"]
-            if isinstance(text, str) and 0 < len(text) <= MAX_CHAT_LEN:
+            if isinstance(text, str) and 0 < len(text) <= MAX_CHAT_LEN and text.isprintable():
                 self._show_live_chat(sender, text)
                 self._wake()
         else:
@@ -605,7 +606,7 @@ class TablePeer:
 
     # ----- for the UI
     async def chat(self, text: str) -> None:
-        text = text.strip()[:MAX_CHAT_LEN]
+        text = printable(text.strip(), MAX_CHAT_LEN)  # the log takes printable text only
         if not text:
             return
         self.chat_out.append(text)

@@ -15,6 +15,7 @@ import threading
 from p2pcards import limits
 from p2pcards.games import IllegalAction
 from p2pcards.log import END, Entry, GameLog, LogError, LogFile, assemble, check_body_signature, sign_body
+from p2pcards.net.messages import printable
 from p2pcards.machine import ABORT, ACTION, Expect, TableMachine, Violation, new_machine
 from p2pcards.seat import Seat
 
@@ -136,8 +137,8 @@ class SeatDriver:
 
     def write_abort(self, violation: Violation, evidence: list[bytes] | None = None) -> Entry:
         # Cut to the limits every machine checks, or our own abort would be refused.
-        payload = {"culprit": violation.seat, "kind": violation.kind[:limits.MAX_ABORT_KIND],
-                   "detail": violation.detail[:limits.MAX_ABORT_DETAIL]}
+        payload = {"culprit": violation.seat, "kind": printable(violation.kind, limits.MAX_ABORT_KIND),
+                   "detail": printable(violation.detail, limits.MAX_ABORT_DETAIL)}
         if evidence:
             payload["evidence"] = list(evidence)
         return self._sign_and_take(ABORT, payload)

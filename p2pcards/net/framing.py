@@ -192,6 +192,7 @@ class FramedStream:
         self._send_cipher: FrameCipher | None = None
         self._recv_cipher: FrameCipher | None = None
         self.closed = False
+        self.last_size = 0  # bytes of the last frame received
 
     def seal_with(self, send_key: bytes, receive_key: bytes) -> None:
         self._send_cipher, self._recv_cipher = FrameCipher(send_key), FrameCipher(receive_key)
@@ -221,6 +222,7 @@ class FramedStream:
         while True:
             body = self._decoder.next_body()
             if body is not None:
+                self.last_size = len(body)
                 if self._recv_cipher is not None:
                     body = self._recv_cipher.open(body)
                 return body, decode_body(body, self.limits)

@@ -16,6 +16,7 @@ from typing import Any, AsyncIterator
 
 import trio
 
+from .. import limits
 from .endpoint import Endpoint
 from .errors import HandshakeError, MeshError, NetError, ProtocolError
 from .framing import pack_message
@@ -32,6 +33,7 @@ class Message:
     seat: int
     msg: Any
     epoch: int
+    size: int = 0  # bytes on the wire, for the inbox's bound
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,9 @@ class Mesh:
         # while inbox_size of its messages are undelivered, so a flooding peer only
         # holds itself up.
         self.inbox_size = inbox_size
+        self.inbox_bytes = limits.MAX_INBOX_BYTES  # and while that many bytes of them are
         self._undelivered = {seat: 0 for seat in self.peers}
+        self._undelivered_bytes = {seat: 0 for seat in self.peers}
         self._inbox_send, self._inbox_recv = trio.open_memory_channel(math.inf)
         self._space = trio.Event()
         self._changed = trio.Event()
@@ -127,7 +131,8 @@ class Mesh:
             raise MeshError("the mesh is closed") from None
         if isinstance(event, Message):
             self._undelivered[event.seat] -= 1
-            if self._undelivered[event.seat] < self.inbox_size:
+            self._undelivered_bytes[event.seat] -= event.size
+            if not self._inbox_full(event.seat):
                 self._space.set()
                 self._space = trio.Event()
         return event
@@ -185,10 +190,14 @@ class Mesh:
         except trio.ClosedResourceError:
             pass
 
+    def _inbox_full(self, seat: int) -> bool:
+        return self._undelivered[seat] >= self.inbox_size or self._undelivered_bytes[seat] >= self.inbox_bytes
+
     async def _post_message(self, event: Message) -> None:
-        while self._undelivered[event.seat] >= self.inbox_size:
+        while self._inbox_full(event.seat):
             await self._space.wait()
         self._undelivered[event.seat] += 1
+        self._undelivered_bytes[event.seat] += event.size
         self._post(event)
 
     def _enqueue(self, peer: _Peer, body: bytes) -> bool:
@@ -281,7 +290,7 @@ class Mesh:
                 if t == "app":
                     if "m" not in msg:
                         raise ProtocolError("'app' message without 'm'")
-                    await self._post_message(Message(peer.info.seat, msg["m"], epoch))
+                    await self._post_message(Message(peer.info.seat, msg["m"], epoch, channel.framed.last_size))
                 elif t == "bye":
                     outcome.append(("peer closed the mesh: " + (get_str(msg, "reason", optional=True) or ""),
                                     True, False))

@@ -100,6 +100,13 @@ def check_name(name: Any, what: str = "name") -> str:
     return name
 
 
+def printable(text: str, max_len: int) -> str:
+    """Text from the network made safe for a terminal: at most ``max_len``
+    characters, each one the name rule refuses (controls such as ESC and BEL)
+    shown as '?'. For what is displayed, not checked (names are refused instead)."""
+    return "".join(c if c.isprintable() else "?" for c in text[:max_len])
+
+
 def check_options(options: Any) -> dict[str, str | int | bool]:
     if not isinstance(options, dict) or len(options) > MAX_OPTIONS:
         raise ProtocolError(f"options must be a map of at most {MAX_OPTIONS} entries")
