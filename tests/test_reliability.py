@@ -1,0 +1,278 @@
+"""Issue 12: failures are one clear line; no seated player or stranger can
+stall or crash the others; peers catch up, give up, and survive a full disk.
+Real processes and real sockets on loopback."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+import pytest
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2pcards.log import Entry, make_entry
+from p2pcards.net import Message
+from p2pcards.runner import SeatConfig, agree_genesis, run_seat, split_options
+from tests.clirun import environment, run_cli
+
+LOCAL = "127.0.0.1"
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind((LOCAL, 0))
+        return s.getsockname()[1]
+
+
+def rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")
+
+
+def open_fds(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+# ----- a bot host in its own process ---------------------------------------------------------
+
+@dataclass
+class HostProcess:
+    proc: trio.Process
+    port: int
+    lines: list[str]
+    stderr_path: str
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def stderr(self) -> str:
+        with open(self.stderr_path, errors="replace") as f:
+            return f.read()
+
+
+@asynccontextmanager
+async def bot_host(tmp_path, game="bura", players=2, options=("table.turn_timeout=6",), name="host"):
+    """``p2pcards host GAME --bot greedy`` as a process; yields once it listens."""
+    home = tmp_path / f"{name}-home"
+    command = [sys.executable, "-m", "p2pcards", "host", game, "--players", str(players), "--bot", "greedy",
+               "--print-port", "--bind", LOCAL, "--port", "0", "--log-dir", str(tmp_path / f"{name}-logs"),
+               "--name", name, "--seed", "1"]
+    for option in options:
+        command += ["-o", option]
+    err_path = str(tmp_path / f"{name}.err")
+    with open(err_path, "wb") as err:
+        async with trio.open_nursery() as nursery:
+            proc = await nursery.start(lambda task_status=trio.TASK_STATUS_IGNORED: trio.run_process(
+                command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err, env=environment(home),
+                check=False, task_status=task_status))
+            lines: list[str] = []
+            ready = trio.Event()
+
+            async def read_stdout():
+                buffer = b""
+                async for chunk in proc.stdout:
+                    buffer += chunk
+                    *done, buffer = buffer.split(b"\n")
+                    lines.extend(line.decode() for line in done)
+                    if any(line.startswith("PORT ") for line in lines):
+                        ready.set()
+                ready.set()
+
+            nursery.start_soon(read_stdout)
+            with trio.fail_after(30):
+                await ready.wait()
+            port = int(next(line for line in lines if line.startswith("PORT ")).split()[1])
+            try:
+                yield HostProcess(proc, port, lines, err_path)
+            finally:
+                if proc.returncode is None:
+                    proc.kill()
+
+
+# ----- (a) every failure is one clear line and an exit code ------------------------------
+
+def test_join_to_a_closed_port_is_one_line(tmp_path):
+    line = run_cli(["join", f"{LOCAL}:{closed_port()}"], tmp_path, tty=True).one_clear_line()
+    assert "cannot connect" in line and "Connection refused" in line
+
+
+def test_bot_to_a_closed_port_is_one_line(tmp_path):
+    line = run_cli(["bot", f"{LOCAL}:{closed_port()}"], tmp_path).one_clear_line()
+    assert "Connection refused" in line
+
+
+def test_play_without_a_terminal_is_one_line(tmp_path):
+    outcome = run_cli(["play", "kanasta"], tmp_path, stdin=subprocess.DEVNULL)
+    assert "needs a terminal" in outcome.one_clear_line()
+
+
+def test_resume_of_files_that_are_no_state_file_is_one_line(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("# not a state file\n")
+    readme.chmod(0o644)  # readable by others, yet what matters is that it is no state file
+    line = run_cli(["resume", str(readme)], tmp_path).one_clear_line()
+    assert "not a p2pcards state file" in line and "chmod" not in line
+    log = tmp_path / "bura-1234-seat1.p2plog"
+    shutil.copyfile(os.path.join(os.path.dirname(__file__), "..", "replays", "bura-3p.p2plog"), log)
+    log.chmod(0o600)
+    line = run_cli(["resume", str(log)], tmp_path).one_clear_line()
+    assert "is a game's log" in line and f"{log}.state" in line
+    assert "no state file" in run_cli(["resume", str(tmp_path / "gone.state")], tmp_path).one_clear_line()
+
+
+async def test_joining_a_table_already_in_play_is_one_line(tmp_path):
+    async with bot_host(tmp_path, options=("table.turn_timeout=60",)) as host:
+        async with seated_intruder(host.port) as _:  # the table is full and in play, held by a silent seat
+            for args, tty in ((["join", f"{LOCAL}:{host.port}"], True), (["bot", f"{LOCAL}:{host.port}"], False)):
+                outcome = await trio.to_thread.run_sync(lambda: run_cli(args, tmp_path / "other", tty=tty))
+                assert "no table is waiting for players here" in outcome.one_clear_line()
+
+
+# ----- a seated player played by the test ------------------------------------------------------
+
+@dataclass
+class Intruder:
+    mesh: object
+    seat: int
+    key: Ed25519PrivateKey
+    genesis: Entry
+    backlog: list
+
+    async def next_entry(self) -> Entry:
+        """The next entry the others send (from the backlog first)."""
+        while True:
+            event = self.backlog.pop(0) if self.backlog else await self.mesh.receive()
+            if isinstance(event, Message) and isinstance(event.msg, dict) and event.msg.get("t") == "entry":
+                return Entry.from_wire(event.msg["raw"])
+
+    async def send_paced(self, msg: dict) -> None:
+        """Send, waiting while our own queue to the host is long (our memory, not the test's point)."""
+        await self.mesh.broadcast(msg)
+        while any(s.queued > 2 for s in self.mesh.peer_status().values()):
+            await trio.sleep(0.005)
+
+
+@asynccontextmanager
+async def seated_intruder(port: int):
+    """Join the host's table as a real player (lobby, mesh, signed entry 0), then do as the test says."""
+    from p2pcards.net import join_table, open_endpoint, open_mesh
+
+    key = Ed25519PrivateKey.generate()
+    async with open_endpoint(key, "intruder", bind=LOCAL) as endpoint:
+        table = await join_table(endpoint, LOCAL, port)
+        rules, settings = split_options(table.options)
+        seat = table.seat_of(endpoint.identity.public_key)
+        async with open_mesh(endpoint, table, seat, ready_timeout=30) as mesh:
+            genesis, backlog = await agree_genesis(mesh, table, seat, key, rules, settings)
+            yield Intruder(mesh, seat, key, genesis, backlog)
+
+
+# ----- (b) a flooding seated player neither swells nor stalls the host ---------------------
+
+JUNK = 1_000_000  # bytes of payload: entries just under the one entry limit
+
+
+async def test_flooding_seated_player_is_bounded_and_blamed(tmp_path):
+    from p2pcards.audit import audit_file
+
+    async with bot_host(tmp_path, options=("table.turn_timeout=60",)) as host:
+        async with seated_intruder(host.port) as me:
+            first = await me.next_entry()  # the host's shuffle, entry 1; entry 2 is ours
+            before = rss_mb(host.pid), open_fds(host.pid)
+            peak = list(before)
+
+            def measure():
+                peak[0], peak[1] = max(peak[0], rss_mb(host.pid)), max(peak[1], open_fds(host.pid))
+
+            for k in range(300):  # signed by us, for places ahead of the log: at most a few are kept
+                junk = make_entry(3 + k, os.urandom(32), me.seat, "action", {"deal": 0, "junk": b"j" * JUNK}, me.key)
+                await me.send_paced({"t": "entry", "raw": junk.raw})
+                if k % 50 == 0:
+                    measure()
+            for k in range(300):  # "by the host", for places ahead, signature forged: nothing is kept
+                junk = make_entry(3 + k, os.urandom(32), 0, "action", {"deal": 0, "junk": b"f" * JUNK}, me.key)
+                await me.send_paced({"t": "entry", "raw": junk.raw})
+                if k % 50 == 0:
+                    measure()
+            for k in range(20000):  # acknowledgements of places far away
+                ack = {"t": "ack", "seq": 3 + k * 499, "hash": os.urandom(32)}
+                await (me.send_paced(ack) if k % 200 == 0 else me.mesh.broadcast(ack))
+            measure()
+            # Then our due entry: an abort with a 600 KB detail (over the limit of every machine).
+            bomb = make_entry(2, first.hash, me.seat, "abort",
+                              {"culprit": None, "kind": "x", "detail": "d" * 600_000}, me.key)
+            await me.send_paced({"t": "entry", "raw": bomb.raw})
+            with trio.fail_after(60):
+                await host.proc.wait()
+    print(f"\nflooding seated player: host RSS {before[0]:.0f} -> peak {peak[0]:.0f} MB, "
+          f"fds {before[1]} -> peak {peak[1]}")
+    assert host.proc.returncode == 0, host.stderr()
+    assert peak[0] - before[0] < 60, (before, peak)
+    assert peak[1] - before[1] < 16, (before, peak)
+    assert len(host.stderr().splitlines()) < 100  # refusals are logged rate-limited
+    log_path = [line for line in host.lines if line.startswith("{")][-1].split('"log": "')[1].split('"')[0]
+    report = audit_file(log_path)
+    assert [(v["seat"], v["kind"]) for v in report.violations] == [(me.seat, "bad-entry")], report.violations
+
+
+# ----- (b) a flood of strangers' connections locks nobody out ------------------------------
+
+@asynccontextmanager
+async def idle_connections(port: int, count: int):
+    """``count`` TCP connections to ``port`` that never say a word."""
+    streams = []
+    try:
+        for _ in range(count):
+            streams.append(await trio.open_tcp_stream(LOCAL, port))
+        yield streams
+    finally:
+        for stream in streams:
+            with trio.move_on_after(1) as scope:
+                scope.shield = True
+                await stream.aclose()
+
+
+async def test_500_idle_connections_do_not_lock_the_lobby(tmp_path):
+    async with bot_host(tmp_path) as host:
+        before = rss_mb(host.pid), open_fds(host.pid)
+        async with idle_connections(host.port, 500):
+            during = rss_mb(host.pid), open_fds(host.pid)
+            joiner = await trio.to_thread.run_sync(lambda: run_cli(
+                ["bot", f"{LOCAL}:{host.port}", "--log-dir", str(tmp_path / "joiner"), "--seed", "2"],
+                tmp_path / "joiner-home", timeout=120))
+            with trio.fail_after(60):
+                await host.proc.wait()
+    print(f"\n500 idle connections: host RSS {before[0]:.0f} -> {during[0]:.0f} MB, fds {before[1]} -> {during[1]}")
+    assert joiner.code == 0, joiner.stderr
+    assert host.proc.returncode == 0, host.stderr()
+    assert during[1] - before[1] <= 80, (before, during)  # the waiting room's bound, not 500
+    assert during[0] - before[0] < 30, (before, during)
+    assert len(host.stderr().splitlines()) < 100, host.stderr()[-2000:]
+
+
+async def test_silent_connections_do_not_keep_a_player_from_coming_back(caplog):
+    """During play, a flood of silent connections to a seat; another seat's
+    connection breaks and comes back through it at once."""
+    from p2pcards.net import open_mesh
+    from tests.test_net_mesh import Endpoints, make_table
+
+    async with Endpoints(2) as E:
+        table = make_table(E.eps)
+        async with open_mesh(E.eps[0], table, 0, ready_timeout=None) as mesh0, \
+                open_mesh(E.eps[1], table, 1, ready_timeout=None, backoff=(0.01, 0.05)) as mesh1:
+            await mesh0.wait_all_connected(10)
+            async with idle_connections(E.eps[0].port, 500):
+                mesh1.drop(0.01)  # seat 1 loses its connection and redials
+                with trio.fail_after(4):  # sooner than any of the flood's connections times out
+                    while not (mesh1.peer_status()[0].connected and mesh1.peer_status()[0].epoch >= 2):
+                        await mesh1._changed.wait()
