@@ -276,3 +276,98 @@ async def test_silent_connections_do_not_keep_a_player_from_coming_back(caplog):
                 with trio.fail_after(4):  # sooner than any of the flood's connections times out
                     while not (mesh1.peer_status()[0].connected and mesh1.peer_status()[0].epoch >= 2):
                         await mesh1._changed.wait()
+
+
+# ----- (c) a peer that missed an entry asks for it ----------------------------------------------
+
+class LosesOneEntry:
+    """A seat's mesh that loses one entry (the first by ``author`` at or past
+    ``seq``) on its way in, as if it had never been sent to this seat."""
+
+    def __init__(self, mesh, author: int, seq: int):
+        self._mesh, self.author, self.seq = mesh, author, seq
+        self.lost: int | None = None
+        self.asked: list[int] = []
+
+    def __getattr__(self, name):
+        return getattr(self._mesh, name)
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        while True:
+            event = await self._mesh.__anext__()
+            msg = event.msg if isinstance(event, Message) else None
+            if self.lost is None and isinstance(msg, dict) and msg.get("t") == "entry":
+                entry = Entry.from_wire(msg["raw"])
+                if entry.author == self.author and entry.seq >= self.seq:
+                    self.lost = entry.seq
+                    continue
+            return event
+
+    async def send(self, seat, msg):
+        if isinstance(msg, dict) and msg.get("t") == "have":
+            self.asked.append(msg["next"])
+        return await self._mesh.send(seat, msg)
+
+
+async def test_a_peer_that_missed_an_entry_asks_for_it(tmp_path):
+    players, lossy = 3, {}
+    port_ready, port, results = trio.Event(), [], {}
+
+    async def seat(i):
+        config = SeatConfig(name=f"p{i}", private_key=Ed25519PrivateKey.generate(), bind=LOCAL,
+                            log_dir=str(tmp_path / f"l{i}"), strategy="random", bot_seed=i)
+        if i == 0:
+            config.game, config.players = "bura", players
+            config.options = {"rounds": 1, "table.proof_rounds": 8, "table.turn_timeout": 20}
+            config.on_port = lambda p: (port.append(p), port_ready.set())
+        else:
+            await port_ready.wait()
+            await trio.sleep(0.05 * i)  # join in seat order
+            config.join = (LOCAL, port[0])
+
+        def on_driver(peer):
+            if i == 2:
+                peer.mesh = lossy[i] = LosesOneEntry(peer.mesh, author=1, seq=5)
+
+        results[i] = await run_seat(config, on_driver=on_driver)
+
+    # Stuck, seat 2 would be blamed "silent" after the 20 s turn time; it catches up and nobody is blamed.
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            for i in range(players):
+                nursery.start_soon(seat, i)
+    assert lossy[2].lost is not None and lossy[2].lost in lossy[2].asked
+    machine = results[0].driver.machine
+    assert machine.finished and not machine.aborted
+    logs = [open(results[i].log_path, "rb").read() for i in range(players)]
+    assert logs[0] == logs[1] == logs[2]
+
+
+# ----- (c) coming back to a table that is over, or from a log cut short --------------------------
+
+async def test_resume_after_the_table_ended_gives_up_with_one_line(tmp_path):
+    options = ("table.turn_timeout=2", "table.rejoin_timeout=2")
+    async with bot_host(tmp_path, options=options) as host:
+        env = dict(environment(tmp_path / "joiner-home"), P2PCARDS_CRASH="1:6")  # the joiner dies at entry 6
+        joiner = await trio.run_process(
+            [sys.executable, "-m", "p2pcards", "bot", f"{LOCAL}:{host.port}", "--print-port",
+             "--log-dir", str(tmp_path / "joiner"), "--seed", "2"],
+            stdin=subprocess.DEVNULL, capture_stdout=True, capture_stderr=True, env=env, check=False)
+        assert joiner.returncode == -9
+        with trio.fail_after(60):
+            await host.proc.wait()  # the host blamed the joiner for leaving and finished
+    state = next(line.split(" ", 1)[1] for line in joiner.stdout.decode().splitlines() if line.startswith("STATE "))
+    started = trio.current_time()
+    outcome = await trio.to_thread.run_sync(lambda: run_cli(["resume", state, "--bot"], tmp_path / "joiner-home"))
+    assert "nobody from this table answered" in outcome.one_clear_line()
+    assert trio.current_time() - started < 30  # bounded, not 600 s of redialling
+
+    from p2pcards.log import HEADER
+    log_path = state[: -len(".state")]
+    with open(log_path, "wb") as f:
+        f.write(HEADER)  # the log cut to its header
+    line = run_cli(["resume", state, "--bot"], tmp_path / "joiner-home").one_clear_line()
+    assert "holds not even the table entry" in line
