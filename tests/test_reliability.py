@@ -371,3 +371,99 @@ async def test_resume_after_the_table_ended_gives_up_with_one_line(tmp_path):
         f.write(HEADER)  # the log cut to its header
     line = run_cli(["resume", state, "--bot"], tmp_path / "joiner-home").one_clear_line()
     assert "holds not even the table entry" in line
+
+
+# ----- (c) a full disk stops a seat as a crash would, and it comes back ----------------------
+
+async def test_a_full_disk_stops_the_seat_without_a_bye_and_it_comes_back(tmp_path, monkeypatch):
+    """Seat 1 of 3 runs out of disk space mid-match: it stops with a clear
+    error, leaves no temporary file, and does not say bye, so seat 2 keeps
+    redialling it; resumed, it finishes the match with the others, nobody blamed."""
+    import errno
+
+    from p2pcards import identity, log as logmod
+    from p2pcards.runner import RunError, resume_seat
+
+    players, port_ready, port, results, failure = 3, trio.Event(), [], {}, []
+    full = {"fd": None, "after": 8}
+    write_all = logmod._write_all
+
+    def disk(fd, data):
+        if fd == full["fd"]:
+            full["after"] -= 1
+            if full["after"] < 0:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        write_all(fd, data)
+
+    monkeypatch.setattr(logmod, "_write_all", disk)
+    key1 = identity.load_or_create(tmp_path / "seat1.pem")
+
+    async def seat(i):
+        config = SeatConfig(name=f"p{i}", private_key=Ed25519PrivateKey.generate(), bind=LOCAL,
+                            log_dir=str(tmp_path / f"l{i}"), strategy="random", bot_seed=i)
+        if i == 1:
+            config.private_key, config.key_path = key1.private_key, str(key1.path)
+            config.on_state = lambda path: failure.append(path)
+        if i == 0:
+            config.game, config.players = "bura", players
+            config.options = {"rounds": 1, "table.proof_rounds": 8, "table.turn_timeout": 30,
+                              "table.rejoin_timeout": 60}
+            config.on_port = lambda p: (port.append(p), port_ready.set())
+        else:
+            await port_ready.wait()
+            await trio.sleep(0.05 * i)  # join in seat order
+            config.join = (LOCAL, port[0])
+
+        def on_driver(peer):
+            if i == 1:
+                full["fd"] = peer.driver.file._fd
+
+        if i != 1:
+            results[i] = await run_seat(config, on_driver=on_driver)
+            return
+        with pytest.raises(RunError) as stopped:
+            await run_seat(config, on_driver=on_driver)
+        failure.append(str(stopped.value))
+        full["fd"] = None  # room on the disk again
+        results[i] = await resume_seat(failure[0])
+
+    with trio.fail_after(180):
+        async with trio.open_nursery() as nursery:
+            for i in range(players):
+                nursery.start_soon(seat, i)
+    state_file, error = failure
+    assert "No space left on device" in error and f"p2pcards resume {state_file}" in error
+    assert not [p for p in os.listdir(tmp_path / "l1") if p.endswith(".tmp")]
+    machine = results[0].driver.machine
+    assert machine.finished and not machine.aborted, machine.aborts
+    logs = [open(results[i].log_path, "rb").read() for i in range(players)]
+    assert logs[0] == logs[1] == logs[2]
+
+
+def test_a_state_file_that_cannot_be_saved_leaves_no_temporary_file(tmp_path, monkeypatch):
+    import errno
+
+    from p2pcards import statefile
+
+    state = statefile.SeatState(str(tmp_path / "g.p2plog"), 1, "p1", "k.pem", LOCAL, 1, {})
+    target = statefile.state_path(state.log_path)
+    statefile.save(target, state)
+    real_fsync = os.fsync
+
+    def full_disk(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", full_disk)
+    state.name = "changed"
+    with pytest.raises(statefile.StateError, match="No space left on device"):
+        statefile.save(target, state)
+    monkeypatch.setattr(os, "fsync", real_fsync)
+    assert sorted(os.listdir(tmp_path)) == ["g.p2plog.state"]
+    assert statefile.load(target).name == "p1"  # the last good state stays
+
+
+def test_a_log_directory_that_cannot_be_written_is_one_line(tmp_path):
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("a file where the log directory should be")
+    line = run_cli(["bot", f"{LOCAL}:{closed_port()}", "--log-dir", str(blocked / "games")], tmp_path).one_clear_line()
+    assert "cannot keep the game's log in" in line
