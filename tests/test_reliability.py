@@ -467,3 +467,57 @@ def test_a_log_directory_that_cannot_be_written_is_one_line(tmp_path):
     blocked.write_text("a file where the log directory should be")
     line = run_cli(["bot", f"{LOCAL}:{closed_port()}", "--log-dir", str(blocked / "games")], tmp_path).one_clear_line()
     assert "cannot keep the game's log in" in line
+
+
+# ----- (b) strings from the network are printable before they reach a terminal --------------
+
+HOSTILE = "\x1b]0;owned\x07\x1b[2J\x1b[31mEve\x9b"
+
+
+def printable_only(text: str) -> bool:
+    return all(c.isprintable() for c in text)
+
+
+def test_advertised_fields_are_made_printable():
+    from p2pcards.net import discovery
+
+    class Info:
+        name = "x._p2pcards._tcp.local."
+        properties = {b"game": ("bura" + HOSTILE).encode(), b"wanted": b"2", b"seated": b"1",
+                      b"host": HOSTILE.encode(), b"v": b"1"}
+        port = 7531
+
+        def parsed_addresses(self):
+            return ["10.0.0.1"]
+
+    ad = discovery._parse_ad(Info())
+    assert printable_only(ad.describe()) and "Eve" in ad.describe()
+
+
+async def test_a_hostile_advertisement_reaches_tables_printable(monkeypatch):
+    """A real mDNS record on loopback whose TXT fields (which may hold any bytes) carry escapes."""
+    from p2pcards.net import discovery
+    from tests.test_net_discovery import multicast_loopback_problem
+
+    if not discovery.available():
+        pytest.skip("zeroconf is not installed")
+    problem = await trio.to_thread.run_sync(multicast_loopback_problem)
+    if problem:
+        pytest.skip(problem)
+    lo = ["127.0.0.1"]
+    tid = os.urandom(16)
+    # The instance name may not hold controls (zeroconf refuses it); the TXT fields may.
+    monkeypatch.setattr(discovery, "_instance_name", lambda *_: f"hostile {tid.hex()[:8]}.{discovery.SERVICE_TYPE}")
+    with trio.fail_after(30):
+        async with discovery.advertise(game="bura" + HOSTILE, wanted=2, seated=1, host_name=HOSTILE, port=7531,
+                                       table_id=tid, addresses=lo, interfaces=lo):
+            found = [a for a in await discovery.browse(2.5, interfaces=lo) if a.table_id == tid]
+    assert len(found) == 1 and printable_only(found[0].describe()) and "Eve" in found[0].describe()
+
+
+def test_chat_and_abort_texts_must_be_printable():
+    from p2pcards.machine import TableMachine, Violation
+
+    with pytest.raises(Violation, match="printable"):
+        TableMachine._check_chat(1, ["hi" + HOSTILE])
+    assert TableMachine._check_chat(1, ["dzień dobry"]) == ["dzień dobry"]
