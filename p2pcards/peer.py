@@ -521,7 +521,15 @@ class TablePeer:
             seq = Entry.from_wire(evidence[0]).seq
             if self.driver.final_len <= seq < len(self.driver.log):
                 self._rollback(seq)
-        entry = self.driver.write_abort(violation, evidence)
+        try:
+            entry = self.driver.write_abort(violation, evidence)
+        except LogError as exc:
+            # The evidence is too big to go into an entry: an abort without it would be
+            # a false accusation. The culprit did not send its due entry either, so
+            # the turn's time names it.
+            log.warning("seat %s: cannot write the abort for %s: %s", self.seat, violation, exc)
+            self.accusation = None
+            return
         self.accusation = None
         await self._send_entry(entry)
         self._wake()

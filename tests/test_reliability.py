@@ -16,6 +16,7 @@ import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from p2pcards.limits import MAX_ENTRY
 from p2pcards.log import Entry, make_entry
 from p2pcards.net import Message
 from p2pcards.runner import SeatConfig, agree_genesis, run_seat, split_options
@@ -224,6 +225,28 @@ async def test_flooding_seated_player_is_bounded_and_blamed(tmp_path):
     report = audit_file(log_path)
     assert [(v["seat"], v["kind"]) for v in report.violations] == [(me.seat, "bad-entry")], report.violations
 
+
+
+async def test_an_entry_too_big_to_be_evidence_does_not_crash_the_referee(tmp_path):
+    """Our due entry, a broken abort of the greatest size an entry may have: it
+    cannot go into the host's abort as evidence; the host goes on and blames us
+    when our turn's time is up."""
+    from p2pcards.audit import audit_file
+
+    async with bot_host(tmp_path, options=("table.turn_timeout=3",)) as host:
+        async with seated_intruder(host.port) as me:
+            first = await me.next_entry()
+            bomb = make_entry(2, first.hash, me.seat, "abort",
+                              {"culprit": None, "kind": "x", "detail": "d" * (MAX_ENTRY - 200)}, me.key)
+            assert MAX_ENTRY - 100 < len(bomb.raw) <= MAX_ENTRY
+            await me.send_paced({"t": "entry", "raw": bomb.raw})
+            with trio.fail_after(60):
+                await host.proc.wait()
+    assert host.proc.returncode == 0, host.stderr()
+    log_path = [line for line in host.lines if line.startswith("{")][-1].split('"log": "')[1].split('"')[0]
+    report = audit_file(log_path)
+    # We never acknowledged the host's entry either: "silent" (nothing came from us in time).
+    assert [(v["seat"], v["kind"]) for v in report.violations] == [(me.seat, "silent")], report.violations
 
 # ----- (b) a flood of strangers' connections locks nobody out ------------------------------
 
