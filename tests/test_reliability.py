@@ -544,3 +544,45 @@ def test_chat_and_abort_texts_must_be_printable():
     with pytest.raises(Violation, match="printable"):
         TableMachine._check_chat(1, ["hi" + HOSTILE])
     assert TableMachine._check_chat(1, ["dzień dobry"]) == ["dzień dobry"]
+
+
+# ----- (a) a game that stops at the table: the player reads why, quits, and gets the line ---------
+
+def test_a_game_stopped_at_the_table_ends_with_its_reason_once_the_player_quits():
+    import io
+
+    from prompt_toolkit.data_structures import Size
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output.vt100 import Vt100_Output
+
+    from p2pcards.cli import CliError
+    from p2pcards.netplay import GameFailed, _stopped
+    from p2pcards.ui.app import run_app
+
+    class Seated:
+        peer = object()  # a table was shown
+
+    class NotSeated:
+        peer = None
+
+    for session, expected in ((Seated(), GameFailed), (NotSeated(), CliError)):
+        with create_pipe_input() as pipe:
+            output = Vt100_Output(io.StringIO(), lambda: Size(rows=20, columns=80), term="xterm")
+
+            async def main(ui):
+                pipe.send_text("quit\r")
+                await _stopped(ui, session, "The game could not go on: seat 1 vanished", RuntimeError("seat 1 vanished"))
+
+            with pytest.raises(expected, match="seat 1 vanished"):
+                run_app(main, input=pipe, output=output)
+
+
+def test_hosting_on_a_port_in_use_is_one_line(tmp_path):
+    with socket.socket() as busy:
+        busy.bind((LOCAL, 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        for args, tty in ((["host", "bura", "--players", "2", "--bind", LOCAL, "--port", str(port)], True),
+                          (["host", "bura", "--players", "2", "--bind", LOCAL, "--port", str(port), "--bot", "greedy"],
+                           False)):
+            assert "cannot listen on" in run_cli(args, tmp_path, tty=tty).one_clear_line()

@@ -213,6 +213,8 @@ class Mesh:
         return False
 
     def _cut(self, peer: _Peer, reason: str) -> None:
+        if peer.scope is not None and peer.scope.cancel_called:
+            return  # already being cut: one line per connection, however many sends fail meanwhile
         log.warning("[seat %d] seat %d (%s): dropping the connection: %s", self.my_seat, peer.info.seat,
                     peer.info.name, reason)
         peer.reason = reason
