@@ -10,7 +10,8 @@ the places nearest the log's end first.
 from __future__ import annotations
 
 from p2pcards import limits
-from p2pcards.log import Entry
+
+# Entries are p2pcards.log.Entry; not imported, so this sits below the log in the layers.
 
 
 class AheadBuffer:

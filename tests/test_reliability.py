@@ -586,3 +586,22 @@ def test_hosting_on_a_port_in_use_is_one_line(tmp_path):
                           (["host", "bura", "--players", "2", "--bind", LOCAL, "--port", str(port), "--bot", "greedy"],
                            False)):
             assert "cannot listen on" in run_cli(args, tmp_path, tty=tty).one_clear_line()
+
+
+def test_the_ahead_buffer_keeps_the_nearest_places_within_its_bounds():
+    from p2pcards.ahead import AheadBuffer
+
+    key = Ed25519PrivateKey.generate()
+
+    def entry(seq, author=1, size=10):
+        return make_entry(seq, bytes(32), author, "action", {"deal": 0, "pad": b"p" * size}, key)
+
+    buffer = AheadBuffer(per_author=2, bytes_per_author=10_000, window=50)
+    assert buffer.offer(entry(9), 4) and buffer.offer(entry(7), 4)
+    assert buffer.offer(entry(6), 4)  # nearer: pushes out place 9
+    assert not buffer.offer(entry(8), 4)  # farther than both kept
+    assert not buffer.offer(entry(60), 4) and not buffer.offer(entry(4), 4)  # outside the window
+    assert buffer.offer(entry(8, author=2), 4)  # another author has its own room
+    assert not buffer.offer(entry(5, author=3, size=20_000), 4)  # over the bytes of one author
+    assert len(buffer) == 3 and [e.seq for e in buffer.take(6)] == [6] and len(buffer) == 2
+    assert sorted(e.author for e in buffer.take(8)) == [2] and len(buffer) == 0  # place 7 forgotten
