@@ -43,6 +43,7 @@ from p2pcards.table import SeatDriver
 
 log = logging.getLogger("p2pcards.peer")
 
+CHAT_KEPT = 256  # chat lines waiting to be shown, at most
 GAP_ASK_INTERVAL = 1.0  # seconds before the same gap is asked for again from the same peer
 LINGER = 3.0  # seconds a finished peer stays to help slower ones finish
 
@@ -324,6 +325,7 @@ class TablePeer:
 
     def _show_live_chat(self, seat: int, text: str) -> None:
         self.chat_seen.append((seat, text))
+        del self.chat_seen[:-CHAT_KEPT]  # nobody may be reading them (a bot): the latest only
         self._live_chat.append((seat, text))
         del self._live_chat[:-64]  # a chat never logged (its author left) is forgotten in time
 
