@@ -14,9 +14,25 @@ import trio
 
 from p2pcards.cli.args import CliError, load_identity
 from p2pcards.games import get_game
+from p2pcards.net.tasks import background_tasks
 from p2pcards.ui.lobby import join_addresses, options_lines
 
 BOT_NAMES = ["Ada", "Bolek", "Cili", "Dorka", "Emil", "Franek"]
+
+
+def run_table_app(main, ascii: bool = False, summary=None):
+    """The full-screen table (``p2pcards.ui.app.run_app``), refused with one
+    clear line when there is no terminal to show it on."""
+    from p2pcards.ui.app import run_app
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise CliError("the table is shown full-screen and needs a terminal; this one's input or output "
+                       "is not a terminal (a game between bots: p2pcards selfplay; a bot seat: p2pcards bot)")
+    return run_app(main, ascii=ascii, summary=summary)
+
+
+class GameFailed(Exception):
+    """The game stopped for a reason the player was shown at the table."""
 
 
 def _proposal_lines(proposal) -> list[str]:
@@ -50,6 +66,30 @@ def _lobby_lines(view) -> list[str]:
     return lines
 
 
+async def _stopped(ui, session, words: str, exc: Exception) -> None:
+    """The seat cannot go on. Before any table was shown there is nothing to
+    look at: the screen closes and the reason is the command's one line of
+    error. At a table, the player reads why and quits when ready."""
+    if session.peer is None:
+        raise CliError(str(exc)) from None
+    ui.leave_table(words, "Type quit to leave.")
+    try:
+        await trio.sleep_forever()
+    finally:
+        raise GameFailed(str(exc))
+
+
+def _run_and_report(main, ascii: bool) -> int:
+    """Run the table screen; a game that stopped on an error ends the command
+    with that reason (one line) and exit code 1, once the player has quit."""
+    try:
+        run_table_app(main, ascii=ascii, summary=sys.stdout)  # the score sheet stays in the shell
+    except GameFailed as exc:
+        print(f"p2pcards: the game stopped: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
 async def _run_with_ui(ui, config, game_id: str, extra_tasks=None, pinned: list[str] | None = None) -> None:
     """``pinned``: lines that stay at the top of the lobby screen (the host's
     own address); the list may change while the lobby runs."""
@@ -72,14 +112,12 @@ async def _run_with_ui(ui, config, game_id: str, extra_tasks=None, pinned: list[
         config.accept = accept
     config.on_update = on_update
     try:
-        async with trio.open_nursery() as nursery:
+        async with background_tasks() as nursery:
             if extra_tasks is not None:
                 nursery.start_soon(extra_tasks, nursery)
             result = await run_seat(config, decide=session.decide, on_driver=on_driver, on_change=session.changed)
-            nursery.cancel_scope.cancel()
     except RunError as exc:
-        ui.leave_table(f"The game could not go on: {exc}", "Type quit to leave.")
-        await trio.sleep_forever()
+        await _stopped(ui, session, f"The game could not go on: {exc}", exc)
     session.changed()
     ui.match_logged(result.log_path)
     # The score sheet names the log and how to audit it; the message line stays short for small screens.
@@ -124,7 +162,6 @@ def _exit_on_signal(signum, _frame) -> None:
 
 def _play(args, game, bots: int, players: int, options: dict, ident, work: str) -> int:
     from p2pcards.peer.seating import SeatConfig
-    from p2pcards.ui.app import run_app
 
     port_box: list[int] = []
     port_ready = trio.Event()
@@ -153,8 +190,7 @@ def _play(args, game, bots: int, players: int, options: dict, ident, work: str) 
         ui.set_status(f"Opening a {args.game} table on this machine for you and {bots} bot(s)…")
         await _run_with_ui(ui, config, args.game, extra_tasks=start_bots)
 
-    run_app(main, ascii=args.ascii, summary=sys.stdout)
-    return 0
+    return _run_and_report(main, args.ascii)
 
 
 async def _run_bot(command: list[str], errfile: str) -> None:
@@ -166,7 +202,6 @@ async def _run_bot(command: list[str], errfile: str) -> None:
 def host_interactive(args) -> int:
     from p2pcards.cli.args import parse_options
     from p2pcards.peer.seating import SeatConfig, split_options
-    from p2pcards.ui.app import run_app
 
     options = parse_options(args.option)
     if args.turn_timeout is not None:
@@ -198,13 +233,11 @@ def host_interactive(args) -> int:
         ui.set_status(*pinned)
         await _run_with_ui(ui, config, args.game, pinned=pinned)
 
-    run_app(main, ascii=args.ascii, summary=sys.stdout)
-    return 0
+    return _run_and_report(main, args.ascii)
 
 
 def join_interactive(args) -> int:
     from p2pcards.peer.seating import SeatConfig
-    from p2pcards.ui.app import run_app
 
     address = args.address
     if address is None:
@@ -213,7 +246,7 @@ def join_interactive(args) -> int:
         from p2pcards.ui.spectator import watch
 
         key = load_identity(args.key).private_key if getattr(args, "key", None) else None
-        return watch(address, args, private_key=key)
+        return watch(address, args, private_key=key, run=run_table_app)
     ident = load_identity(args.key)
     config = SeatConfig(name=args.name or "player", private_key=ident.private_key, join=address,
                         out=args.out, log_dir=args.log_dir)
@@ -223,8 +256,7 @@ def join_interactive(args) -> int:
         # The game id comes with the table; the session is made once it is known.
         await _run_with_ui(ui, config, None)
 
-    run_app(main, ascii=args.ascii, summary=sys.stdout)
-    return 0
+    return _run_and_report(main, args.ascii)
 
 
 def _pick_table() -> tuple[str, int]:
@@ -267,7 +299,6 @@ def resume_interactive(args) -> int:
     """A person back at the table after a crash or a lost connection."""
     from p2pcards.ui.network_session import NetworkSession
     from p2pcards.peer.seating import RunError, resume_seat
-    from p2pcards.ui.app import run_app
 
     async def main(ui) -> None:
         session = NetworkSession(None)
@@ -281,12 +312,10 @@ def resume_interactive(args) -> int:
             result = await resume_seat(args.statefile, decide=session.decide, on_driver=on_driver,
                                        on_change=session.changed)
         except RunError as exc:
-            ui.leave_table(f"Cannot come back: {exc}", "Type quit to leave.")
-            await trio.sleep_forever()
+            await _stopped(ui, session, f"Cannot come back: {exc}", exc)
         session.changed()
         ui.match_logged(result.log_path)
         ui.say(f"The log is kept in {result.log_path}. Type quit to leave.", "class:label")
         await trio.sleep_forever()
 
-    run_app(main, ascii=args.ascii, summary=sys.stdout)
-    return 0
+    return _run_and_report(main, args.ascii)

@@ -19,6 +19,7 @@ import trio
 
 from .. import PROTOCOL_VERSION
 from .errors import DiscoveryUnavailable
+from .messages import MAX_NAME, printable
 
 log = logging.getLogger("p2pcards.net.discovery")
 
@@ -95,8 +96,9 @@ def _parse_ad(info) -> TableAd | None:
         props = {k.decode(): (v or b"").decode() for k, v in (info.properties or {}).items()}
         tid = props.get("tid")
         return TableAd(
-            instance=info.name, game=props["game"][:32], wanted=int(props["wanted"]),
-            seated=int(props["seated"]), host_name=props.get("host", "?")[:64], version=int(props["v"]),
+            instance=info.name, game=printable(props["game"], 32), wanted=int(props["wanted"]),
+            seated=int(props["seated"]), host_name=printable(props.get("host", "?"), MAX_NAME),
+            version=int(props["v"]),
             table_id=bytes.fromhex(tid) if tid else None, addresses=tuple(info.parsed_addresses()),
             port=int(info.port))
     except (KeyError, ValueError, UnicodeDecodeError, TypeError) as exc:

@@ -4,13 +4,17 @@ then handed to the service registered for its role (lobby, watch, mesh)."""
 from __future__ import annotations
 
 import logging
+import os
 from contextlib import asynccontextmanager
 from typing import AsyncIterator, Protocol
 
 import trio
 
+from .. import limits as field_limits
+from .admission import WaitingRoom
 from .errors import HandshakeError, NetError, NotReady
 from .framing import FramedStream, Limits
+from .ratelog import RateLimitedLog
 from .tasks import background_tasks
 from .handshake import (DEFAULT_HANDSHAKE_TIMEOUT, Channel, Hello, Identity, ReplayGuard, initiate,
                         respond, send_error)
@@ -18,7 +22,6 @@ from .handshake import (DEFAULT_HANDSHAKE_TIMEOUT, Channel, Hello, Identity, Rep
 log = logging.getLogger("p2pcards.net.endpoint")
 
 DEFAULT_PORT = 7531
-MAX_PENDING_HANDSHAKES = 64
 
 
 class Service(Protocol):
@@ -43,7 +46,10 @@ class Endpoint:
         self.replay = ReplayGuard()
         self._services: dict[str, Service] = {}
         self._meshes: dict[bytes, Service] = {}
-        self._pending = 0
+        self.waiting = WaitingRoom()  # connections not authenticated yet
+        self.refusals = RateLimitedLog(log)  # a flood of connections must not become a flood of log lines
+        # A stranger has this long to authenticate; a LAN handshake takes milliseconds.
+        self.pre_auth_timeout = min(handshake_timeout, field_limits.PRE_AUTH_TIMEOUT)
         self._nursery: trio.Nursery | None = None
         sockname = listener.socket.getsockname()
         self.bind_host: str = sockname[0]
@@ -74,7 +80,8 @@ class Endpoint:
             return service
         service = self._services.get(hello.role)
         if service is None:
-            raise HandshakeError(f"no table is open here for role {hello.role!r}")
+            raise HandshakeError("no table is waiting for players here (its game may have started)"
+                                 if hello.role == "lobby" else "no game is being played here")
         return service
 
     # -- outgoing -----------------------------------------------------------
@@ -93,12 +100,8 @@ class Endpoint:
                 try:
                     stream = await self._listener.accept()
                 except OSError as exc:  # e.g. EMFILE: back off instead of spinning
-                    log.warning("accept failed: %s", exc)
+                    self.refusals.warning("accept failed: %s", exc)
                     await trio.sleep(0.1)
-                    continue
-                if self._pending >= MAX_PENDING_HANDSHAKES:
-                    log.warning("too many handshakes in progress; dropping a new connection")
-                    await stream.aclose()
                     continue
                 nursery.start_soon(self._incoming, stream)
 
@@ -108,25 +111,35 @@ class Endpoint:
         except OSError:
             peer = "?"
         framed = FramedStream(stream, self.limits, peer=peer)
-        self._pending += 1
+        token, pushed_out = object(), trio.CancelScope()
+        self.waiting.enter(token, peer.rpartition(":")[0], pushed_out)
         try:
             holder: list[Service] = []
 
             def admit(hello: Hello) -> bytes | None:
                 service = self._route(hello)
+                session = service.admit(hello)
                 holder.append(service)
-                return service.admit(hello)
+                if hello.role == "mesh":
+                    self.waiting.leave(token)  # one of the table's own players: never pushed out
+                return session
 
-            channel = await respond(framed, self.identity, admit=admit, replay=self.replay,
-                                    timeout=self.handshake_timeout)
+            channel = None
+            with pushed_out:
+                channel = await respond(framed, self.identity, admit=admit, replay=self.replay,
+                                        timeout=self.pre_auth_timeout)
+            if channel is None:
+                self.refusals.info("dropped a connection from %s that had not authenticated, to make room", peer)
+                await framed.aclose()
+                return
         except NetError as exc:
-            log.log(logging.INFO if isinstance(exc, NotReady) else logging.WARNING,
-                    "rejected connection from %s: %s", peer, exc)
+            self.refusals.log(logging.INFO if isinstance(exc, NotReady) else logging.WARNING,
+                         "rejected connection from %s: %s", peer, exc)
             await send_error(framed, str(exc))
             await framed.aclose()
             return
         finally:
-            self._pending -= 1
+            self.waiting.leave(token)
         try:
             await holder[0].handle(channel)
         except Exception:  # a bug in one service must not take the listener down
@@ -146,13 +159,22 @@ async def dial(identity: Identity, host: str, port: int, *, role: str, session: 
     except trio.TooSlowError:
         raise NetError(f"connecting to {host}:{port} timed out after {timeout}s") from None
     except OSError as exc:
-        raise NetError(f"cannot connect to {host}:{port}: {exc.strerror or exc}") from None
+        raise NetError(f"cannot connect to {host}:{port}: {_why_not(exc)}") from None
     framed = FramedStream(stream, limits, peer=f"{host}:{port}")
     try:
         return await initiate(framed, identity, role=role, session=session, expect_key=expect_key, timeout=timeout)
     except BaseException:
         await framed.aclose()
         raise
+
+
+def _why_not(exc: OSError) -> str:
+    """The reason a connection failed, in the system's words ("Connection
+    refused"); trio wraps the reasons of its attempts in a group."""
+    attempts = getattr(exc.__cause__, "exceptions", None) or [exc]
+    reasons = dict.fromkeys(os.strerror(e.errno) if isinstance(e.errno, int) and e.errno > 0
+                            else (e.strerror or str(e)) for e in attempts if isinstance(e, OSError))
+    return ", ".join(reasons) or str(exc)
 
 
 @asynccontextmanager

@@ -16,9 +16,10 @@ import trio
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
+from .. import limits
 from .errors import ConnectionClosed, ProtocolError
 
-DEFAULT_MAX_FRAME = 1 << 20  # 1 MiB
+DEFAULT_MAX_FRAME = limits.MAX_FRAME
 HEADER = struct.Struct(">I")
 TAG_LEN = 16  # Poly1305 tag; a plaintext body may be at most max_frame - TAG_LEN
 _RECV_CHUNK = 64 * 1024
@@ -191,6 +192,7 @@ class FramedStream:
         self._send_cipher: FrameCipher | None = None
         self._recv_cipher: FrameCipher | None = None
         self.closed = False
+        self.last_size = 0  # bytes of the last frame received
 
     def seal_with(self, send_key: bytes, receive_key: bytes) -> None:
         self._send_cipher, self._recv_cipher = FrameCipher(send_key), FrameCipher(receive_key)
@@ -220,6 +222,7 @@ class FramedStream:
         while True:
             body = self._decoder.next_body()
             if body is not None:
+                self.last_size = len(body)
                 if self._recv_cipher is not None:
                     body = self._recv_cipher.open(body)
                 return body, decode_body(body, self.limits)

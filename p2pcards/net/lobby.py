@@ -18,7 +18,9 @@ import trio
 from .. import PROTOCOL_VERSION
 from .endpoint import Endpoint
 from .errors import DiscoveryUnavailable, HandshakeError, LobbyError, NetError, ProtocolError, TableRefused
+from .admission import WaitingRoom
 from .handshake import Channel, Hello
+from .ratelog import RateLimitedLog
 from .messages import MAX_PLAYERS, NONCE_LEN, TABLE_ID_LEN, check_options, get_bytes, get_int, get_str
 from .spectate import SpectatorHub
 from .tasks import background_tasks
@@ -84,6 +86,8 @@ class HostLobby:
         self.table_id = secrets.token_bytes(TABLE_ID_LEN)
         self.spectators = SpectatorHub(self.table_id, keepalive=keepalive)
         self.joiners: list[_Joiner] = []
+        self._unjoined = WaitingRoom()  # authenticated connections that have not sent 'join' yet
+        self.refusals = RateLimitedLog(log)
         self.view: LobbyView | None = None
         self._events_send, self._events_recv = trio.open_memory_channel(256)
         self.advertise, self.advertise_interfaces = advertise, advertise_interfaces
@@ -108,8 +112,18 @@ class HostLobby:
         reason = None
         with j.scope:
             try:
-                with trio.fail_after(self.endpoint.handshake_timeout):
-                    msg = await channel.receive()
+                # Until its 'join', a connection is a stranger's: it waits in a bounded
+                # room where newcomers push out the oldest (p2pcards.net.admission).
+                token, pushed_out = object(), trio.CancelScope()
+                self._unjoined.enter(token, channel.remote[0] if channel.remote else "?", pushed_out)
+                msg = None
+                try:
+                    with pushed_out, trio.fail_after(self.endpoint.pre_auth_timeout):
+                        msg = await channel.receive()
+                finally:
+                    self._unjoined.leave(token)
+                if msg is None:
+                    raise trio.TooSlowError
                 if msg["t"] != "join":
                     raise ProtocolError(f"expected 'join', got {msg['t']!r}")
                 j.port = get_int(msg, "port", 1, 65535)
@@ -121,7 +135,7 @@ class HostLobby:
                             msg = await channel.receive_live(self.dead_after)
                             await self._events_send.send(("msg", j, msg))
                     except ProtocolError as exc:
-                        log.warning("lobby connection %s broke the protocol: %s", channel.describe(), exc)
+                        self.refusals.warning("lobby connection %s broke the protocol: %s", channel.describe(), exc)
                         reason = str(exc)
                         j.close_reason = f"protocol error: {exc}"
                     except NetError as exc:
@@ -135,7 +149,7 @@ class HostLobby:
                 pass  # the lobby is over
         if reason is not None and j.close_reason is None and j.port == 0:
             # Never seated: nobody else reports it, so log it and tell the peer here.
-            log.warning("lobby connection %s closed: %s", channel.describe(), reason)
+            self.refusals.warning("lobby connection %s closed: %s", channel.describe(), reason)
             j.close_reason = reason
         if reason is not None and not j.gone:
             try:

@@ -16,6 +16,7 @@ from typing import Any, AsyncIterator
 
 import trio
 
+from .. import limits
 from .endpoint import Endpoint
 from .errors import HandshakeError, MeshError, NetError, ProtocolError
 from .framing import pack_message
@@ -32,6 +33,7 @@ class Message:
     seat: int
     msg: Any
     epoch: int
+    size: int = 0  # bytes on the wire, for the inbox's bound
 
 
 @dataclass(frozen=True)
@@ -95,11 +97,14 @@ class Mesh:
         # while inbox_size of its messages are undelivered, so a flooding peer only
         # holds itself up.
         self.inbox_size = inbox_size
+        self.inbox_bytes = limits.MAX_INBOX_BYTES  # and while that many bytes of them are
         self._undelivered = {seat: 0 for seat in self.peers}
+        self._undelivered_bytes = {seat: 0 for seat in self.peers}
         self._inbox_send, self._inbox_recv = trio.open_memory_channel(math.inf)
         self._space = trio.Event()
         self._changed = trio.Event()
         self._closing = False
+        self._vanishing = False
         self._paused_until = -math.inf  # drop(): no connections before this time
 
     # -- driver API ------------------------------------------------------------
@@ -126,7 +131,8 @@ class Mesh:
             raise MeshError("the mesh is closed") from None
         if isinstance(event, Message):
             self._undelivered[event.seat] -= 1
-            if self._undelivered[event.seat] < self.inbox_size:
+            self._undelivered_bytes[event.seat] -= event.size
+            if not self._inbox_full(event.seat):
                 self._space.set()
                 self._space = trio.Event()
         return event
@@ -158,6 +164,14 @@ class Mesh:
                    for s, p in self.peers.items() if p.channel is None]
         raise MeshError(f"not connected after {timeout}s to seat(s) {', '.join(missing)}")
 
+    async def wait_any_connected(self, timeout: float) -> bool:
+        """Whether some peer is (or gets) connected within ``timeout`` seconds."""
+        with trio.move_on_after(timeout):
+            while not any(p.channel is not None for p in self.peers.values()):
+                await self._changed.wait()
+            return True
+        return False
+
     def drop(self, seconds: float) -> None:
         """Cut every connection and stay offline for ``seconds`` (a Wi-Fi drop,
         for fault injection); then the usual redialling brings the mesh back."""
@@ -176,10 +190,14 @@ class Mesh:
         except trio.ClosedResourceError:
             pass
 
+    def _inbox_full(self, seat: int) -> bool:
+        return self._undelivered[seat] >= self.inbox_size or self._undelivered_bytes[seat] >= self.inbox_bytes
+
     async def _post_message(self, event: Message) -> None:
-        while self._undelivered[event.seat] >= self.inbox_size:
+        while self._inbox_full(event.seat):
             await self._space.wait()
         self._undelivered[event.seat] += 1
+        self._undelivered_bytes[event.seat] += event.size
         self._post(event)
 
     def _enqueue(self, peer: _Peer, body: bytes) -> bool:
@@ -195,6 +213,8 @@ class Mesh:
         return False
 
     def _cut(self, peer: _Peer, reason: str) -> None:
+        if peer.scope is not None and peer.scope.cancel_called:
+            return  # already being cut: one line per connection, however many sends fail meanwhile
         log.warning("[seat %d] seat %d (%s): dropping the connection: %s", self.my_seat, peer.info.seat,
                     peer.info.name, reason)
         peer.reason = reason
@@ -272,7 +292,7 @@ class Mesh:
                 if t == "app":
                     if "m" not in msg:
                         raise ProtocolError("'app' message without 'm'")
-                    await self._post_message(Message(peer.info.seat, msg["m"], epoch))
+                    await self._post_message(Message(peer.info.seat, msg["m"], epoch, channel.framed.last_size))
                 elif t == "bye":
                     outcome.append(("peer closed the mesh: " + (get_str(msg, "reason", optional=True) or ""),
                                     True, False))
@@ -334,9 +354,19 @@ class Mesh:
             delay, attempt = self.backoff[0], 0
             await self._run_connection(peer, channel)
 
+    def vanish(self) -> None:
+        """Close without a bye, as a crash would: the others keep redialling
+        this seat, which means to come back (``p2pcards resume``)."""
+        self._vanishing = True
+
     async def _close(self, timeout: float) -> None:
         """Say bye to every peer after flushing its queue, then wait briefly for theirs."""
         self._closing = True
+        if self._vanishing:
+            for p in self.peers.values():
+                if p.scope is not None:
+                    p.scope.cancel()
+            return
         live = [p for p in self.peers.values() if p.queue is not None]
         for p in live:
             try:

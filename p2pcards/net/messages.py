@@ -6,6 +6,7 @@ from __future__ import annotations
 import struct
 from typing import Any
 
+from .. import limits
 from .errors import ProtocolError
 
 KEY_LEN = 32  # raw Ed25519 public key
@@ -13,8 +14,8 @@ NONCE_LEN = 32
 SIG_LEN = 64
 TABLE_ID_LEN = 16
 SESSION_ID_LEN = 32
-MAX_NAME = 64
-MAX_REASON = 512
+MAX_NAME = limits.MAX_NAME
+MAX_REASON = limits.MAX_REASON
 MAX_PLAYERS = 8
 MAX_OPTIONS = 64
 MAX_OPTION_KEY = 64
@@ -96,6 +97,13 @@ def check_name(name: Any, what: str = "name") -> str:
     if not name.isprintable() or name != name.strip():
         raise ProtocolError(f"{what} {name!r} has control characters or surrounding spaces")
     return name
+
+
+def printable(text: str, max_len: int) -> str:
+    """Text from the network made safe for a terminal: at most ``max_len``
+    characters, each one the name rule refuses (controls such as ESC and BEL)
+    shown as '?'. For what is displayed, not checked (names are refused instead)."""
+    return "".join(c if c.isprintable() else "?" for c in text[:max_len])
 
 
 def check_options(options: Any) -> dict[str, str | int | bool]:

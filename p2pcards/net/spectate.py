@@ -13,6 +13,7 @@ from typing import AsyncIterator
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from .. import limits
 from .endpoint import dial
 from .errors import ConnectionClosed, HandshakeError, NetError, ProtocolError
 from .handshake import DEFAULT_HANDSHAKE_TIMEOUT, Channel, Hello, Identity
@@ -21,7 +22,7 @@ from .agreement import LobbyView, TableDescription, parse_final_msg, parse_seats
 
 log = logging.getLogger("p2pcards.net.spectate")
 
-MAX_ENTRY = 512 * 1024
+MAX_ENTRY = limits.MAX_ENTRY
 
 
 @dataclass(frozen=True)
@@ -35,10 +36,11 @@ class SpectatorHub:
     messages behind is dropped with a logged reason."""
 
     def __init__(self, table_id: bytes, *, queue_size: int = 4096, keepalive: float = 10.0,
-                 max_watchers: int = 64) -> None:
+                 max_watchers: int = 64, max_watchers_per_address: int = 8) -> None:
         self.table_id = table_id
         self.queue_size = queue_size
         self.max_watchers = max_watchers
+        self.max_watchers_per_address = max_watchers_per_address  # so one machine cannot take every seat
         self.keepalive_interval = keepalive
         self._lobby: dict | None = None
         self._final: dict | None = None
@@ -97,6 +99,12 @@ class SpectatorHub:
         self._watchers.clear()
 
     async def handle(self, channel: Channel) -> None:
+        address = channel.remote[0] if channel.remote else None
+        if sum(1 for c in self._watchers if c.remote and c.remote[0] == address) >= self.max_watchers_per_address:
+            log.info("refusing spectator %s: %d already watch from there", channel.describe(),
+                     self.max_watchers_per_address)
+            await channel.aclose(f"at most {self.max_watchers_per_address} spectators from one address")
+            return
         # Snapshot and subscribe with no checkpoint between, so nothing is missed or doubled.
         backlog = [m for m in (self._lobby, self._final) if m is not None]
         backlog += [{"t": "entry", "i": i, "e": e} for i, e in enumerate(self._entries)]

@@ -40,7 +40,11 @@ from dataclasses import dataclass
 import msgpack
 import trio
 
+from p2pcards.peer.ahead import AheadBuffer
 from p2pcards.games import IllegalAction
+from p2pcards.limits import MAX_AHEAD
+from p2pcards.net.messages import printable
+from p2pcards.net.ratelog import RateLimitedLog
 from p2pcards.protocol import silence
 from p2pcards.protocol.driver import SeatDriver
 from p2pcards.protocol.log import END, Entry, LogError
@@ -48,9 +52,10 @@ from p2pcards.protocol.machine import ABORT, ACTION, FALSE_ACCUSATION, MAX_CHAT,
 
 log = logging.getLogger("p2pcards.peer")
 
-MAX_AHEAD = 256  # entries buffered ahead of the log, at most
 MAX_SILENCE_KEYS = 32  # silence attestations are kept for this many (seat, place, head) at most
 SILENCE_AHEAD = 8  # attestations about places up to this far ahead of our log are kept
+CHAT_KEPT = 256  # chat lines waiting to be shown, at most
+GAP_ASK_INTERVAL = 1.0  # seconds before the same gap is asked for again from the same peer
 LINGER = 3.0  # seconds a finished peer stays to help slower ones finish
 
 
@@ -98,7 +103,10 @@ class TablePeer:
         self.on_change = on_change or (lambda: None)
         self.publish = publish  # spectators: called with each final entry
         self.acks: dict[int, dict[int, bytes]] = {}
-        self.ahead: dict[int, dict[bytes, Entry]] = {}
+        self.ahead = AheadBuffer()  # verified entries for places past the log's end
+        self._gap_asked: dict[int, tuple[int, float]] = {}  # seat -> (place asked for, when)
+        self._acked_beyond: dict[int, int] = {}  # seat -> highest place it acknowledged past our log
+        self.bad_input_log = RateLimitedLog(log)  # what peers send wrong: a flood of it must not flood the log
         self.accusation: tuple[Violation, list[bytes]] | None = None
         self.end_offers: dict[int, tuple[bytes, bytes]] = {}  # seat -> (hash of the body, signature)
         self.end_hash: bytes | None = None
@@ -229,13 +237,20 @@ class TablePeer:
         return self.driver.final_len == len(self.driver.log)
 
     # ----- taking entries in
-    async def _take(self, entry: Entry) -> None:
+    async def _take(self, entry: Entry, sender: int | None = None) -> None:
         if await self.hooks.on_entry(self, entry):
             return
         nxt = self.driver.log.next_seq
         if entry.seq > nxt:
-            if entry.seq < nxt + MAX_AHEAD:
-                self.ahead.setdefault(entry.seq, {})[entry.raw] = entry
+            # Verified before it is kept: nobody can fill the buffer in another's name.
+            try:
+                entry.verify_signature(self.driver.log.public_keys)
+            except LogError as exc:
+                self.bad_input_log.info("seat %s: refused entry %d from seat %s: %s", self.seat, entry.seq, sender, exc)
+                return
+            self.ahead.offer(entry, nxt)
+            if sender is not None:
+                await self._ask_for_gap(sender)  # the sender has what comes before: ask for it
             return
         if entry.seq < nxt:
             await self._older(entry)
@@ -260,8 +275,20 @@ class TablePeer:
         await self._ack(entry)
         self._chats_logged(entry)
         self._wake()
-        for raw, later in list(self.ahead.pop(self.driver.log.next_seq, {}).items()):
+        for later in self.ahead.take(self.driver.log.next_seq):
             await self._take(later)
+
+    async def _ask_for_gap(self, sender: int) -> None:
+        """``sender`` has entries past our log's end: ask it for those we lack
+        (once per gap, again if the answer is slow in coming)."""
+        nxt = self.driver.log.next_seq
+        asked = self._gap_asked.get(sender)
+        now = trio.current_time()
+        if asked is not None and asked[0] == nxt and now - asked[1] < GAP_ASK_INTERVAL:
+            return
+        self._gap_asked[sender] = (nxt, now)
+        log.info("seat %s: asking seat %d for the entries from %d on", self.seat, sender, nxt)
+        await self.mesh.send(sender, {"t": "have", "next": nxt})
 
     async def _older(self, entry: Entry) -> None:
         """An entry for a place we already filled: the same one (a resend), an
@@ -336,6 +363,7 @@ class TablePeer:
 
     def _show_live_chat(self, seat: int, text: str) -> None:
         self.chat_seen.append((seat, text))
+        del self.chat_seen[:-CHAT_KEPT]  # nobody may be reading them (a bot): the latest only
         self._live_chat.append((seat, text))
         del self._live_chat[:-64]  # a chat never logged (its author left) is forgotten in time
 
@@ -370,8 +398,9 @@ class TablePeer:
             elif isinstance(event, Message):
                 try:
                     await self._message(event.seat, event.msg)
-                except (KeyError, TypeError, ValueError) as exc:
-                    log.info("seat %s: bad message from seat %d: %s", self.seat, event.seat, exc)
+                except Exception as exc:  # nothing a peer sends may stop this loop
+                    self.bad_input_log.warning("seat %s: bad message from seat %d: %s: %s", self.seat, event.seat,
+                                          type(exc).__name__, exc)
 
     async def _message(self, sender: int, msg) -> None:
         if not isinstance(msg, dict):
@@ -379,15 +408,21 @@ class TablePeer:
         kind = msg.get("t")
         if kind == "entry":
             entry = Entry.from_wire(msg["raw"])
-            await self._take(entry)
+            await self._take(entry, sender)
         elif kind == "ack":
             seq, digest = msg["seq"], msg["hash"]
-            if type(seq) is not int or not isinstance(digest, bytes) or not 0 < seq < 10**7:
+            # Bounded: acknowledgements kept are one per place near the log, per seat.
+            if (type(seq) is not int or not isinstance(digest, bytes) or len(digest) != 32
+                    or not 0 < seq < len(self.driver.log) + MAX_AHEAD):
                 raise ValueError("bad ack")
             self.acks.setdefault(seq, {})[sender] = digest
             if seq < len(self.driver.log) and self.driver.log[seq].hash != digest:
                 # The sender holds another entry here: ask for it (equivocation or a replaced entry).
                 await self.mesh.send(sender, {"t": "have", "next": seq})
+            elif seq >= len(self.driver.log):
+                # It acknowledges an entry we do not have: usually that entry is on its
+                # way; if it is still missing a moment later, the gap watch asks for it.
+                self._acked_beyond[sender] = max(seq, self._acked_beyond.get(sender, 0))
             self._check_final()
             self._wake()
         elif kind == "have":
@@ -408,7 +443,7 @@ class TablePeer:
             pass  # a late copy of a signature on entry 0, which we have
         elif kind == "chat":
             text = msg["text"]
-            if isinstance(text, str) and 0 < len(text) <= MAX_CHAT_LEN:
+            if isinstance(text, str) and 0 < len(text) <= MAX_CHAT_LEN and text.isprintable():
                 self._show_live_chat(sender, text)
                 self._wake()
         else:
@@ -420,6 +455,7 @@ class TablePeer:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._reader)
                 nursery.start_soon(self._writer)
+                nursery.start_soon(self._gap_watch)
                 log.info("seat %s: playing", self.seat)
                 await self._main()
                 log.info("seat %s: the log is %s (%d entries)", self.seat,
@@ -449,6 +485,17 @@ class TablePeer:
             await self._to_write.wait()
             self._to_write = trio.Event()
             await trio.to_thread.run_sync(self.driver.write_final)
+
+    async def _gap_watch(self) -> None:
+        """A peer that acknowledged an entry we still lack is asked for it:
+        one lost entry must not leave this seat stuck while the others wait."""
+        while True:
+            await trio.sleep(GAP_ASK_INTERVAL)
+            for sender, seq in list(self._acked_beyond.items()):
+                if seq >= len(self.driver.log):
+                    await self._ask_for_gap(sender)
+                else:
+                    del self._acked_beyond[sender]
 
     async def _linger(self) -> None:
         """Stay a moment so slower peers can finish too (they may need our
@@ -637,7 +684,15 @@ class TablePeer:
             seq = Entry.from_wire(evidence[0]).seq
             if self.driver.final_len <= seq < len(self.driver.log):
                 self._rollback(seq)
-        entry = self.driver.write_abort(violation, evidence, attestations)
+        try:
+            entry = self.driver.write_abort(violation, evidence, attestations)
+        except LogError as exc:
+            # The evidence is too big to go into an entry: an abort without it would be
+            # a false accusation. The culprit did not send its due entry either, so
+            # the turn's time names it.
+            log.warning("seat %s: cannot write the abort for %s: %s", self.seat, violation, exc)
+            self.accusation = None
+            return
         self.accusation = None
         await self._send_entry(entry)
         self._wake()
@@ -717,7 +772,7 @@ class TablePeer:
 
     # ----- for the UI
     async def chat(self, text: str) -> None:
-        text = text.strip()[:MAX_CHAT_LEN]
+        text = printable(text.strip(), MAX_CHAT_LEN)  # the log takes printable text only
         if not text:
             return
         self.chat_out.append(text)

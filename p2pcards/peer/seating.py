@@ -9,6 +9,7 @@ table's own, prefixed ``table.``: ``table.turn_timeout`` (seconds, default 120) 
 
 from __future__ import annotations
 
+import sys
 import dataclasses
 import logging
 import os
@@ -22,6 +23,7 @@ from p2pcards.bots import Bot
 from p2pcards.games import IllegalAction, get_game
 from p2pcards.protocol.log import Entry, LogError, Player, assemble, check_body_signature, sign_body, table_body
 from p2pcards.net.agreement import final_msg
+from p2pcards.net.tasks import background_tasks
 from p2pcards.peer import PeerHooks, PeerOptions, TablePeer
 from p2pcards.peer.statefile import SeatState, StateError, state_path
 from p2pcards.peer.statefile import load as load_state
@@ -38,6 +40,10 @@ REMOVED_SETTINGS = {
                     "(2^-128 soundness) and cannot be made weaker",
 }
 GENESIS_TIMEOUT = 30.0
+
+if sys.version_info < (3, 11):  # Python 3.10: trio depends on the backport
+    from exceptiongroup import BaseExceptionGroup
+
 
 
 class RunError(Exception):
@@ -164,6 +170,23 @@ async def agree_genesis(mesh, table, my_seat: int, signer, rules: dict, settings
     return assemble(body, [signatures[s] for s in range(players)]), backlog
 
 
+def _check_writable(directory: Path) -> None:
+    """RunError unless this seat can keep its log and state file in ``directory``."""
+    probe = directory / f".p2pcards-probe-{os.getpid()}"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.write(fd, b"\0" * 4096)  # a full disk refuses this, not just the name
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+            os.unlink(probe)
+    except OSError as exc:
+        raise RunError(f"cannot keep the game's log in {directory}: {exc.strerror or exc} "
+                       "(choose another place with --log-dir, or free some space)") from None
+
+
 def default_log_dir() -> Path:
     from p2pcards.identity import data_dir
 
@@ -177,6 +200,8 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
     from p2pcards.net.lobby import HostLobby
 
     accept = config.accept or _always_yes
+    directory = Path(config.log_dir) if config.log_dir else default_log_dir()
+    _check_writable(directory)  # before anybody waits for us
     try:
         async with open_endpoint(config.private_key, config.name, bind=config.bind, port=config.port) as endpoint:
             if config.on_port is not None:
@@ -195,8 +220,6 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
             my_seat = table.seat_of(endpoint.identity.public_key)
             async with open_mesh(endpoint, table, my_seat) as mesh:
                 genesis, backlog = await agree_genesis(mesh, table, my_seat, config.private_key, rules, settings)
-                directory = Path(config.log_dir) if config.log_dir else default_log_dir()
-                directory.mkdir(parents=True, exist_ok=True)
                 path = directory / f"{table.game}-{table.session_id.hex()[:16]}-seat{my_seat}.p2plog"
                 driver = SeatDriver(genesis, my_seat, config.private_key, log_path=path)
                 if lobby is not None:
@@ -217,12 +240,14 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
                 peer = TablePeer(driver, mesh, decide, peer_options(settings),
                                  on_change=on_change, backlog=backlog, persist=persist, hooks=hooks,
                                  publish=lobby.spectators.publish if lobby is not None else None)
-                await _play(peer, on_driver)
+                await _play(peer, on_driver, str(state_path(path)) if persist is not None else None)
                 if lobby is not None:
                     lobby.spectators.end("the game is over")
                     await lobby.spectators.drain()  # let slow watchers get the rest before the port closes
     except (NetError, MeshError) as exc:
         raise RunError(str(exc)) from None
+    except (OSError, LogError, StateError) as exc:  # setting up this seat's files
+        raise RunError(_storage_failure(exc)) from None
     if config.out:
         _copy_out(path, config.out)
     return SeatResult(str(path), driver, my_seat)
@@ -277,7 +302,14 @@ async def resume_seat(state_file: str, decide=None, strategy: str | None = "gree
                 peer = TablePeer(driver, mesh, decide, peer_options(settings), on_change=on_change,
                                  persist=persist, pending=state.pending,
                                  hooks=hooks(state.seat) if hooks is not None else None)
-                await _play(peer, on_driver)
+                with trio.CancelScope() as alone:
+                    async with background_tasks() as nursery:
+                        nursery.start_soon(_give_up_if_alone, mesh, settings["rejoin_timeout"], alone)
+                        await _play(peer, on_driver, state_file)
+                if alone.cancelled_caught:
+                    raise RunError(f"nobody from this table answered for {settings['rejoin_timeout']:g} s, as long "
+                                   "as the others wait for a player to come back: the game is over without this "
+                                   f"seat; its log so far is {state.log_path}")
     except (NetError, MeshError) as exc:
         raise RunError(str(exc)) from None
     if out:
@@ -285,14 +317,47 @@ async def resume_seat(state_file: str, decide=None, strategy: str | None = "gree
     return SeatResult(state.log_path, driver, state.seat)
 
 
-async def _play(peer: TablePeer, on_driver) -> None:
-    """Play on to the end of the match; the log file is closed whatever happens."""
+async def _give_up_if_alone(mesh, timeout: float, scope: trio.CancelScope) -> None:
+    """A seat coming back waits for the others as long as they wait for it;
+    if none of them answers by then, they have finished without it."""
+    if not await mesh.wait_any_connected(timeout):
+        scope.cancel()
+
+
+async def _play(peer: TablePeer, on_driver, state_file: str | None = None) -> None:
+    """Play on to the end of the match; the log file is closed whatever happens.
+    A disk that refuses the log or the state file stops this seat as a crash
+    would (no bye), so it can come back once there is room."""
     if on_driver is not None:
         on_driver(peer)
     try:
         await peer.run()
+    except BaseException as exc:
+        failure = _storage_failure(exc)
+        if failure is None:
+            raise
+        peer.mesh.vanish()
+        back = f"; once it can, come back with: p2pcards resume {state_file}" if state_file else ""
+        raise RunError(f"the game stopped here: {failure}{back}") from None
     finally:
         peer.driver.close()
+
+
+def _storage_failure(exc: BaseException) -> str | None:
+    """What went wrong writing the seat's files, if that is why ``exc`` came
+    (it may come wrapped in exception groups from the peer's tasks)."""
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = _storage_failure(inner)
+            if found is not None:
+                return found
+        return None
+    if isinstance(exc, (LogError, StateError)):
+        return str(exc)
+    if isinstance(exc, OSError):
+        where = f" {exc.filename}" if exc.filename else ""
+        return f"cannot write{where}: {exc.strerror or exc}"
+    return None
 
 
 def _copy_out(path, out) -> None:

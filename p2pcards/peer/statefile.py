@@ -18,6 +18,7 @@ import msgpack
 
 STATE_VERSION = 1
 MAX_STATE_SIZE = 1 << 20
+NOT_A_STATE_FILE = "not a p2pcards state file (a seat's state file is its log's name with .state added)"
 
 
 class StateError(ValueError):
@@ -49,10 +50,12 @@ class SeatState:
     def from_bytes(cls, data: bytes) -> "SeatState":
         try:
             raw = msgpack.unpackb(data, raw=False, strict_map_key=False)
-        except Exception as exc:  # msgpack raises many types on garbage
-            raise StateError(f"not a p2pcards state file ({exc})") from None
-        if not isinstance(raw, dict) or raw.get("v") != STATE_VERSION:
-            raise StateError("not a p2pcards state file of this version")
+        except Exception:  # msgpack raises many types on garbage
+            raise StateError(NOT_A_STATE_FILE) from None
+        if not isinstance(raw, dict) or "v" not in raw:
+            raise StateError(NOT_A_STATE_FILE)
+        if raw.get("v") != STATE_VERSION:
+            raise StateError(f"a state file of another version of p2pcards ({raw.get('v')!r}, this one reads {STATE_VERSION})")
         try:
             seeds = {int(d): bytes(s) for d, s in raw["seeds"]}
             state = cls(str(raw["log"]), int(raw["seat"]), str(raw["name"]), str(raw["key"]), str(raw["bind"]),
@@ -72,29 +75,36 @@ def save(path: str | os.PathLike, state: SeatState) -> None:
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     data = state.to_bytes()
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
-        os.fchmod(fd, 0o600)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
-    dfd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dfd)
-    finally:
-        os.close(dfd)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.fchmod(fd, 0o600)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+        dfd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError as exc:
+        try:
+            tmp.unlink()  # the old state file stays as it was; no half-written copy is left
+        except OSError:
+            pass
+        raise StateError(f"cannot save {path}: {exc.strerror or exc}") from None
 
 
 def load(path: str | os.PathLike) -> SeatState:
     path = Path(path)
     try:
         st = path.stat()
-        if st.st_mode & 0o077:
-            raise StateError(f"{path} can be read by other users; its secrets may be known (chmod 600 {path})")
+        if not path.is_file():
+            raise StateError(f"{path} is not a file; a seat's state file is its log's name with .state added")
         if st.st_size > MAX_STATE_SIZE:
             raise StateError(f"{path} is too large to be a state file")
         data = path.read_bytes()
@@ -102,4 +112,15 @@ def load(path: str | os.PathLike) -> SeatState:
         raise StateError(f"no state file at {path}") from None
     except OSError as exc:
         raise StateError(f"cannot read {path}: {exc.strerror or exc}") from None
-    return SeatState.from_bytes(data)
+    from p2pcards.protocol.log import MAGIC
+
+    if data.startswith(MAGIC):
+        raise StateError(f"{path} is a game's log, not its state file: p2pcards resume {path}.state")
+    try:
+        state = SeatState.from_bytes(data)
+    except StateError as exc:
+        raise StateError(f"{path}: {exc}") from None
+    if st.st_mode & 0o077:  # only now: a file that is no state file holds no secrets to warn about
+        raise StateError(f"{path} can be read by other users; its secrets may be known (chmod 600 {path})")
+    return state
+

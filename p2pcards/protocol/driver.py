@@ -13,10 +13,12 @@ import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 
+from p2pcards import limits
 from p2pcards.games import IllegalAction
 from p2pcards.protocol.log import END, Entry, GameLog, LogError, LogFile, assemble, check_body_signature, sign_body
 from p2pcards.protocol.machine import ABORT, ACTION, REKEY, SHUFFLE, Expect, TableMachine, Violation, new_machine
 from p2pcards.mental import deck_hash
+from p2pcards.net.messages import printable
 from p2pcards.protocol.seat import Seat
 
 # A seat's next shuffle or re-key, computed on a deck while that deck's proof
@@ -63,6 +65,10 @@ class SeatDriver:
         torn last write is cut off) replayed through a fresh machine."""
         file = LogFile.open(log_path, repair=True)
         entries = list(file.log)
+        if not entries:
+            file.close()
+            raise LogError(0, f"{os.fspath(log_path)} holds not even the table entry (the file was cut short): "
+                              "there is no game to come back to")
         driver = cls(entries[0], seat, signer, seeds=seeds)
         driver.pipelining = False
         for entry in entries[1:]:
@@ -186,7 +192,9 @@ class SeatDriver:
 
     def write_abort(self, violation: Violation, evidence: list[bytes] | None = None,
                     attestations: list[bytes] | None = None) -> Entry:
-        payload = {"culprit": violation.seat, "kind": violation.kind, "detail": violation.detail}
+        # Cut to the limits every machine checks, or our own abort would be refused.
+        payload = {"culprit": violation.seat, "kind": printable(violation.kind, limits.MAX_ABORT_KIND),
+                   "detail": printable(violation.detail, limits.MAX_ABORT_DETAIL)}
         if evidence:
             payload["evidence"] = list(evidence)
         if attestations:

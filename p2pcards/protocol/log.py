@@ -37,7 +37,7 @@ import msgpack
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from p2pcards import PROTOCOL_VERSION
+from p2pcards import PROTOCOL_VERSION, limits
 from p2pcards.identity import PUBLIC_KEY_SIZE, key_problem
 
 MAGIC = b"P2PCLOG\n"
@@ -46,10 +46,10 @@ HEADER = MAGIC + bytes([FORMAT_VERSION])
 
 # Shuffle proofs for a 108-card deck are the largest entries (a few hundred KB);
 # anything far beyond that is an attack, not a move.
-MAX_ENTRY_SIZE = 4 * 1024 * 1024
+MAX_ENTRY_SIZE = limits.MAX_ENTRY
 MAX_SEATS = 16
 MAX_DEPTH = 32  # nesting of payload arrays/maps: far more than any move needs
-MAX_NAME_LEN = 64
+MAX_NAME_LEN = limits.MAX_NAME
 
 HASH_TAG = b"p2pcards/log/v1/entry\x00"
 HASH_SIZE = 32

@@ -32,6 +32,7 @@ import copy
 import dataclasses
 from typing import Any
 
+from p2pcards import limits
 from p2pcards.protocol import dealing
 from p2pcards.cards import is_unknown, unknown, unknown_position
 from p2pcards.games import IllegalAction, NeedReveal, get_game, substitute
@@ -49,7 +50,7 @@ from p2pcards.protocol.violation import Violation
 
 SHUFFLE, REKEY, KEYS, ACTION, REVEAL, ABORT = "shuffle", "rekey", "keys", "action", "reveal", "abort"
 ENTRY_KINDS = (SHUFFLE, REKEY, KEYS, ACTION, REVEAL, ABORT)
-MAX_CHAT = 4
+MAX_CHAT = limits.MAX_CHAT
 # The fields each kind of entry may carry (table.md §3); any other is refused.
 PAYLOAD_FIELDS = {
     SHUFFLE: {"deal", "chat", "commit", "shuffle"},
@@ -61,7 +62,7 @@ PAYLOAD_FIELDS = {
 }
 EQUIVOCATE, FALSE_ACCUSATION, UNSIGNED_END, STOPPED = "equivocate", "false-accusation", "unsigned-end", "stopped"
 MAX_EVIDENCE = 4
-MAX_CHAT_LEN = 300
+MAX_CHAT_LEN = limits.MAX_CHAT_LEN
 
 
 @dataclasses.dataclass
@@ -272,9 +273,10 @@ class TableMachine:
         if (
             not isinstance(chat, list)
             or len(chat) > MAX_CHAT
-            or not all(isinstance(t, str) and 0 < len(t) <= MAX_CHAT_LEN for t in chat)
+            or not all(isinstance(t, str) and 0 < len(t) <= MAX_CHAT_LEN and t.isprintable() for t in chat)
         ):
-            raise Violation(seat, "bad-entry", f"chat must be up to {MAX_CHAT} texts of up to {MAX_CHAT_LEN} characters")
+            raise Violation(seat, "bad-entry", f"chat must be up to {MAX_CHAT} texts of up to {MAX_CHAT_LEN} "
+                                               "printable characters")
         return list(chat)
 
     # ----- dealing
@@ -595,6 +597,11 @@ class TableMachine:
             raise Violation(accuser, "bad-entry", f"seat {accuser} is not the referee and cannot blame seat {culprit}")
         if not isinstance(kind, str) or not isinstance(detail, str):
             raise Violation(accuser, "bad-entry", "an abort needs a kind and a detail")
+        if (len(kind) > limits.MAX_ABORT_KIND or len(detail) > limits.MAX_ABORT_DETAIL
+                or not kind.isprintable() or not detail.isprintable()):
+            # Shown to people on terminals: printable, like names.
+            raise Violation(accuser, "bad-entry", f"an abort's kind and detail are at most {limits.MAX_ABORT_KIND}"
+                                                  f" and {limits.MAX_ABORT_DETAIL} printable characters")
         convicts = culprit is not None
         if culprit is not None and kind in SILENCE_KINDS:
             silence = self._check_attestations(entry, culprit, kind, payload.get("attestations"))

@@ -94,6 +94,10 @@ WIDE = 100  # columns from which the log stands beside the table instead of belo
 LOG_WIDTH = 44  # the log column beside the table: fixed, so its divider never moves
 TICK = 0.25  # seconds between countdown refreshes
 
+if sys.version_info < (3, 11):  # Python 3.10: trio depends on the backport
+    from exceptiongroup import BaseExceptionGroup
+
+
 
 def _guarded(draw):
     """A drawing method that shows its failure instead of raising it."""

@@ -246,10 +246,11 @@ class SpectatorSession(NetworkSession):
 # ----- the command
 
 
-def watch(address: tuple[str, int], args, private_key=None) -> int:
+def watch(address: tuple[str, int], args, private_key=None, run=None) -> int:
     """``p2pcards join ADDR:PORT --watch``: the table on the terminal until the
     user quits. Exit 0 when the finished log was verified (and written with
-    ``--out``), 1 when the watch stopped on an error."""
+    ``--out``), 1 when the watch stopped on an error. ``run`` shows the screen
+    (the command line's, which first makes sure there is a terminal)."""
     from p2pcards.ui.app import run_app
 
     out = getattr(args, "out", None)
@@ -258,7 +259,7 @@ def watch(address: tuple[str, int], args, private_key=None) -> int:
     async def main(ui) -> int:
         return await watch_on(ui, spectator, out)
 
-    return run_app(main, ascii=getattr(args, "ascii", False)) or 0
+    return (run or run_app)(main, ascii=getattr(args, "ascii", False)) or 0
 
 
 async def watch_on(ui, spectator: Spectator, out: str | None = None) -> int:

@@ -1,0 +1,38 @@
+"""The size limits of everything that crosses a trust boundary, in one table.
+
+Each field has one limit, used by every piece of code that reads it (the log,
+the table machine, the peers, the spectator hub, the wire), so an entry one
+part accepts is never one another part chokes on.
+"""
+
+from __future__ import annotations
+
+# The wire: one frame, sealed (protocol/wire.md).
+MAX_FRAME = 1 << 20  # bytes
+# Room in a frame for the envelope around an entry: the seal, the frame's map
+# ({"t": "app", "m": {"t": "entry", "raw": ...}} or a spectator's {"t": "entry", "i": ..., "e": ...}).
+ENTRY_ENVELOPE = 1024  # bytes
+# One log entry as signed (any kind, an abort with its evidence included):
+# whatever fits in a frame, so every entry a log may hold can also be sent.
+MAX_ENTRY = MAX_FRAME - ENTRY_ENVELOPE  # bytes
+
+MAX_NAME = 64  # characters: a player's name (log, handshake, lobby)
+MAX_REASON = 512  # characters: any free text read off the wire (refusal reasons, notices)
+MAX_CHAT = 4  # chat texts carried by one entry
+MAX_CHAT_LEN = 300  # characters in one chat text
+MAX_ABORT_KIND = 32  # characters: the short name of what went wrong ("timeout", "equivocate", ...)
+MAX_ABORT_DETAIL = MAX_REASON  # characters: an abort's words for people
+
+# What one peer keeps for another before it can use it.
+MAX_AHEAD = 256  # places past the log's end an entry may be for, to be kept
+AHEAD_PER_AUTHOR = 8  # entries kept from one author for places not reached yet
+AHEAD_BYTES_PER_AUTHOR = 2 * MAX_ENTRY  # bytes kept from one author (two full-size entries)
+
+# What one peer's messages may take in another's inbox before its connection is read no further.
+MAX_INBOX_BYTES = 8 * MAX_FRAME  # bytes
+
+# Connections not yet authenticated (p2pcards.net.endpoint).
+PRE_AUTH_TIMEOUT = 3.0  # seconds a new connection has to present its hello
+MAX_PRE_AUTH = 64  # connections waiting for their hello, in all
+MAX_PRE_AUTH_PER_ADDRESS = 8  # of those, from one address
+MAX_HANDSHAKES = 64  # strangers' handshakes in progress after their hello

@@ -1,0 +1,56 @@
+"""Entries that came before their place in the log: kept until the place
+comes, bounded so no seat can make another hold more than a few of its entries.
+
+Only entries whose signature verifies get here (the caller checks), so a
+stranger or a seat cannot fill the buffer in another seat's name; each author
+may have at most ``per_author`` entries and ``bytes_per_author`` bytes kept,
+the places nearest the log's end first.
+"""
+
+from __future__ import annotations
+
+from p2pcards import limits
+from p2pcards.protocol.log import Entry
+
+# Entries are p2pcards.protocol.log.Entry; not imported, so this sits below the log in the layers.
+
+
+class AheadBuffer:
+    def __init__(self, per_author: int = limits.AHEAD_PER_AUTHOR,
+                 bytes_per_author: int = limits.AHEAD_BYTES_PER_AUTHOR, window: int = limits.MAX_AHEAD):
+        self.per_author, self.bytes_per_author, self.window = per_author, bytes_per_author, window
+        self._by_author: dict[int, dict[tuple[int, bytes], Entry]] = {}
+
+    def __len__(self) -> int:
+        return sum(len(kept) for kept in self._by_author.values())
+
+    @property
+    def bytes(self) -> int:
+        return sum(len(e.raw) for kept in self._by_author.values() for e in kept.values())
+
+    def offer(self, entry: Entry, next_seq: int) -> bool:
+        """Keep ``entry`` (verified, for a place past ``next_seq``) if there is
+        room for its author; a nearer place may push out that author's farthest."""
+        if not next_seq < entry.seq < next_seq + self.window:
+            return False
+        kept = self._by_author.setdefault(entry.author, {})
+        key = (entry.seq, entry.hash)
+        if key in kept:
+            return True
+        kept[key] = entry
+        while len(kept) > self.per_author or sum(len(e.raw) for e in kept.values()) > self.bytes_per_author:
+            farthest = max(kept, key=lambda k: (k[0], len(kept[k].raw)))
+            del kept[farthest]
+            if farthest == key:
+                return False
+        return True
+
+    def take(self, seq: int) -> list[Entry]:
+        """The entries kept for place ``seq``; those for places before it are forgotten."""
+        found = []
+        for kept in self._by_author.values():
+            for key in [k for k in kept if k[0] <= seq]:
+                entry = kept.pop(key)
+                if key[0] == seq:
+                    found.append(entry)
+        return found
