@@ -39,12 +39,12 @@ class Case:
 
 # What replays/README.md describes, file by file.
 CASES = {
-    "bura-3p.p2plog": Case("bura", 3, 397, 6, 0),
-    "warkocz-3p.p2plog": Case("warkocz", 3, 27, 1, 0),
-    "kanasta-4p.p2plog": Case("kanasta", 4, 3400, 18, 0),
-    "kanaszta-4p.p2plog": Case("kanaszta", 4, 2133, 12, 0),
+    "bura-3p.p2plog": Case("bura", 3, 305, 5, 0),
+    "warkocz-3p.p2plog": Case("warkocz", 3, 45, 1, 0),
+    "kanasta-4p.p2plog": Case("kanasta", 4, 3682, 17, 0),
+    "kanaszta-4p.p2plog": Case("kanaszta", 4, 2207, 14, 0),
     "bura-3p-phantom-card.p2plog": Case("bura", 3, 17, 0, 1, cheater=1),
-    "warkocz-3p-false-pass.p2plog": Case("warkocz", 3, 335, 6, 1, cheater=1),
+    "warkocz-3p-false-pass.p2plog": Case("warkocz", 3, 388, 7, 1, cheater=1),
 }
 
 
