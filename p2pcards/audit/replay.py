@@ -21,7 +21,8 @@ import threading
 
 from p2pcards.audit import UNFINISHED, Unverifiable, audit_log, load
 from p2pcards.cards import unknown
-from p2pcards.games import substitute
+from p2pcards.games import get_game, substitute
+from p2pcards.protocol.log import LogError, read_table
 from p2pcards.protocol.machine import ABORT, ACTION, END, KEYS, REVEAL
 from p2pcards.protocol.narration import describe, entry_line
 
@@ -70,18 +71,24 @@ class DealResult:
 
 
 class Replay:
-    def __init__(self, log):
-        self.log = log
-        self.names = [p.name for p in log.table.players]
+    """Built from the table entry alone (``read_table``); ``walk`` reads the
+    rest of the file, verified, and goes through it."""
+
+    def __init__(self, path, table_log, total: int):
+        self.path = path
+        self.log = table_log  # the whole log once walk() has read it
+        self.names = [p.name for p in table_log.table.players]
         self.players = len(self.names)
-        self.total = len(log)  # entries in the file
-        self.finished_log = log.is_finished
-        self.game = None
-        self.options: dict = dict(log.table.options or {})
+        self.total = total  # entries the file frames
+        self.finished_log = False
+        self.reading = True  # the file's signatures and chain are being checked
+        self.game = get_game(table_log.table.game)
+        self.options: dict = dict(table_log.table.options or {})
         self.frames: list[Frame] = []
         self.moves: list[Move] = []
         self.deal_codes: dict[int, list[str]] = {}
         self.results: dict[int, DealResult] = {}
+        self.match_result: dict | None = None  # game.match_result as the log ends
         self.findings: dict[int, list[dict]] = {}
         self.report = None  # the audit's report, once the walk is done
         self.done = threading.Event()
@@ -89,6 +96,8 @@ class Replay:
         self._pending: Move | None = None
         self._cancel = False
         self.on_progress = None  # called now and then from the walk
+        self.frames.append(Frame(0, -1, "table", 0, self._table_text(), None, []))
+        self.moves.append(Move(TABLE, 0, -1, self.frames[0].text, 0, 0))
 
     # ----- reading ------------------------------------------------------------------
     @property
@@ -105,16 +114,20 @@ class Replay:
         return self.report is not None and self.report.exit_code != UNFINISHED and self.finished_log
 
     def progress(self) -> float:
-        return 1.0 if self.done.is_set() else len(self.frames) / max(1, self.total)
+        if self.done.is_set():
+            return 1.0
+        return 0.0 if self.reading else len(self.frames) / max(1, self.total)
 
     def walk(self) -> "Replay":
         """Read the whole log (the audit's walk); frames and moves grow as it goes."""
-        from p2pcards.games import get_game
-
         try:
-            self.game = get_game(self.log.table.game)
-            self.frames.append(Frame(0, -1, "table", 0, self._table_text(), None, []))
-            self.moves.append(Move(TABLE, 0, -1, self.frames[0].text, 0, 0))
+            try:
+                self.log = load(self.path)
+            except Unverifiable as exc:
+                raise ReplayError(f"cannot replay {self.path}: {exc}") from None
+            self.total, self.finished_log, self.reading = len(self.log), self.log.is_finished, False
+            if self.on_progress:
+                self.on_progress()
             report = audit_log(self.log, observe=self._observe)
             for v in report.violations:
                 self.findings.setdefault(v["entry"] if v["entry"] is not None else 0, []).append(v)
@@ -122,6 +135,8 @@ class Replay:
             self._publish()
         except _Cancelled:
             pass
+        except ReplayError as exc:
+            self.error = str(exc)
         except Exception as exc:  # a walk that breaks must say so, not hang the viewer
             self.error = f"the replay stopped reading the log: {exc}"
             self._publish()
@@ -143,8 +158,6 @@ class Replay:
     def _observe(self, entry, machine, deal_before, state_before, refused) -> None:
         if self._cancel:
             raise _Cancelled
-        if self.game is None:
-            self.game = machine.game
         payload = entry.payload if isinstance(entry.payload, dict) else {}
         action = payload.get("action") if entry.kind == ACTION and isinstance(payload.get("action"), dict) else None
         if refused is not None:
@@ -161,8 +174,9 @@ class Replay:
         self.frames.append(Frame(entry.seq, entry.author, entry.kind, deal_before, text, state,
                                  list(payload.get("chat") or []), action))
         self._fold(pos, entry, deal_before, text, refused is not None)
-        if entry.kind == REVEAL:
+        if entry.kind in (REVEAL, END, ABORT):
             self._deal_closed(machine)
+            self.match_result = machine.game.match_result(machine.match)
         if self.on_progress and pos % 64 == 0:
             self.on_progress()
 
@@ -225,11 +239,12 @@ class Replay:
         return None if state is None else self.game.view(state, seat)
 
     def hands(self, frame: Frame) -> list[list[str]] | None:
-        """Every hand at ``frame`` (unsorted); None if the deal's cards are not known."""
+        """Every hand at ``frame``, each in the order its seat saw it; None if
+        the deal's cards are not known."""
         if self.deal_codes.get(frame.deal) is None or frame.state is None:
             return None
         state = self.full_state(frame)
-        return [list(self.game.hand(state, s)) for s in range(self.players)]
+        return [list(self.game.view(state, s).get("hand") or []) for s in range(self.players)]
 
     def public_action(self, frame: Frame) -> dict | None:
         """An action with every card the reveal made known."""
@@ -263,12 +278,15 @@ class Replay:
 
 
 def open_replay(path) -> Replay:
-    """The log read and verified as a file; nothing walked yet."""
+    """The table entry read and verified; the rest of the file not yet."""
     try:
-        log = load(path)
-    except Unverifiable as exc:
+        table, total = read_table(path)
+    except LogError as exc:
         raise ReplayError(f"cannot replay {path}: {exc}") from None
-    return Replay(log)
+    try:
+        return Replay(path, table, total)
+    except Exception as exc:  # an unknown game: entry 0 names no engine we have
+        raise ReplayError(f"cannot replay {path}: entry 0: {exc}") from None
 
 
 def load_replay(path) -> Replay:
