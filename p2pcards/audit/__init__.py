@@ -65,6 +65,7 @@ class AuditReport:
     notes: list[str] = dataclasses.field(default_factory=list)
     silences: list[dict] = dataclasses.field(default_factory=list)
     fork: dict | None = None
+    complete: bool = False  # the log holds its fully signed end: the game finished
 
     def as_json(self) -> dict:
         out = {
@@ -77,6 +78,7 @@ class AuditReport:
             "scores": self.scores,
             "chips": self.chips,
             "silences": self.silences,
+            "complete": self.complete,
         }
         if self.fork is not None:
             out["fork"] = self.fork
@@ -203,7 +205,8 @@ def _report(log: GameLog, machine: TableMachine, players: list[dict], violations
             unique.append(v)
     code = VIOLATIONS if unique else UNFINISHED if unfinished else CLEAN
     report = AuditReport(code == CLEAN, machine.game.id, players, len(log), deals, unique, scores, chips, code,
-                         silences=[s.as_dict() for s in machine.silences])
+                         silences=[s.as_dict() for s in machine.silences],
+                         complete=log.is_finished and unfinished is None and not machine.stopped)
     for text in (note, unfinished):
         if text:
             report.notes.append(text)
@@ -377,7 +380,8 @@ def audit_pair(path_a, path_b) -> AuditReport:
     if fork is not None:
         notes.append(f"the logs part at entry {fork_at}")
     return dataclasses.replace(base, ok=code == CLEAN, violations=violations, exit_code=code,
-                               silences=silences, fork=fork, notes=notes)
+                               silences=silences, fork=fork, notes=notes,
+                               complete=not unfinished and all(r.complete for r in reports))
 
 
 def _players(log: GameLog) -> list[dict]:

@@ -248,7 +248,8 @@ def format_report(report) -> str:
             who = f"seat {v['seat']} ({names.get(v['seat'], '?')})" if v["seat"] is not None else "nobody identified"
             lines.append(f"  entry {v['entry']}: {v['kind']} by {who}: {v['detail']}")
     else:
-        lines.append("NOT FINISHED: no fault found as far as the log goes, but the game did not finish.")
+        why = "; ".join(report.notes) or "the log has no end signed by every player"
+        lines.append(f"NOT FINISHED: the game did not finish ({why}). No fault found as far as the log goes.")
     for s in report.silences:
         attesters = ", ".join(f"seat {a}" for a in s["attested_by"])
         verdict = "a majority attests it" if s["stands"] else "only a minority attests it: no conviction"

@@ -58,7 +58,7 @@ def game_record(replay: Replay, seat: int | None = None, show_all: bool = False,
             continue
         if move.kind == MOVE:
             number += 1
-            yield _clean(shell_text([f"{number:>4}. {move.text}"], ascii_only))
+            yield _clean(shell_text([f"{number:>4}. {session.move_text(i)}"], ascii_only))
         elif move.kind == DEAL_OVER:
             yield ""
             for line in session.sheet() or [f"Deal {move.deal + 1} is over."]:
@@ -116,3 +116,47 @@ def _ending(replay, session, ascii_only) -> Iterator[str]:
         yield "Audit: clean."
     else:
         yield "Audit: no fault found as far as the log goes."
+
+
+def _jsonable(value):
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=str)
+    return str(value)
+
+
+def json_moves(replay: Replay) -> Iterator[str]:
+    """One JSON object a line: the table, then each move (protocol/replay-json.md)."""
+    table = replay.log.table
+    yield json.dumps({"kind": "table", "game": replay.game.id, "players": list(replay.names),
+                      "options": dict(table.options or {}),
+                      "settings": dict(table.extra) if isinstance(table.extra, dict) else {}},
+                     ensure_ascii=False, default=_jsonable)
+    before: dict = {}
+    for i, move in enumerate(replay.moves[1:], 1):
+        frame = replay.frame_of(move)
+        view = replay.view(frame, None) or {}
+        if move.kind == DEALT:
+            before = {}
+        out = {"move": i, "kind": move.kind, "deal": move.deal + 1,
+               "entries": [replay.frames[move.first].index, frame.index],
+               "seat": move.seat if move.seat >= 0 else None,
+               "player": replay.names[move.seat] if 0 <= move.seat < replay.players else None,
+               "text": move.text}
+        if move.kind == MOVE:
+            action = replay.public_action(replay.frames[move.first]) or {}
+            out["action"] = action.get("type")
+            out["cards"] = list(action.get("cards") or [])
+            out["details"] = {k: v for k, v in action.items() if k not in ("type", "cards")}
+        if move.kind == DEAL_OVER and move.deal in replay.results:
+            result = replay.results[move.deal]
+            out["scores"] = result.scores
+            out["match_scores"] = result.match_scores
+            out["match_chips"] = result.match_chips
+        if move.kind == THE_END and replay.match_result is not None:
+            out["result"] = replay.match_result
+        out["changed"] = {k: v for k, v in view.items() if before.get(k) != v}
+        before = view
+        yield json.dumps(out, ensure_ascii=False, default=_jsonable)
+    yield json.dumps({"kind": "audit", "complete": replay.complete,
+                      "violations": replay.result.get("violations", []), "error": replay.error},
+                     ensure_ascii=False, default=_jsonable)

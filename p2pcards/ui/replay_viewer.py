@@ -25,6 +25,7 @@ from p2pcards.audit.replay import DEAL_OVER, MOVE
 from p2pcards.ui.render import Painter, render_table, sort_hand
 from p2pcards.ui.scoresheet import deal_sheet
 from p2pcards.ui.session import PHASE_PLAYING, FinishedDeal, Notifier
+from p2pcards.ui.wording import with_own_cards
 
 KEYS_HELP = (
     "\u2192/n next move  \u2190/p back  \u2191\u2193 move list  ]/[ next/previous deal  d first decision  "
@@ -106,12 +107,21 @@ class ReplaySession:
     def last_moves(self) -> list[str]:
         """The moves up to this one, with their chat (the table's log column)."""
         lines = []
-        for move in self.replay.moves[max(0, self.move - 40): self.move + 1]:
-            lines.append(move.text)
+        for i in range(max(0, self.move - 40), self.move + 1):
+            move = self.replay.moves[i]
+            lines.append(self.move_text(i))
             for frame in self.replay.frames[move.first: move.last + 1]:
                 if 0 <= frame.author < len(self.names):
                     lines += [f"{self.names[frame.author]}: {text}" for text in frame.chat]
         return lines
+
+    def move_text(self, i: int) -> str:
+        """Move ``i`` in words; face-down cards named once the deal's reveal made them known."""
+        move = self.replay.moves[i]
+        if move.kind != MOVE:
+            return move.text
+        action = self.replay.public_action(self.replay.frames[move.first])
+        return with_own_cards(move.text, move.seat, move.seat, action)
 
     def subscribe(self, callback):
         return self._notifier.subscribe(callback)
@@ -254,7 +264,7 @@ class ReplayViewer:
         s = self.session
         width = self._columns() - 45
         p = Painter(self.ascii, width)
-        text = s.frame.text if s.detail else s.current.text
+        text = s.frame.text if s.detail else s.move_text(s.move)
         p.rich(text, "class:warn").nl()
         frames = [s.frame] if s.detail else s.replay.frames[s.current.first: s.current.last + 1]
         for frame in frames:
@@ -293,17 +303,16 @@ class ReplayViewer:
         rows = max(5, self._rows() - 4)
         if s.detail:
             p.label(f"Entries of move {s.move}").nl()
-            items = [(i, f"#{f.index} {f.text}") for i, f in enumerate(s.replay.frames)]
-            current = s.entry
+            count, current = len(s.replay.frames), s.entry
+            text = lambda i: f"#{s.replay.frames[i].index} {s.replay.frames[i].text}"  # noqa: E731
         else:
             p.label("Moves").nl()
-            items = [(i, m.text) for i, m in enumerate(s.replay.moves)]
-            current = s.move
-        start = max(0, min(current - rows // 2, len(items) - rows))
-        for i, text in items[start: start + rows]:
+            count, current, text = len(s.replay.moves), s.move, s.move_text
+        start = max(0, min(current - rows // 2, count - rows))
+        for i in range(start, min(count, start + rows)):
             mark = "\u25b6 " if i == current else "  "
             before = len(p.out)
-            p.rich(mark + text, "class:warn" if i == current else "")
+            p.rich(mark + text(i), "class:warn" if i == current else "")
             handler = self._click(i)
             p.out[before:] = [(style, piece, handler) for style, piece, *_ in p.out[before:]]
             p.nl()
