@@ -129,11 +129,11 @@ def entry_line(kind: str, author: int, payload: dict, names: list[str], deal: in
     if kind == REKEY:
         return f"deal {deal + 1}: {_name(names, author)} locked the cards for dealing"
     if kind == KEYS:
-        return f"{_name(names, author)} let the cards due be seen"
+        return f"{_name(names, author)} unlocked the cards others may now see"
     if kind == REVEAL:
         if author == 0:
             return "the deal is over: every player reveals its keys"
-        return f"{_name(names, author)} revealed its keys of the deal"
+        return f"{_name(names, author)} revealed the deal's keys"
     if kind == ABORT:
         culprit = payload.get("culprit")
         return (f"GAME STOPPED by {_name(names, author)}: {payload.get('kind')}"
