@@ -261,3 +261,24 @@ def test_the_table_and_the_replay_word_entries_alike():
             line = entry_line(kind, author, {"culprit": 1, "kind": "silent", "detail": "x"}, names, 0, [0, 1])
             assert "You shuffles" not in line and "You reveals" not in line and "You revealed its" not in line
     assert entry_line("shuffle", 0, {}, names, 1) == "deal 2: shuffling (every player in turn, with proofs)"
+
+
+def test_a_tampered_file_is_refused_after_its_table_is_shown(log_path, tmp_path):
+    """Entry 0 is enough to open the screen; a forged later entry stops the
+    reading with the reason, never a half-trusted game."""
+    data = bytearray(log_path.read_bytes())
+    data[-10] ^= 0x01  # inside the end entry's signatures
+    forged = tmp_path / "forged.log"
+    forged.write_bytes(bytes(data))
+    replay = open_replay(forged)
+    replay.walk()
+    assert replay.done.is_set() and replay.report is None
+    assert replay.error and "cannot replay" in replay.error and len(replay.frames) == 1
+    with create_pipe_input() as pipe:
+        output = Vt100_Output(io.StringIO(), lambda: Size(rows=40, columns=120), term="xterm")
+        viewer = ReplayViewer(replay, input=pipe, output=output)
+        assert replay.error in text(viewer._header())
+    for form in ("--text", "--json"):
+        run = subprocess.run([sys.executable, "-m", "p2pcards", "replay", str(forged), form],
+                             capture_output=True, text=True, env=ENV, timeout=120)
+        assert run.returncode != 0 and "cannot replay" in run.stderr and not run.stdout
