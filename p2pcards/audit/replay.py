@@ -173,14 +173,14 @@ class Replay:
         pos = len(self.frames)
         self.frames.append(Frame(entry.seq, entry.author, entry.kind, deal_before, text, state,
                                  list(payload.get("chat") or []), action))
-        self._fold(pos, entry, deal_before, text, refused is not None)
+        self._fold(pos, entry, deal_before, text, refused is not None, machine.deal.dealer)
         if entry.kind in (REVEAL, END, ABORT):
             self._deal_closed(machine)
             self.match_result = machine.game.match_result(machine.match)
         if self.on_progress and pos % 64 == 0:
             self.on_progress()
 
-    def _fold(self, pos: int, entry, deal: int, text: str, refused: bool) -> None:
+    def _fold(self, pos: int, entry, deal: int, text: str, refused: bool, dealer: int) -> None:
         """Which move this entry belongs to."""
         pending = self._pending
         if refused or entry.kind in (ABORT, END):
@@ -202,7 +202,8 @@ class Replay:
             pending.last = pos  # the keys that show a drawn card, or more of the dealing
         else:  # the dealing of a new deal begins
             self._publish()
-            self._pending = Move(DEALT, deal, -1, f"deal {deal + 1} dealt", pos, pos)
+            by = f" by {self.names[dealer]}" if 0 <= dealer < self.players else ""
+            self._pending = Move(DEALT, deal, -1, f"deal {deal + 1} dealt{by}", pos, pos)
 
     def _publish(self) -> None:
         if self._pending is not None:

@@ -28,8 +28,8 @@ from p2pcards.ui.session import PHASE_PLAYING, FinishedDeal, Notifier
 from p2pcards.ui.wording import with_own_cards
 
 KEYS_HELP = (
-    "\u2192/n next move  \u2190/p back  \u2191\u2193 move list  ]/[ next/previous deal  d first decision  "
-    "g autoplay  +/- speed  r score sheet  e entries  s seat  a all hands  digits+Enter entry  q quit"
+    "\u2192/n \u2190/p move  \u2191\u2193 list  ]/[ deal  d first decision  g autoplay +/- speed  "
+    "r score sheet  e entries  s seat  a all hands  123\u21b5 entry  q quit"
 )
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)  # moves a second
 
@@ -49,10 +49,6 @@ class ReplaySession:
         self.detail = False
         self.note = ""
         self._notifier = Notifier()
-
-    @property
-    def position(self) -> int:
-        return self.move
 
     @property
     def frame(self):
@@ -103,17 +99,6 @@ class ReplaySession:
 
     def turn_deadline(self) -> None:
         return None
-
-    def last_moves(self) -> list[str]:
-        """The moves up to this one, with their chat (the table's log column)."""
-        lines = []
-        for i in range(max(0, self.move - 40), self.move + 1):
-            move = self.replay.moves[i]
-            lines.append(self.move_text(i))
-            for frame in self.replay.frames[move.first: move.last + 1]:
-                if 0 <= frame.author < len(self.names):
-                    lines += [f"{self.names[frame.author]}: {text}" for text in frame.chat]
-        return lines
 
     def move_text(self, i: int) -> str:
         """Move ``i`` in words; face-down cards named once the deal's reveal made them known."""
@@ -271,6 +256,9 @@ class ReplayViewer:
             for v in s.replay.findings.get(frame.index, []):
                 who = s.names[v["seat"]] if isinstance(v.get("seat"), int) else "nobody identified"
                 p.text(f"!! {v['kind']} by {who}: {v['detail']}", "class:error").nl()
+            if 0 <= frame.author < len(s.names):
+                for said in frame.chat:
+                    p.text(f"{s.names[frame.author]}: ", "class:label").text(said, "class:chat").nl()
         p.nl()
         sheet = s.sheet() if (self.show_sheet or s.current.kind == DEAL_OVER) else None
         if sheet is not None:
