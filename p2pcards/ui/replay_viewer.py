@@ -22,7 +22,7 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.mouse_events import MouseEventType
 
 from p2pcards.audit.replay import DEAL_OVER, MOVE
-from p2pcards.ui.render import Painter, render_table, sort_hand
+from p2pcards.ui.render import Painter, render_table, sort_hand, wrap_fragments
 from p2pcards.ui.scoresheet import deal_sheet
 from p2pcards.ui.session import PHASE_PLAYING, FinishedDeal, Notifier
 from p2pcards.ui.wording import with_own_cards
@@ -247,7 +247,7 @@ class ReplayViewer:
 
     def _table(self) -> StyleAndTextTuples:
         s = self.session
-        width = self._columns() - 45
+        width = self._columns() - self._side_width() - 1
         p = Painter(self.ascii, width)
         text = s.frame.text if s.detail else s.move_text(s.move)
         p.rich(text, "class:warn").nl()
@@ -264,13 +264,13 @@ class ReplayViewer:
         if sheet is not None:
             for line in sheet:
                 p.rich(line).nl()
-            return p.out
+            return wrap_fragments(p.out, width)
         if self.show_sheet:
             p.text("(this deal's score sheet comes with its end)", "class:label").nl().nl()
         if s.view() is None:
             for line in _options_lines(s):
                 p.text(line).nl()
-            return p.out
+            return wrap_fragments(p.out, width)
         p.out += render_table(s, self.ascii, width)
         if self.show_all:
             hands = s.replay.hands(s.frame)
@@ -281,7 +281,7 @@ class ReplayViewer:
                 trump = (s.view() or {}).get("trump_suit")
                 for seat, hand in enumerate(hands):
                     p.text(f"  {s.names[seat]:<12}").cards(sort_hand(s.game.id, hand, trump)).nl()
-        return p.out
+        return wrap_fragments(p.out, width)
 
     def _side(self) -> StyleAndTextTuples:
         """The move list (or the entries of this move), the current one marked;
@@ -324,6 +324,10 @@ class ReplayViewer:
         except Exception:
             return 100
 
+    def _side_width(self) -> int:
+        """The move list: 44 columns, less on a narrow terminal (the table keeps two thirds)."""
+        return max(20, min(44, self._columns() // 3))
+
     def _rows(self) -> int:
         try:
             return self.app.output.get_size().rows
@@ -337,12 +341,13 @@ class ReplayViewer:
             [
                 Window(FormattedTextControl(self._table), wrap_lines=True),
                 Window(width=1, char="|" if self.ascii else "\u2502", style="class:rule"),
-                Window(FormattedTextControl(self._side), width=Dimension.exact(44), wrap_lines=False),
+                Window(FormattedTextControl(self._side), width=lambda: Dimension.exact(self._side_width()),
+                       wrap_lines=False),
             ]
         )
         root = HSplit(
             [
-                Window(FormattedTextControl(self._header), height=1),
+                Window(FormattedTextControl(self._header), height=Dimension(min=1, max=2), wrap_lines=True),
                 body,
                 Window(FormattedTextControl(lambda: [("class:label", KEYS_HELP), ("class:error", " " + self.note)]),
                        height=Dimension(min=1, max=2), wrap_lines=True),
