@@ -282,3 +282,16 @@ def test_a_tampered_file_is_refused_after_its_table_is_shown(log_path, tmp_path)
         run = subprocess.run([sys.executable, "-m", "p2pcards", "replay", str(forged), form],
                              capture_output=True, text=True, env=ENV, timeout=120)
         assert run.returncode != 0 and "cannot replay" in run.stderr and not run.stdout
+
+
+@pytest.mark.parametrize("columns", [120, 80, 60])
+def test_the_table_column_never_spills_into_the_move_list(replay, columns):
+    with create_pipe_input() as pipe:
+        output = Vt100_Output(io.StringIO(), lambda: Size(rows=24, columns=columns), term="xterm")
+        viewer = ReplayViewer(replay, input=pipe, output=output, show_all=True)
+        width = columns - viewer._side_width() - 1
+        assert width >= columns * 2 // 3 - 1
+        for move in range(0, len(replay.moves), 3):
+            viewer.session.go(move)
+            for line in text(viewer._table()).splitlines():
+                assert len(line) <= width, (move, line)
