@@ -28,8 +28,9 @@ def test_clean_log_passes_with_the_contract_json(clean_log):
     report = audit_file(clean_log)
     assert report.exit_code == CLEAN
     out = report.as_json()
-    assert set(out) == {"ok", "game", "players", "entries", "deals", "violations", "scores", "chips", "silences"}
-    assert out["silences"] == []
+    assert set(out) == {"ok", "game", "players", "entries", "deals", "violations", "scores", "chips", "silences",
+                        "complete"}
+    assert out["silences"] == [] and out["complete"] is True
     assert out["ok"] is True and out["game"] == "bura" and out["violations"] == []
     assert [p["seat"] for p in out["players"]] == [0, 1, 2]
     assert all(len(p["key"]) == 64 for p in out["players"])

@@ -91,22 +91,26 @@ def _check_report(case: Case, report: dict) -> None:
 
 @pytest.mark.parametrize("name", _params())
 def test_audit_and_replay(name):
-    """``load_replay`` runs the audit (``audit_log``, as ``p2pcards audit``
-    does) and then replays the log entry by entry: one pass for both."""
-    from p2pcards.audit.replay import load_replay, replay_text
+    """``load_replay`` builds the replay from the audit's own walk through the
+    log (``audit_log(observe=...)``): one pass for both."""
+    from p2pcards.audit.replay import DEALT, MOVE, load_replay
+    from p2pcards.ui.replay_record import game_record
 
     case = CASES[name]
     replay = load_replay(os.path.join(REPLAYS, name))
     assert (0 if replay.audit_ok else 1) == case.exit_code
     _check_report(case, replay.result)
+    assert replay.result["complete"] is True
     assert len(replay.frames) == case.entries
     assert len(replay.deal_starts()) >= max(1, case.deals)
-    lines = list(replay_text(replay, show_all=True))
-    assert lines[-1].startswith("audit: clean" if case.cheater is None else "audit: ")
+    assert all(m.kind != DEALT or m.last > m.first for m in replay.moves), "the dealing is one step"
+    assert sum(m.kind == MOVE for m in replay.moves) == sum(f.kind == "action" for f in replay.frames)
+    lines = list(game_record(replay, show_all=True))
+    assert lines[-1] == ("Audit: clean." if case.cheater is None else lines[-1])
     assert not any("REFUSED" in line for line in lines)
     if case.cheater is not None:
-        assert any(line.lstrip().startswith("!!") and f"seat {case.cheater}" in line for line in lines)
-    seat_lines = list(replay_text(replay, seat=0))
+        assert any(line.lstrip().startswith("!!") and replay.names[case.cheater] in line for line in lines)
+    seat_lines = list(game_record(replay, seat=0))
     assert any("your hand:" in line for line in seat_lines) or case.deals == 0
 
 

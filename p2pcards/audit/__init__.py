@@ -65,6 +65,7 @@ class AuditReport:
     notes: list[str] = dataclasses.field(default_factory=list)
     silences: list[dict] = dataclasses.field(default_factory=list)
     fork: dict | None = None
+    complete: bool = False  # the log holds its fully signed end: the game finished
 
     def as_json(self) -> dict:
         out = {
@@ -77,6 +78,7 @@ class AuditReport:
             "scores": self.scores,
             "chips": self.chips,
             "silences": self.silences,
+            "complete": self.complete,
         }
         if self.fork is not None:
             out["fork"] = self.fork
@@ -114,19 +116,23 @@ def _unverifiable(reason: str) -> AuditReport:
     return AuditReport(False, "", [], 0, 0, [], {}, None, UNVERIFIABLE, reason)
 
 
-def audit_log(log: GameLog) -> AuditReport:
+def audit_log(log: GameLog, observe=None) -> AuditReport:
     """The audit of a log. A first pass defers the dealing proofs and key
     checks to each deal's final check, which recomputes every layer from the
     revealed seeds (cheaper, and says more); if it finds anything wrong, the
     log is audited again with every proof and key checked as the players
-    checked them, so that a fault is pinned to the entry where it was made."""
-    report = _audit_log(log, verify_proofs=False)
+    checked them, so that a fault is pinned to the entry where it was made.
+
+    ``observe(entry, machine, deal_before, state_before, refused)`` is called
+    after each entry of the first pass (``refused``: the Violation, or None),
+    so that the replay is built from the audit's own walk through the log."""
+    report = _audit_log(log, verify_proofs=False, observe=observe)
     if report.exit_code == VIOLATIONS:
         report = _audit_log(log, verify_proofs=True)
     return report
 
 
-def _audit_log(log: GameLog, verify_proofs: bool) -> AuditReport:
+def _audit_log(log: GameLog, verify_proofs: bool, observe=None) -> AuditReport:
     players = _players(log)
     try:
         machine = new_machine(log.genesis, verify_proofs=verify_proofs)
@@ -140,9 +146,12 @@ def _audit_log(log: GameLog, verify_proofs: bool) -> AuditReport:
     for entry in log.entries[1:]:
         if entry.kind == ABORT:
             history[entry.seq] = copy.deepcopy(machine)
+        deal_before, state_before = machine.deal.index, machine.state
         try:
             machine.accept(entry)
         except Violation as v:
+            if observe is not None:
+                observe(entry, machine, deal_before, state_before, v)
             if entry.kind == END and v.kind in (UNSIGNED_END, STOPPED):
                 # A missing signature is silence, not proof: the game did not finish.
                 unfinished = f"the end entry is not signed by every player not blamed: {v.detail}"
@@ -150,6 +159,8 @@ def _audit_log(log: GameLog, verify_proofs: bool) -> AuditReport:
             seat = v.seat if v.seat is not None else (entry.author if entry.author >= 0 else None)
             violations.append(_violation(Violation(seat, v.kind, v.detail), entry.seq))
             return _report(log, machine, players, violations, note=f"replay stopped at entry {entry.seq}")
+        if observe is not None:
+            observe(entry, machine, deal_before, state_before, None)
     if machine.stopped and unfinished is None:
         unfinished = "the game stopped at a silence only a minority of the players attests"
 
@@ -194,7 +205,8 @@ def _report(log: GameLog, machine: TableMachine, players: list[dict], violations
             unique.append(v)
     code = VIOLATIONS if unique else UNFINISHED if unfinished else CLEAN
     report = AuditReport(code == CLEAN, machine.game.id, players, len(log), deals, unique, scores, chips, code,
-                         silences=[s.as_dict() for s in machine.silences])
+                         silences=[s.as_dict() for s in machine.silences],
+                         complete=log.is_finished and unfinished is None and not machine.stopped)
     for text in (note, unfinished):
         if text:
             report.notes.append(text)
@@ -368,7 +380,8 @@ def audit_pair(path_a, path_b) -> AuditReport:
     if fork is not None:
         notes.append(f"the logs part at entry {fork_at}")
     return dataclasses.replace(base, ok=code == CLEAN, violations=violations, exit_code=code,
-                               silences=silences, fork=fork, notes=notes)
+                               silences=silences, fork=fork, notes=notes,
+                               complete=not unfinished and all(r.complete for r in reports))
 
 
 def _players(log: GameLog) -> list[dict]:

@@ -1,23 +1,39 @@
-"""Watching a finished game again: the log replayed entry by entry.
+"""Watching a game again: the log walked once through the table machine.
 
-``load_replay`` feeds the log through the same ``TableMachine`` the players
-ran and keeps, after every entry, the public deal state. Once a deal's final
-reveal is in, every card of it is known, so the table can be shown as any
-seat saw it (``view(state, seat)`` shows only what that seat could see) or
-with every hand open. The audit's findings are attached to their entries.
+``open_replay`` reads and verifies the file (signatures, chain) and returns at
+once; ``Replay.walk`` then feeds the log through the audit's own walk (the
+same ``TableMachine`` the players ran, ``audit_log(observe=...)``), keeping
+after every entry the public deal state. The viewer runs the walk in a
+thread and shows what is read so far; ``load_replay`` walks it all first.
+
+Two levels: ``frames`` (one per protocol entry, for the detail view) and
+``moves`` (what players did: the dealing folded into one "dealt" step, the
+card shown to a drawer folded into the draw, the final reveal into "deal
+over"). Once a deal's final reveal is in, every card of it is known, so the
+table can be shown as any seat saw it or with every hand open. A log without
+an end (a game somebody left) is shown as far as it goes.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import threading
 
-from p2pcards.audit import audit_log, load, Unverifiable
-from p2pcards.cards import display, unknown
-from p2pcards.games import substitute
-from p2pcards.protocol.machine import ABORT, ACTION, KEYS, REKEY, REVEAL, SHUFFLE, Violation, new_machine
+from p2pcards.audit import UNFINISHED, Unverifiable, audit_log, load
+from p2pcards.cards import unknown
+from p2pcards.games import get_game, substitute
+from p2pcards.protocol.log import LogError, read_table
+from p2pcards.protocol.machine import ABORT, ACTION, END, KEYS, REVEAL
+from p2pcards.protocol.narration import describe, entry_line
+
+DEALT, MOVE, DEAL_OVER, STOP, THE_END, TABLE = "dealt", "move", "deal over", "stopped", "end", "table"
 
 
 class ReplayError(Exception):
+    pass
+
+
+class _Cancelled(Exception):
     pass
 
 
@@ -30,19 +46,187 @@ class Frame:
     text: str  # what happened, in words everybody could read
     state: object  # public deal state after the entry (unknown tokens), or None
     chat: list[str]
+    action: dict | None = None  # an action entry's public action
 
 
 @dataclasses.dataclass
-class Replay:
-    game: object
-    names: list[str]
-    players: int
-    frames: list[Frame]
-    deal_codes: dict[int, list[str]]  # deal -> every position's card, after its final reveal
-    findings: dict[int, list[dict]]  # entry -> the audit's violations there
-    audit_ok: bool
-    result: dict
+class Move:
+    """One step of the game as players lived it: frames ``first``..``last``."""
 
+    kind: str  # TABLE, DEALT, MOVE, DEAL_OVER, STOP, THE_END
+    deal: int
+    seat: int  # -1: nobody in particular
+    text: str
+    first: int  # frame positions
+    last: int
+
+
+@dataclasses.dataclass
+class DealResult:
+    number: int  # 1-based
+    scores: dict  # game.deal_scores of the deal
+    match_scores: list[int]
+    match_chips: list[int] | None
+    bank: int
+
+
+class Replay:
+    """Built from the table entry alone (``read_table``); ``walk`` reads the
+    rest of the file, verified, and goes through it."""
+
+    def __init__(self, path, table_log, total: int):
+        self.path = path
+        self.log = table_log  # the whole log once walk() has read it
+        self.names = [p.name for p in table_log.table.players]
+        self.players = len(self.names)
+        self.total = total  # entries the file frames
+        self.finished_log = False
+        self.reading = True  # the file's signatures and chain are being checked
+        self.game = get_game(table_log.table.game)
+        self.options: dict = dict(table_log.table.options or {})
+        self.frames: list[Frame] = []
+        self.moves: list[Move] = []
+        self.deal_codes: dict[int, list[str]] = {}
+        self.results: dict[int, DealResult] = {}
+        self.match_result: dict | None = None  # game.match_result as the log ends
+        self.findings: dict[int, list[dict]] = {}
+        self.report = None  # the audit's report, once the walk is done
+        self.done = threading.Event()
+        self.error: str | None = None
+        self._pending: Move | None = None
+        self._cancel = False
+        self.on_progress = None  # called now and then from the walk
+        self.frames.append(Frame(0, -1, "table", 0, self._table_text(), None, []))
+        self.moves.append(Move(TABLE, 0, -1, self.frames[0].text, 0, 0))
+
+    # ----- reading ------------------------------------------------------------------
+    @property
+    def audit_ok(self) -> bool:
+        return self.report is not None and self.report.ok
+
+    @property
+    def result(self) -> dict:
+        return self.report.as_json() if self.report is not None else {}
+
+    @property
+    def complete(self) -> bool:
+        """The game finished: the log ends with its signed end entry."""
+        return self.report is not None and self.report.exit_code != UNFINISHED and self.finished_log
+
+    def progress(self) -> float:
+        if self.done.is_set():
+            return 1.0
+        return 0.0 if self.reading else len(self.frames) / max(1, self.total)
+
+    def walk(self) -> "Replay":
+        """Read the whole log (the audit's walk); frames and moves grow as it goes."""
+        try:
+            try:
+                self.log = load(self.path)
+            except Unverifiable as exc:
+                raise ReplayError(f"cannot replay {self.path}: {exc}") from None
+            self.total, self.finished_log, self.reading = len(self.log), self.log.is_finished, False
+            if self.on_progress:
+                self.on_progress()
+            report = audit_log(self.log, observe=self._observe)
+            for v in report.violations:
+                self.findings.setdefault(v["entry"] if v["entry"] is not None else 0, []).append(v)
+            self.report = report
+            self._publish()
+        except _Cancelled:
+            pass
+        except ReplayError as exc:
+            self.error = str(exc)
+        except Exception as exc:  # a walk that breaks must say so, not hang the viewer
+            self.error = f"the replay stopped reading the log: {exc}"
+            self._publish()
+        finally:
+            self.done.set()
+            if self.on_progress:
+                self.on_progress()
+        return self
+
+    def start(self) -> threading.Thread:
+        """The walk in a thread (the viewer shows what is read so far)."""
+        thread = threading.Thread(target=self.walk, name="replay-walk", daemon=True)
+        thread.start()
+        return thread
+
+    def cancel(self) -> None:
+        self._cancel = True
+
+    def _observe(self, entry, machine, deal_before, state_before, refused) -> None:
+        if self._cancel:
+            raise _Cancelled
+        payload = entry.payload if isinstance(entry.payload, dict) else {}
+        action = payload.get("action") if entry.kind == ACTION and isinstance(payload.get("action"), dict) else None
+        if refused is not None:
+            text = f"REFUSED: {refused}"
+            state = state_before
+        elif action is not None:
+            text = describe(machine.game, state_before, entry.author, action, self.names)
+            state = machine.state if machine.deal.index == deal_before else state_before
+        else:
+            signers = [s for s, sig in enumerate(entry.signatures or []) if sig is not None] if entry.kind == END else None
+            text = entry_line(entry.kind, entry.author, payload, self.names, deal_before, signers)
+            state = machine.state if machine.deal.index == deal_before else state_before
+        pos = len(self.frames)
+        self.frames.append(Frame(entry.seq, entry.author, entry.kind, deal_before, text, state,
+                                 list(payload.get("chat") or []), action))
+        self._fold(pos, entry, deal_before, text, refused is not None, machine.deal.dealer)
+        if entry.kind in (REVEAL, END, ABORT):
+            self._deal_closed(machine)
+            self.match_result = machine.game.match_result(machine.match)
+        if self.on_progress and pos % 64 == 0:
+            self.on_progress()
+
+    def _fold(self, pos: int, entry, deal: int, text: str, refused: bool, dealer: int) -> None:
+        """Which move this entry belongs to."""
+        pending = self._pending
+        if refused or entry.kind in (ABORT, END):
+            self._publish()
+            kind = THE_END if entry.kind == END else STOP
+            self._pending = Move(kind, deal, entry.author, text, pos, pos)
+            self._publish()
+        elif entry.kind == ACTION:
+            self._publish()
+            self._pending = Move(MOVE, deal, entry.author, text, pos, pos)
+        elif entry.kind == REVEAL:
+            if pending is None or pending.kind != DEAL_OVER or pending.deal != deal:
+                self._publish()
+                self._pending = Move(DEAL_OVER, deal, -1, f"deal {deal + 1} is over", pos, pos)
+            else:
+                pending.last = pos
+        elif pending is not None and pending.deal == deal and pending.kind in (MOVE, DEALT) and (
+                entry.kind == KEYS or pending.kind == DEALT):
+            pending.last = pos  # the keys that show a drawn card, or more of the dealing
+        else:  # the dealing of a new deal begins
+            self._publish()
+            by = f" by {self.names[dealer]}" if 0 <= dealer < self.players else ""
+            self._pending = Move(DEALT, deal, -1, f"deal {deal + 1} dealt{by}", pos, pos)
+
+    def _publish(self) -> None:
+        if self._pending is not None:
+            self.moves.append(self._pending)
+            self._pending = None
+
+    def _deal_closed(self, machine) -> None:
+        for record in machine.deals:
+            if record.codes is not None and record.index not in self.deal_codes:
+                self.deal_codes[record.index] = list(record.codes)
+            if record.scores is not None and record.index not in self.results:
+                later = next((d for d in machine.deals if d.index == record.index + 1 and d.match_before), None)
+                match = later.match_before if later is not None else machine.match
+                result = machine.game.match_result(match)
+                self.results[record.index] = DealResult(record.index + 1, record.scores, list(result["scores"]),
+                                                        result["chips"], result.get("bank", 0))
+
+    def _table_text(self) -> str:
+        table = self.log.table
+        names = ", ".join(f"{p.name} (seat {i})" for i, p in enumerate(table.players))
+        return f"{table.game} for {len(table.players)}: {names}"
+
+    # ----- looking at a frame -------------------------------------------------------
     def full_state(self, frame: Frame):
         """The deal state at ``frame`` with every card known (after the reveal)."""
         codes = self.deal_codes.get(frame.deal)
@@ -56,109 +240,59 @@ class Replay:
         return None if state is None else self.game.view(state, seat)
 
     def hands(self, frame: Frame) -> list[list[str]] | None:
-        """Every hand at ``frame``; None if the deal's cards are not known."""
+        """Every hand at ``frame``, each in the order its seat saw it; None if
+        the deal's cards are not known."""
         if self.deal_codes.get(frame.deal) is None or frame.state is None:
             return None
         state = self.full_state(frame)
-        return [sorted(self.game.hand(state, s)) for s in range(self.players)]
+        return [list(self.game.view(state, s).get("hand") or []) for s in range(self.players)]
+
+    def public_action(self, frame: Frame) -> dict | None:
+        """An action with every card the reveal made known."""
+        codes = self.deal_codes.get(frame.deal)
+        if frame.action is None or codes is None:
+            return frame.action
+        return substitute(frame.action, {unknown(p): c for p, c in enumerate(codes)})
+
+    def frame_of(self, move: Move) -> Frame:
+        return self.frames[move.last]
 
     def deal_starts(self) -> list[int]:
-        """Frame numbers where a deal's play begins."""
-        starts, seen = [], set()
-        for i, frame in enumerate(self.frames):
-            if frame.deal not in seen:
-                seen.add(frame.deal)
-                starts.append(i)
-        return starts
+        """Move numbers where a deal is dealt."""
+        return [i for i, m in enumerate(self.moves) if m.kind == DEALT]
+
+    def first_decision(self, deal: int) -> int | None:
+        """The move number of the first move of ``deal`` that was a choice
+        (more than one legal move), or its first move if that is not known."""
+        moves = [i for i, m in enumerate(self.moves) if m.deal == deal and m.kind == MOVE]
+        for i in moves:
+            before = self.frames[self.moves[i].first - 1]
+            state = self.full_state(before) if before.deal == deal else None
+            if state is None or self.deal_codes.get(deal) is None:
+                return moves[0]
+            try:
+                if len(self.game.legal_actions(state)) > 1:
+                    return i
+            except Exception:  # an engine that cannot list moves here: take the first
+                return moves[0]
+        return moves[0] if moves else None
+
+
+def open_replay(path) -> Replay:
+    """The table entry read and verified; the rest of the file not yet."""
+    try:
+        table, total = read_table(path)
+    except LogError as exc:
+        raise ReplayError(f"cannot replay {path}: {exc}") from None
+    try:
+        return Replay(path, table, total)
+    except Exception as exc:  # an unknown game: entry 0 names no engine we have
+        raise ReplayError(f"cannot replay {path}: entry 0: {exc}") from None
 
 
 def load_replay(path) -> Replay:
-    try:
-        log = load(path)
-    except Unverifiable as exc:
-        raise ReplayError(f"cannot replay {path}: {exc}") from None
-    report = audit_log(log)
-    findings: dict[int, list[dict]] = {}
-    for v in report.violations:
-        findings.setdefault(v["entry"] if v["entry"] is not None else 0, []).append(v)
-    machine = new_machine(log.genesis)
-    machine.head_hash = log.genesis.hash
-    names = [p.name for p in log.table.players]
-    frames = [Frame(0, -1, "table", 0, _table_text(log.table, machine), None, [])]
-    from p2pcards.protocol.narration import describe
-
-    for entry in log.entries[1:]:
-        deal_before = machine.deal.index
-        state_before = machine.state
-        try:
-            machine.accept(entry)
-        except Violation as v:
-            frames.append(Frame(entry.seq, entry.author, entry.kind, deal_before, f"REFUSED: {v}", state_before, []))
-            break
-        payload = entry.payload if isinstance(entry.payload, dict) else {}
-        who = names[entry.author] if 0 <= entry.author < len(names) else "everybody"
-        if entry.kind == ACTION:
-            text = describe(machine.game, state_before, entry.author, payload.get("action", {}), names)
-        elif entry.kind == SHUFFLE:
-            text = f"{who} shuffles (with proof)"
-        elif entry.kind == REKEY:
-            text = f"{who} locks each card with its own key"
-        elif entry.kind == KEYS:
-            text = f"{who} shows {len(payload.get('keys', []))} card(s) to whoever may see them"
-        elif entry.kind == REVEAL:
-            text = f"{who} reveals its keys of the deal"
-        elif entry.kind == ABORT:
-            culprit = payload.get("culprit")
-            text = (f"{who} stops the game: {payload.get('kind')} by "
-                    f"{names[culprit] if isinstance(culprit, int) and 0 <= culprit < len(names) else 'somebody'}"
-                    f": {payload.get('detail')}")
-        else:
-            text = f"the end, signed: {_result_text(entry.payload, names)}"
-        # The state shown for an entry is the deal it belongs to.
-        deal = deal_before
-        state = machine.state if machine.deal.index == deal_before else state_before
-        frames.append(Frame(entry.seq, entry.author, entry.kind, deal, text, state, list(payload.get("chat") or [])))
-    codes = {d.index: d.codes for d in machine.deals if d.codes is not None}
-    return Replay(machine.game, names, machine.players, frames, codes, findings, report.ok, report.as_json())
-
-
-def _table_text(table, machine) -> str:
-    names = ", ".join(f"{p.name} (seat {i})" for i, p in enumerate(table.players))
-    return f"{table.game} for {len(table.players)}: {names}; options {table.options}"
-
-
-def _result_text(payload, names) -> str:
-    if not isinstance(payload, dict):
-        return "?"
-    parts = [f"scores {payload.get('scores')}"]
-    if payload.get("chips") is not None:
-        parts.append(f"chips {payload.get('chips')}")
-    if payload.get("blame"):
-        parts.append("blame: " + "; ".join(f"seat {b['seat']} {b['kind']}" for b in payload["blame"]))
-    return ", ".join(parts)
-
-
-def replay_text(replay: Replay, seat: int | None = None, show_all: bool = False, ascii_only: bool = False):
-    """The game move by move, as lines; with ``seat`` that seat's hand after
-    each move, with ``show_all`` every hand."""
-    for frame in replay.frames:
-        line = f"#{frame.index:<4} {frame.text}"
-        for text in frame.chat:
-            line += f"\n       chat {replay.names[frame.author]}: {text}"
-        yield line
-        for v in replay.findings.get(frame.index, []):
-            who = f"seat {v['seat']}" if v["seat"] is not None else "nobody identified"
-            yield f"       !! {v['kind']} by {who}: {v['detail']}"
-        if frame.kind != ACTION:
-            continue
-        if show_all:
-            hands = replay.hands(frame)
-            if hands is not None:
-                for s, hand in enumerate(hands):
-                    yield f"       {replay.names[s]:>12}: {' '.join(display(c, ascii_only) for c in hand)}"
-        elif seat is not None:
-            view = replay.view(frame, seat)
-            if view is not None:
-                yield f"       your hand: {' '.join(display(c, ascii_only) for c in view.get('hand', []))}"
-    yield ("audit: clean" if replay.audit_ok else
-           f"audit: {len(replay.result['violations'])} violation(s)") + f"; final scores {replay.result['scores']}"
+    """The whole log walked (the audit included)."""
+    replay = open_replay(path).walk()
+    if replay.error:
+        raise ReplayError(replay.error)
+    return replay

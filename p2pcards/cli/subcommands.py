@@ -248,7 +248,8 @@ def format_report(report) -> str:
             who = f"seat {v['seat']} ({names.get(v['seat'], '?')})" if v["seat"] is not None else "nobody identified"
             lines.append(f"  entry {v['entry']}: {v['kind']} by {who}: {v['detail']}")
     else:
-        lines.append("NOT FINISHED: no fault found as far as the log goes, but the game did not finish.")
+        why = "; ".join(report.notes) or "the log has no end signed by every player"
+        lines.append(f"NOT FINISHED: the game did not finish ({why}). No fault found as far as the log goes.")
     for s in report.silences:
         attesters = ", ".join(f"seat {a}" for a in s["attested_by"])
         verdict = "a majority attests it" if s["stands"] else "only a minority attests it: no conviction"
@@ -265,21 +266,31 @@ def format_report(report) -> str:
 
 
 def cmd_replay(args) -> int:
-    from p2pcards.audit.replay import ReplayError, load_replay, replay_text
+    from p2pcards.audit.replay import ReplayError, load_replay, open_replay
 
     try:
-        replay = load_replay(args.file)
+        replay = (load_replay if args.text or args.json else open_replay)(args.file)
     except ReplayError as exc:
         raise CliError(str(exc)) from None
     if args.as_seat is not None and not 0 <= args.as_seat < replay.players:
         raise CliError(f"--as must be a seat 0..{replay.players - 1}")
+    if args.json:
+        from p2pcards.ui.replay_record import json_moves
+
+        for line in json_moves(replay):
+            print(line)
+        return 0
     if args.text:
-        for line in replay_text(replay, seat=args.as_seat, show_all=args.all):
+        from p2pcards.ui.replay_record import game_record
+
+        for line in game_record(replay, seat=args.as_seat, show_all=args.all):
             print(line)
         return 0
     from p2pcards.ui.replay_viewer import run_viewer
 
     run_viewer(replay, seat=args.as_seat, show_all=args.all)
+    if replay.error:
+        raise CliError(replay.error)
     return 0
 
 
@@ -404,10 +415,12 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_audit)
 
-    p = sub.add_parser("replay", help="step through a finished game")
+    p = sub.add_parser("replay", help="step through a game again (also one somebody left)")
     p.add_argument("file", metavar="FILE")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--as", dest="as_seat", type=int, metavar="SEAT", help="what that seat saw")
     who.add_argument("--all", action="store_true", help="every hand shown")
-    p.add_argument("--text", action="store_true", help="print the game move by move instead")
+    form = p.add_mutually_exclusive_group()
+    form.add_argument("--text", action="store_true", help="print the game record (moves, results, score sheets)")
+    form.add_argument("--json", action="store_true", help="print one JSON object a move, for tools (protocol/replay-json.md)")
     p.set_defaults(func=cmd_replay)

@@ -768,6 +768,25 @@ def parse_log(data: bytes, *, strict: bool = True, finished: bool = False, sessi
     return log
 
 
+def read_table(path: str | os.PathLike) -> tuple[GameLog, int]:
+    """Entry 0 of a log file alone, verified (signed by every player), and how
+    many entries the file frames: enough to show the table while the rest of
+    the file is read (a replay opens at once)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise LogError(None, f"cannot read {os.fspath(path)}: {e.strerror or e}") from None
+    frames, _ = _split_frames(data)
+    log = GameLog()
+    err = log._extend(frames[:1], None)
+    if err is not None:
+        raise err
+    if len(log) == 0:
+        raise LogError(0, "the file holds no entry")
+    return log, len(frames)
+
+
 def read_log(path: str | os.PathLike, *, strict: bool = True, **expect: Any) -> GameLog:
     """Read and verify a log file; see :func:`parse_log` for the arguments."""
     try:

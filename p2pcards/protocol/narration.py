@@ -108,3 +108,37 @@ def _public_pile(game, state) -> list[str]:
         return list(game.view(state, None).get("pile") or [])
     except Exception:  # a log line is not worth failing a move for
         return []
+
+
+def _name(names: list[str], seat) -> str:
+    return names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else "somebody"
+
+
+def entry_line(kind: str, author: int, payload: dict, names: list[str], deal: int,
+               signers: list[int] | None = None) -> str:
+    """A protocol entry that is not a move, in words: the table's log and the
+    replay say the same thing. The dealing is one line per deal (its first
+    shuffle); the other dealing entries read as what they do for the players."""
+    from p2pcards.protocol.machine import ABORT, END, KEYS, REKEY, REVEAL, SHUFFLE
+
+    payload = payload if isinstance(payload, dict) else {}
+    if kind == SHUFFLE:
+        if author == 0:
+            return f"deal {deal + 1}: shuffling (every player in turn, with proofs)"
+        return f"deal {deal + 1}: {_name(names, author)} shuffled in turn (with proof)"
+    if kind == REKEY:
+        return f"deal {deal + 1}: {_name(names, author)} locked the cards for dealing"
+    if kind == KEYS:
+        return f"{_name(names, author)} unlocked the cards others may now see"
+    if kind == REVEAL:
+        if author == 0:
+            return "the deal is over: every player reveals its keys"
+        return f"{_name(names, author)} revealed the deal's keys"
+    if kind == ABORT:
+        culprit = payload.get("culprit")
+        return (f"GAME STOPPED by {_name(names, author)}: {payload.get('kind')}"
+                + (f" by {_name(names, culprit)}" if isinstance(culprit, int) else "")
+                + f": {payload.get('detail')}")
+    if kind == END:
+        return "the match is over; the log is signed by " + ", ".join(_name(names, s) for s in signers or [])
+    return f"{_name(names, author)}: {kind}"

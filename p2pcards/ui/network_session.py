@@ -13,7 +13,7 @@ from p2pcards.bots.strong import DEFAULT_THINK, reason, search
 from p2pcards.cards import is_code, unknown
 from p2pcards.games import IllegalAction, NeedReveal, get_game, substitute
 from p2pcards.protocol.machine import ABORT, ACTION, END, REVEAL, SHUFFLE
-from p2pcards.protocol.narration import describe
+from p2pcards.protocol.narration import describe, entry_line
 from p2pcards.ui.wording import with_own_cards
 from p2pcards.ui.session import (
     PHASE_ABORTED, PHASE_BETWEEN, PHASE_DEALING, PHASE_OVER, PHASE_PLAYING, FinishedDeal, Notifier, deal_summary,
@@ -295,18 +295,9 @@ class NetworkSession:
                 if action.get("type") == "draw" and self._my_hand_deal == machine.deal.index:
                     self._my_draw = (self._said, list(self._my_hand))
             self._say(line)
-        elif entry.kind == SHUFFLE and entry.author == 0:
-            self._say(f"deal {payload.get('deal', 0) + 1}: shuffling (every player in turn, with proofs)")
-        elif entry.kind == ABORT:
-            culprit = payload.get("culprit")
-            self._say(f"GAME STOPPED by {seat_name(self.names, entry.author)}: {payload.get('kind')}"
-                      + (f" by {seat_name(self.names, culprit)}" if isinstance(culprit, int) else "")
-                      + f": {payload.get('detail')}")
-        elif entry.kind == REVEAL and entry.author == 0:
-            self._say("the deal is over: every player reveals its keys")
-        elif entry.kind == END:
-            self._say("the match is over; the log is signed by " + ", ".join(
-                seat_name(self.names, s) for s, sig in enumerate(entry.signature) if sig is not None))
+        elif (entry.kind in (SHUFFLE, REVEAL) and entry.author == 0) or entry.kind in (ABORT, END):
+            signers = [s for s, sig in enumerate(entry.signature or []) if sig is not None] if entry.kind == END else None
+            self._say(entry_line(entry.kind, entry.author, payload, self.names, payload.get("deal", 0), signers))
 
     def _say(self, line: str) -> None:
         self._said += 1

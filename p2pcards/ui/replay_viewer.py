@@ -1,12 +1,17 @@
-"""``p2pcards replay FILE``: step through a finished game on the same table
-screen the players saw.
+"""``p2pcards replay FILE``: step through a game on the same table screen the
+players saw.
 
-A :class:`ReplaySession` presents one frame of a ``p2pcards.audit.replay.Replay``
+A :class:`ReplaySession` presents one move of a ``p2pcards.audit.replay.Replay``
 through the read side of the seat session, so the table is drawn by the same
-``render_table``; the viewer adds the keys to move through the log.
+``render_table``; the viewer adds the keys to move through the game, the list
+of moves beside the table, the score sheet of each deal and, on request, the
+protocol entries behind each move. The log is read in a thread while the
+screen is already up: what is read so far can be watched at once.
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -14,18 +19,24 @@ from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.layout import HSplit, Layout, VSplit, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
+from prompt_toolkit.mouse_events import MouseEventType
 
-from p2pcards.ui.render import Painter, render_table
-from p2pcards.ui.session import PHASE_PLAYING, Notifier
+from p2pcards.audit.replay import DEAL_OVER, MOVE
+from p2pcards.ui.render import Painter, render_table, sort_hand, wrap_fragments
+from p2pcards.ui.scoresheet import deal_sheet
+from p2pcards.ui.session import PHASE_PLAYING, FinishedDeal, Notifier
+from p2pcards.ui.wording import with_own_cards
 
 KEYS_HELP = (
-    "\u2192/n/space next  \u2190/p previous  ]/[ next/previous deal  Home/End first/last  "
-    "digits+Enter jump to entry  s switch seat  a all hands  q quit"
+    "\u2192/n \u2190/p move  \u2191\u2193 list  ]/[ deal  d first decision  g autoplay +/- speed  "
+    "r score sheet  e entries  s seat  a all hands  123\u21b5 entry  q quit"
 )
+SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)  # moves a second
 
 
 class ReplaySession:
-    """One frame of a replay, seen from ``seat`` (None: a spectator)."""
+    """One move of a replay, seen from ``seat`` (None: a spectator). With
+    ``detail`` the steps are the protocol entries instead of the moves."""
 
     def __init__(self, replay, seat: int | None = None):
         self.replay = replay
@@ -33,17 +44,24 @@ class ReplaySession:
         self.seat = seat
         self.names = list(replay.names)
         self.fingerprints = ["" for _ in self.names]
-        self.position = 0
+        self.move = 0  # index into replay.moves
+        self.entry = 0  # frame position shown
+        self.detail = False
+        self.note = ""
         self._notifier = Notifier()
 
     @property
     def frame(self):
-        return self.replay.frames[self.position]
+        return self.replay.frames[self.entry]
+
+    @property
+    def current(self):
+        return self.replay.moves[self.move]
 
     @property
     def options(self) -> dict:
         view = self.view() or {}
-        return view.get("options") or self.game.default_options(self.replay.players)
+        return view.get("options") or self.replay.options or self.game.default_options(self.replay.players)
 
     def view(self) -> dict | None:
         return self.replay.view(self.frame, self.seat)
@@ -82,36 +100,92 @@ class ReplaySession:
     def turn_deadline(self) -> None:
         return None
 
-    def last_moves(self) -> list[str]:
-        lines = []
-        for frame in self.replay.frames[max(0, self.position - 40): self.position + 1]:
-            lines.append(f"#{frame.index} {frame.text}")
-            lines += [f"{self.names[frame.author]}: {text}" for text in frame.chat if 0 <= frame.author < len(self.names)]
-        return lines
+    def move_text(self, i: int) -> str:
+        """Move ``i`` in words; face-down cards named once the deal's reveal made them known."""
+        move = self.replay.moves[i]
+        if move.kind != MOVE:
+            return move.text
+        action = self.replay.public_action(self.replay.frames[move.first])
+        return with_own_cards(move.text, move.seat, move.seat, action)
 
     def subscribe(self, callback):
         return self._notifier.subscribe(callback)
 
+    # ----- the score sheet ---------------------------------------------------------
+    def sheet(self) -> list[str] | None:
+        """This deal's score sheet, once the log has its end."""
+        deal = self.frame.deal
+        result = self.replay.results.get(deal)
+        if result is None:
+            return None
+        over = next((m for m in self.replay.moves if m.deal == deal and m.kind == DEAL_OVER), None)
+        hands = self.replay.hands(self.replay.frame_of(over)) if over is not None else None
+        finished = FinishedDeal(result.number, result.scores, hands, result.match_scores, result.match_chips,
+                                result.bank)
+        return deal_sheet(self.game, self.names, self.options, finished)
+
     # ----- moving ---------------------------------------------------------------------
-    def go(self, position: int) -> None:
-        self.position = max(0, min(len(self.replay.frames) - 1, position))
+    def _loading_note(self) -> None:
+        if not self.replay.done.is_set():
+            self.note = f"still reading the log ({self.replay.progress():.0%})"
+
+    def go(self, move: int) -> None:
+        """To move number ``move`` (as far as the log is read)."""
+        last = len(self.replay.moves) - 1
+        if move > last:
+            self._loading_note()
+        self.move = max(0, min(last, move))
+        self.entry = self.current.last
         self._notifier.notify()
+
+    def step(self, n: int) -> None:
+        if not self.detail:
+            return self.go(self.move + n)
+        last = len(self.replay.frames) - 1
+        if self.entry + n > last:
+            self._loading_note()
+        self.entry = max(0, min(last, self.entry + n))
+        self.move = self._move_of(self.entry)
+        self._notifier.notify()
+
+    def _move_of(self, entry: int) -> int:
+        moves = self.replay.moves
+        for i in range(len(moves) - 1, -1, -1):
+            if moves[i].first <= entry:
+                return i
+        return 0
 
     def jump_to_entry(self, entry: int) -> bool:
         for i, frame in enumerate(self.replay.frames):
             if frame.index >= entry:
-                self.go(i)
+                self.entry = i
+                self.move = self._move_of(i)
+                self._notifier.notify()
                 return True
         return False
 
     def next_deal(self, step: int) -> None:
         starts = self.replay.deal_starts()
         if step > 0:
-            later = [s for s in starts if s > self.position]
-            self.go(later[0] if later else len(self.replay.frames) - 1)
+            later = [s for s in starts if s > self.move]
+            if later:
+                self.go(later[0])
+            else:
+                self._loading_note()
+                self.go(len(self.replay.moves) - 1)
         else:
-            earlier = [s for s in starts if s < self.position]
+            earlier = [s for s in starts if s < self.move]
             self.go(earlier[-1] if earlier else 0)
+
+    def first_decision(self) -> None:
+        deal = self.current.deal
+        if not any(m.deal == deal and m.kind == MOVE for m in self.replay.moves):
+            deal = next((m.deal for m in self.replay.moves[self.move:] if m.kind == MOVE), deal)
+        found = self.replay.first_decision(deal)
+        if found is None:
+            self.note = "no move of this deal read yet"
+        else:
+            self.go(found)
 
     def switch_seat(self) -> None:
         order = list(range(self.replay.players)) + [None]
@@ -126,55 +200,139 @@ class ReplayViewer:
         self.show_all = show_all
         self.ascii = ascii
         self.typed = ""  # digits of an entry number to jump to
-        self.note = ""
+        self.show_sheet = False
+        self.speed = 2  # index into SPEEDS
+        self.autoplay = False
+        self._autoplay_task = None
         self.app = self._build(input, output)
+
+    @property
+    def note(self) -> str:
+        return self.session.note
+
+    @note.setter
+    def note(self, text: str) -> None:
+        self.session.note = text
 
     def _header(self) -> StyleAndTextTuples:
         s = self.session
-        frame = s.frame
+        replay = s.replay
         who = "everybody (spectator)" if s.seat is None else s.names[s.seat]
         p = Painter(self.ascii)
         p.text(f" replay: {s.game.id} ", "class:title")
-        p.text(f"  entry {frame.index} ({s.position + 1}/{len(s.replay.frames)})  deal {frame.deal + 1}  as {who}")
+        p.text(f"  deal {s.frame.deal + 1}  move {s.move}/{len(replay.moves) - 1}  entry {s.frame.index}  as {who}")
+        if replay.reading and not replay.done.is_set():
+            p.text("  checking the file's signatures\u2026", "class:hint")
+        elif not replay.done.is_set():
+            width = 20
+            filled = int(replay.progress() * width)
+            p.text(f"  reading the log [{'#' * filled}{'.' * (width - filled)}] {replay.progress():.0%}", "class:hint")
+        elif replay.error:
+            p.text(f"  {replay.error}", "class:error")
+        elif not replay.complete:
+            p.text(f"  the game did not finish: the log stops at entry {replay.frames[-1].index}", "class:error")
+        elif replay.audit_ok:
+            p.text("  audit: clean", "class:label")
+        else:
+            p.text(f"  audit: {len(replay.result['violations'])} violation(s)", "class:error")
+        if self.autoplay:
+            p.text(f"  autoplay {SPEEDS[self.speed]:g}/s", "class:warn")
         if self.show_all:
             p.text("  all hands", "class:warn")
+        if s.detail:
+            p.text("  entries", "class:warn")
         if self.typed:
             p.text(f"   jump to entry: {self.typed}_", "class:hint")
         return p.out
 
     def _table(self) -> StyleAndTextTuples:
         s = self.session
-        p = Painter(self.ascii, self._columns() - 45)
-        p.rich(f"#{s.frame.index} {s.frame.text}", "class:warn").nl()
-        for v in s.replay.findings.get(s.frame.index, []):
-            who = s.names[v["seat"]] if isinstance(v.get("seat"), int) else "nobody identified"
-            p.text(f"!! {v['kind']} by {who}: {v['detail']}", "class:error").nl()
+        width = self._columns() - self._side_width() - 1
+        p = Painter(self.ascii, width)
+        text = s.frame.text if s.detail else s.move_text(s.move)
+        p.rich(text, "class:warn").nl()
+        frames = [s.frame] if s.detail else s.replay.frames[s.current.first: s.current.last + 1]
+        for frame in frames:
+            for v in s.replay.findings.get(frame.index, []):
+                who = s.names[v["seat"]] if isinstance(v.get("seat"), int) else "nobody identified"
+                p.text(f"!! {v['kind']} by {who}: {v['detail']}", "class:error").nl()
+            if 0 <= frame.author < len(s.names):
+                for said in frame.chat:
+                    p.text(f"{s.names[frame.author]}: ", "class:label").text(said, "class:chat").nl()
         p.nl()
+        sheet = s.sheet() if (self.show_sheet or s.current.kind == DEAL_OVER) else None
+        if sheet is not None:
+            for line in sheet:
+                p.rich(line).nl()
+            return wrap_fragments(p.out, width)
+        if self.show_sheet:
+            p.text("(this deal's score sheet comes with its end)", "class:label").nl().nl()
         if s.view() is None:
-            p.text("(no deal on the table at this entry)", "class:label").nl()
-            return p.out
-        p.out += render_table(s, self.ascii, self._columns() - 45)
+            for line in _options_lines(s):
+                p.text(line).nl()
+            return wrap_fragments(p.out, width)
+        p.out += render_table(s, self.ascii, width)
         if self.show_all:
             hands = s.replay.hands(s.frame)
             p.nl().label("All hands:").nl()
             if hands is None:
                 p.text("  not known: this deal's keys were never revealed", "class:label").nl()
             else:
+                trump = (s.view() or {}).get("trump_suit")
                 for seat, hand in enumerate(hands):
-                    p.text(f"  {s.names[seat]:<12}").cards(hand).nl()
+                    p.text(f"  {s.names[seat]:<12}").cards(sort_hand(s.game.id, hand, trump)).nl()
+        return wrap_fragments(p.out, width)
+
+    def _side(self) -> StyleAndTextTuples:
+        """The move list (or the entries of this move), the current one marked;
+        a click on a line goes there."""
+        s = self.session
+        p = Painter(self.ascii)
+        rows = max(5, self._rows() - 4)
+        if s.detail:
+            p.label(f"Entries of move {s.move}").nl()
+            count, current = len(s.replay.frames), s.entry
+            text = lambda i: f"#{s.replay.frames[i].index} {s.replay.frames[i].text}"  # noqa: E731
+        else:
+            p.label("Moves").nl()
+            count, current, text = len(s.replay.moves), s.move, s.move_text
+        start = max(0, min(current - rows // 2, count - rows))
+        for i in range(start, min(count, start + rows)):
+            mark = "\u25b6 " if i == current else "  "
+            before = len(p.out)
+            p.rich(mark + text(i), "class:warn" if i == current else "")
+            handler = self._click(i)
+            p.out[before:] = [(style, piece, handler) for style, piece, *_ in p.out[before:]]
+            p.nl()
         return p.out
 
-    def _log(self) -> StyleAndTextTuples:
-        p = Painter(self.ascii)
-        for line in self.session.last_moves()[-30:]:
-            p.rich(line).nl()
-        return p.out
+    def _click(self, i: int):
+        def handler(mouse_event):
+            if mouse_event.event_type != MouseEventType.MOUSE_UP:
+                return NotImplemented
+            s = self.session
+            if s.detail:
+                s.step(i - s.entry)
+            else:
+                s.go(i)
+            return None
+        return handler
 
     def _columns(self) -> int:
         try:
             return self.app.output.get_size().columns
         except Exception:
             return 100
+
+    def _side_width(self) -> int:
+        """The move list: 44 columns, less on a narrow terminal (the table keeps two thirds)."""
+        return max(20, min(44, self._columns() // 3))
+
+    def _rows(self) -> int:
+        try:
+            return self.app.output.get_size().rows
+        except Exception:
+            return 40
 
     def _build(self, input, output) -> Application:
         from p2pcards.ui.app import STYLE
@@ -183,19 +341,41 @@ class ReplayViewer:
             [
                 Window(FormattedTextControl(self._table), wrap_lines=True),
                 Window(width=1, char="|" if self.ascii else "\u2502", style="class:rule"),
-                Window(FormattedTextControl(self._log), width=Dimension(preferred=44, max=56), wrap_lines=True),
+                Window(FormattedTextControl(self._side), width=lambda: Dimension.exact(self._side_width()),
+                       wrap_lines=False),
             ]
         )
         root = HSplit(
             [
-                Window(FormattedTextControl(self._header), height=1),
+                Window(FormattedTextControl(self._header), height=Dimension(min=1, max=2), wrap_lines=True),
                 body,
                 Window(FormattedTextControl(lambda: [("class:label", KEYS_HELP), ("class:error", " " + self.note)]),
                        height=Dimension(min=1, max=2), wrap_lines=True),
             ]
         )
         return Application(layout=Layout(root), key_bindings=self._keys(), style=STYLE, full_screen=True,
-                           input=input, output=output)
+                           mouse_support=True, input=input, output=output)
+
+    # ----- autoplay ---------------------------------------------------------------
+    def autoplay_tick(self) -> bool:
+        """One move on; False at the end of what can be shown."""
+        s = self.session
+        if s.move >= len(s.replay.moves) - 1:
+            return not s.replay.done.is_set()  # wait for more of the log
+        s.go(s.move + 1)
+        return True
+
+    async def _autoplay(self) -> None:
+        while self.autoplay:
+            await asyncio.sleep(1 / SPEEDS[self.speed])
+            if not self.autoplay_tick():
+                self.autoplay = False
+            self.app.invalidate()
+
+    def toggle_autoplay(self) -> None:
+        self.autoplay = not self.autoplay
+        if self.autoplay and self.app.is_running:
+            self._autoplay_task = self.app.create_background_task(self._autoplay())
 
     def _keys(self) -> KeyBindings:
         kb = KeyBindings()
@@ -204,24 +384,46 @@ class ReplayViewer:
         def step(n):
             def handler(event):
                 self.note = ""
-                s.go(s.position + n)
+                s.step(n)
             return handler
 
         for key in ("right", "n", " "):
             kb.add(key)(step(1))
         for key in ("left", "p", "backspace"):
             kb.add(key)(step(-1))
+        kb.add("down")(step(1))
+        kb.add("up")(step(-1))
         kb.add("]")(lambda e: s.next_deal(1))
         kb.add("pagedown")(lambda e: s.next_deal(1))
         kb.add("[")(lambda e: s.next_deal(-1))
         kb.add("pageup")(lambda e: s.next_deal(-1))
+        kb.add("d")(lambda e: s.first_decision())
         kb.add("home")(lambda e: s.go(0))
-        kb.add("end")(lambda e: s.go(len(s.replay.frames) - 1))
+        kb.add("end")(lambda e: s.go(len(s.replay.moves) - 1))
         kb.add("s")(lambda e: s.switch_seat())
+        kb.add("g")(lambda e: self.toggle_autoplay())
+
+        @kb.add("+")
+        def _(event):
+            self.speed = min(len(SPEEDS) - 1, self.speed + 1)
+
+        @kb.add("-")
+        def _(event):
+            self.speed = max(0, self.speed - 1)
 
         @kb.add("a")
         def _(event):
             self.show_all = not self.show_all
+
+        @kb.add("r")
+        def _(event):
+            self.show_sheet = not self.show_sheet
+
+        @kb.add("e")
+        def _(event):
+            s.detail = not s.detail
+            if not s.detail:
+                s.go(s.move)
 
         for digit in "0123456789":
             @kb.add(digit)
@@ -242,12 +444,28 @@ class ReplayViewer:
         @kb.add("q")
         @kb.add("c-c")
         def _(event):
+            self.autoplay = False
             event.app.exit()
 
         return kb
 
 
+def _options_lines(session) -> list[str]:
+    from p2pcards.ui.lobby import options_lines
+
+    table = session.replay.log.table
+    extra = table.extra if isinstance(table.extra, dict) else {}
+    return options_lines(dict(table.options or {}), dict(extra))
+
+
 def run_viewer(replay, seat: int | None = None, show_all: bool = False, ascii: bool = False,
                input=None, output=None) -> None:
-    """Step through ``replay`` (a ``p2pcards.audit.replay.Replay``) until q."""
-    ReplayViewer(replay, seat, show_all, ascii, input, output).app.run()
+    """Step through ``replay`` until q; the log is read meanwhile if it is not yet."""
+    viewer = ReplayViewer(replay, seat, show_all, ascii, input, output)
+    if not replay.done.is_set():
+        replay.on_progress = viewer.app.invalidate
+        replay.start()
+    try:
+        viewer.app.run()
+    finally:
+        replay.cancel()

@@ -1,0 +1,162 @@
+"""A replay as a game record (``replay --text``) and as JSON lines for tools
+(``replay --json``, described in protocol/replay-json.md).
+
+The record reads like the table: the options in words as the lobby shows
+them, each move as the table's log says it (cards as ``8♠``), each deal's
+result and score sheet, the match's standings and the audit's verdict. Every
+string that comes from the file (names, chat, an abort's detail) is shown
+without its control characters: a log is anybody's file.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Iterator
+
+from p2pcards.audit.replay import DEAL_OVER, DEALT, MOVE, STOP, THE_END, Replay
+from p2pcards.net.messages import printable
+from p2pcards.ui.lobby import options_lines
+from p2pcards.ui.render import match_verdict, sort_hand
+from p2pcards.ui.scoresheet import match_sheet, shell_text
+from p2pcards.ui.replay_viewer import ReplaySession
+
+MAX_LINE = 2000
+
+
+def _clean(text: str) -> str:
+    return printable(str(text), MAX_LINE)
+
+
+def _cards(codes, ascii_only: bool) -> str:
+    return shell_text([" ".join(codes)], ascii_only)
+
+
+def game_record(replay: Replay, seat: int | None = None, show_all: bool = False,
+                ascii_only: bool = False) -> Iterator[str]:
+    """The game move by move; with ``seat`` that seat's hand after each move,
+    with ``show_all`` every hand."""
+    table = replay.log.table
+    extra = table.extra if isinstance(table.extra, dict) else {}
+    yield _clean(f"{replay.game.id} for {replay.players}: "
+                 + ", ".join(f"{name} (seat {i})" for i, name in enumerate(replay.names)))
+    for line in options_lines(dict(table.options or {}), dict(extra)):
+        yield _clean(line)
+    session = ReplaySession(replay, seat)
+    number = 0
+    for i, move in enumerate(replay.moves):
+        session.go(i)
+        frame = replay.frame_of(move)
+        if move.kind == DEALT:
+            number = 0
+            view = replay.view(frame, None) or {}
+            dealer = view.get("dealer")
+            who = f", dealt by {replay.names[dealer]}" if isinstance(dealer, int) and 0 <= dealer < replay.players else ""
+            yield ""
+            yield _clean(f"Deal {move.deal + 1}{who}")
+            if show_all:
+                yield from _all_hands(replay, session, frame, ascii_only)
+            continue
+        if move.kind == MOVE:
+            number += 1
+            yield _clean(shell_text([f"{number:>4}. {session.move_text(i)}"], ascii_only))
+        elif move.kind == DEAL_OVER:
+            yield ""
+            for line in session.sheet() or [f"Deal {move.deal + 1} is over."]:
+                yield _clean(shell_text([line], ascii_only))
+            continue
+        elif move.kind in (STOP, THE_END):
+            yield ""
+            yield _clean(move.text)
+        for f in replay.frames[move.first: move.last + 1]:
+            for text in f.chat:
+                if 0 <= f.author < replay.players:
+                    yield _clean(f"      chat {replay.names[f.author]}: {text}")
+            for v in replay.findings.get(f.index, []):
+                who = replay.names[v["seat"]] if isinstance(v.get("seat"), int) and 0 <= v["seat"] < replay.players \
+                    else "nobody identified"
+                yield _clean(f"      !! entry {f.index}: {v['kind']} by {who}: {v['detail']}")
+        if move.kind != MOVE:
+            continue
+        if show_all:
+            yield from _all_hands(replay, session, frame, ascii_only)
+        elif seat is not None:
+            view = replay.view(frame, seat)
+            if view is not None:
+                hand = sort_hand(replay.game.id, list(view.get("hand") or []), view.get("trump_suit"))
+                yield "      your hand: " + _cards(hand, ascii_only)
+    yield ""
+    yield from _ending(replay, session, ascii_only)
+
+
+def _all_hands(replay, session, frame, ascii_only) -> Iterator[str]:
+    hands = replay.hands(frame)
+    if hands is None:
+        return
+    trump = (replay.view(frame, None) or {}).get("trump_suit")
+    width = max(len(n) for n in replay.names) + 1
+    for s, hand in enumerate(hands):
+        yield _clean(f"      {replay.names[s] + ':':<{width}} " + _cards(sort_hand(replay.game.id, hand, trump), ascii_only))
+
+
+def _ending(replay, session, ascii_only) -> Iterator[str]:
+    report = replay.report
+    if replay.error:
+        yield _clean(replay.error)
+        return
+    if replay.complete and replay.match_result is not None:
+        result = replay.match_result
+        for line in match_sheet(replay.game, replay.names, session.options, result, match_verdict(session, result)):
+            yield _clean(shell_text([line], ascii_only))
+        yield ""
+    else:
+        yield f"The game did not finish: the log stops at entry {replay.frames[-1].index}, before its end."
+    if report.exit_code == 1:
+        yield f"Audit: {len(report.violations)} violation(s) (p2pcards audit names them)."
+    elif replay.complete:
+        yield "Audit: clean."
+    else:
+        yield "Audit: no fault found as far as the log goes."
+
+
+def _jsonable(value):
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=str)
+    return str(value)
+
+
+def json_moves(replay: Replay) -> Iterator[str]:
+    """One JSON object a line: the table, then each move (protocol/replay-json.md)."""
+    table = replay.log.table
+    yield json.dumps({"kind": "table", "game": replay.game.id, "players": list(replay.names),
+                      "options": dict(table.options or {}),
+                      "settings": dict(table.extra) if isinstance(table.extra, dict) else {}},
+                     ensure_ascii=False, default=_jsonable)
+    before: dict = {}
+    for i, move in enumerate(replay.moves[1:], 1):
+        frame = replay.frame_of(move)
+        view = replay.view(frame, None) or {}
+        if move.kind == DEALT:
+            before = {}
+        out = {"move": i, "kind": move.kind, "deal": move.deal + 1,
+               "entries": [replay.frames[move.first].index, frame.index],
+               "seat": move.seat if move.seat >= 0 else None,
+               "player": replay.names[move.seat] if 0 <= move.seat < replay.players else None,
+               "text": move.text}
+        if move.kind == MOVE:
+            action = replay.public_action(replay.frames[move.first]) or {}
+            out["action"] = action.get("type")
+            out["cards"] = list(action.get("cards") or [])
+            out["details"] = {k: v for k, v in action.items() if k not in ("type", "cards")}
+        if move.kind == DEAL_OVER and move.deal in replay.results:
+            result = replay.results[move.deal]
+            out["scores"] = result.scores
+            out["match_scores"] = result.match_scores
+            out["match_chips"] = result.match_chips
+        if move.kind == THE_END and replay.match_result is not None:
+            out["result"] = replay.match_result
+        out["changed"] = {k: v for k, v in view.items() if before.get(k) != v}
+        before = view
+        yield json.dumps(out, ensure_ascii=False, default=_jsonable)
+    yield json.dumps({"kind": "audit", "complete": replay.complete,
+                      "violations": replay.result.get("violations", []), "error": replay.error},
+                     ensure_ascii=False, default=_jsonable)
