@@ -218,3 +218,23 @@ def test_verify_shuffle_and_sim_agree_on_the_input():
     deck0 = list(encode_deck("bura").values)
     assert verify_shuffle(deck0, seats[0].record.shuffles[0][1], b"shuffle 0") == \
         split_points(seats[0].record.shuffles[0][1]["deck"], 36)
+
+
+def _stripped_map(rec: "DealRecord", seeds) -> list:
+    """Every final position decoded the long way: stripped of every seat's key (None: no card)."""
+    deck = encode_deck(rec.game_id)
+    final = split_points(rec.rekeys[-1][1]["deck"], len(deck))
+    secrets = [DealSecrets(s) for s in seeds]
+    found = [deck.lookup(strip(x, [sec.card_key(j) for sec in secrets])) for j, x in enumerate(final)]
+    return [None if i is None else deck.codes[i] for i in found]
+
+
+@pytest.mark.parametrize("cheat", [None, ("bad-rekey", 0), ("bad-rekey", 2)])
+def test_audit_map_is_what_the_final_deck_opens_to(cheat):
+    # The audit reads the map from the composed permutations only while every
+    # layer is exactly its recomputation; a layer swapped by a cheater (whom
+    # nobody checked here) is blamed and the map is what the deck really holds.
+    res = simulate_deal("bura", 3, seeds=SEEDS4[:3], verify="none", cheat=cheat)
+    assert (res.aborted is None) == (cheat is None)  # a swapped re-key opens to no card
+    assert res.audit.cards == _stripped_map(res.record, SEEDS4[:3])
+    assert res.audit.blamed() == ({cheat[1]} if cheat else set())

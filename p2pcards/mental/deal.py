@@ -198,6 +198,10 @@ def check_deal(record: DealRecord, proofs_verified: bool = False) -> DealAudit:
 
     values: list[bytes] | None = list(deck.values)
     deck_keys: list[bytes | None] = [None] * n
+    # While every layer so far is exactly its recomputation from the seeds,
+    # position j holds the physical card ``source[j]`` (the shuffles composed):
+    # the final deck is then read without stripping it.
+    source: list[int] | None = list(range(size))
     for s in range(n):
         entry = _at(record.shuffles, s)
         if entry is None:
@@ -213,6 +217,7 @@ def check_deal(record: DealRecord, proofs_verified: bool = False) -> DealAudit:
                 out = verify_shuffle(values, msg, context)
                 deck_keys[s] = msg["key"]
         except MentalError as e:
+            source = None
             findings.append(Finding(s, "bad-proof", f"shuffle of seat {s}: {e}"))
             try:  # the next seat is judged against what it received, if that parses
                 parsed = parse_shuffle(msg, size)
@@ -220,12 +225,14 @@ def check_deal(record: DealRecord, proofs_verified: bool = False) -> DealAudit:
                 values = None
                 break
             out, deck_keys[s] = parsed.deck, parsed.key
-        if sec is not None and (
-            sec.deck_key_point != deck_keys[s]
-            or shuffle_values(sec.deck_key, sec.deck_permutation(size), values) != out
+        perm = sec.deck_permutation(size) if sec is not None else None
+        if perm is not None and (
+            sec.deck_key_point != deck_keys[s] or shuffle_values(sec.deck_key, perm, values) != out
         ):
+            perm = None
             findings.append(Finding(s, "bad-shuffle", f"seat {s}'s shuffled deck is not its "
                                     "input encrypted and permuted with its revealed keys"))
+        source = [source[i] for i in perm] if source is not None and perm is not None else None
         values = out
 
     commitments: list[list[bytes] | None] = [None] * n
@@ -242,6 +249,7 @@ def check_deal(record: DealRecord, proofs_verified: bool = False) -> DealAudit:
             else:
                 parsed = verify_rekey(values, deck_keys[s], msg, context)
         except MentalError as e:
+            source = None
             findings.append(Finding(s, "bad-rekey", f"re-key of seat {s}: {e}"))
             try:
                 parsed = parse_rekey(msg, size)
@@ -254,8 +262,11 @@ def check_deal(record: DealRecord, proofs_verified: bool = False) -> DealAudit:
             wrong = [j for j in range(size) if expect[j] != parsed.deck[j]]
             wrong = wrong or [j for j, c in enumerate(card_key_commitments(sec, size)) if c != parsed.commits[j]]
             if wrong:
+                source = None
                 findings.append(Finding(s, "bad-rekey", f"seat {s} re-keyed positions {wrong} wrongly",
                                         wrong[0]))
+        else:
+            source = None
         values = parsed.deck
 
     for seat, msg in record.card_keys:
@@ -279,7 +290,12 @@ def check_deal(record: DealRecord, proofs_verified: bool = False) -> DealAudit:
 
     cards: list[str | None] = [None] * size
     physical: list[int | None] = [None] * size
-    if values is not None and all(sec is not None for sec in seeds):
+    if values is not None and source is not None and all(sec is not None for sec in seeds):
+        # Every layer recomputed exactly: stripping every k_j from F[j] gives
+        # the encoding of card source[j] (dealing.md §7.5), no need to compute it.
+        for j, i in enumerate(source):
+            cards[j], physical[j] = deck.codes[i], i
+    elif values is not None and all(sec is not None for sec in seeds):
         for j, x in enumerate(values):
             i = deck.lookup(strip(x, (sec.card_key(j) for sec in seeds)))
             if i is not None:

@@ -52,9 +52,16 @@ class DealSecrets:
 
     def card_key(self, position: int) -> int:
         """The per-card key this seat puts on ``position`` at the re-keying."""
-        if not isinstance(position, int) or position < 0:
+        if type(position) is not int or position < 0:
             raise MentalError(f"bad position {position!r}")
-        return scalar_from("card-key", self.seed, u32(position))
+        key = self._card_keys.get(position)
+        if key is None:  # asked for again at the re-key, each publication, showing, the audit
+            key = self._card_keys[position] = scalar_from("card-key", self.seed, u32(position))
+        return key
+
+    @cached_property
+    def _card_keys(self) -> dict[int, int]:
+        return {}
 
     def rekey_scalar(self, position: int) -> int:
         """card_key(position) / deck_key: the one multiplication of a re-key."""
