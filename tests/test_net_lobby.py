@@ -16,7 +16,7 @@ from p2pcards.net.handshake import Identity, initiate, make_hello
 from p2pcards.net.lobby import HostLobby, join_table
 from p2pcards.net.mesh import Message, open_mesh
 
-from .test_net_support import LOCAL, Recorder, Seats, frame, net_logging, new_key, poke, reasons
+from tests.helpers import LOCAL, Recorder, Seats, frame, net_logging, new_key, poke, reasons
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
 

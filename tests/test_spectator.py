@@ -17,6 +17,7 @@ from p2pcards.peer.seating import SeatConfig, run_seat
 from p2pcards.testing import seat_hooks
 from p2pcards.ui.spectator import Spectator, SpectatorSession, WatchError
 from p2pcards.protocol.driver import SeatDriver
+from tests.helpers import until
 
 LOCAL = "127.0.0.1"
 OPTIONS = {"table.turn_timeout": 5}
@@ -343,11 +344,6 @@ async def test_the_host_feeds_spectators_the_whole_log_itself(tmp_path):
 
 # ----- the terminal
 
-
-async def until(predicate):
-    with trio.fail_after(30):
-        while not predicate():
-            await trio.sleep(0.005)
 
 
 def test_the_terminal_follows_the_table_refuses_moves_and_writes_the_log(bura_game, tmp_path):

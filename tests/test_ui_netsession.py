@@ -11,7 +11,7 @@ from p2pcards.ui.network_session import NetworkSession
 from p2pcards.protocol.driver import SeatDriver
 from p2pcards.ui.commands import describe
 from p2pcards.ui.scoresheet import deal_sheet, match_sheet
-from tests.tablesim import make_genesis
+from tests.helpers import make_genesis
 
 
 def watched_match(game_id, players, options=None, chat_at=(), batch=7, seed=1, on_change=lambda session: None):
