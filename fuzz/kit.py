@@ -65,7 +65,7 @@ def make_genesis(game_id, players, options, extra, rng: random.Random):
 
 
 def play(name: str, seed: int = 0, max_entries: int = 20000) -> Match:
-    """A whole match between seat drivers (as tablesim.run_match, with ``extra``)."""
+    """A whole match between seat drivers (as tests.helpers.run_match, with ``extra``)."""
     game_id, players, options, extra = MATCHES[name]
     rng = random.Random(f"{name}/{seed}")
     genesis, signers = make_genesis(game_id, players, options, extra, rng)

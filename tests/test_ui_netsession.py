@@ -1,5 +1,5 @@
 """The network seat's session read from a real table's entries (seat drivers
-in one process, tests/tablesim): chat in order, score sheets with every hand,
+in one process, tests/helpers.py): chat in order, score sheets with every hand,
 numbers that agree with the end entry, no "reconnecting" once it is over."""
 
 from types import SimpleNamespace
