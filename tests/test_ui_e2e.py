@@ -26,6 +26,11 @@ def terminal(tmp_path):
         terminal.close()
 
 
+def typed(screen: str) -> str:
+    """What stands on the input line (the screen's last line, after the prompt)."""
+    return screen.rstrip().splitlines()[-1].partition(">")[2].strip()
+
+
 def test_play_bura_against_a_bot_peer_in_a_real_terminal(terminal):
     screen = terminal.wait_for(lambda s: "Trump:" in s, "the bura table")
     assert "Tester" in screen and "Ada" in screen and "connected" in screen
@@ -42,7 +47,9 @@ def test_play_bura_against_a_bot_peer_in_a_real_terminal(terminal):
             break
         before = screen.count("Tester ")
         terminal.keys("hint", "Enter")
-        terminal.wait_for(lambda s: "(Enter plays it)" in s, "the hint")
+        # The hint's words may still stand from the last move: wait for the
+        # move itself on the input line, or Enter would find the line empty.
+        terminal.wait_for(lambda s: "(Enter plays it)" in s and typed(s) not in ("", "hint"), "the hint")
         terminal.keys("Enter")
         terminal.wait_for(lambda s: s.count("Tester ") > before, "my move in the log")
         moves += 1
