@@ -2,7 +2,7 @@
 fuzz/*.py): genuine signed logs of real matches, and mutators of entries.
 
 A *genuine* log comes from whole matches between seat drivers (the table
-protocol without the network, as in ``tests.tablesim``), keeping every seat's
+protocol without the network, as in ``tests.helpers``), keeping every seat's
 signing key and deal seeds so a mutated entry can be re-signed by the right
 key, the wrong key, or not at all.
 """
@@ -25,7 +25,7 @@ from p2pcards.games import get_game
 from p2pcards.protocol.log import Entry, LogError, Player, assemble, sign_body, table_body
 from p2pcards.protocol.machine import ABORT, Violation
 from p2pcards.protocol.driver import SeatDriver
-from tests.tablesim import play_out, public_bytes
+from tests.helpers import play_out, public_bytes
 
 # (game, players, options, extra): small matches, every kind of entry.
 MATCHES = {
@@ -65,7 +65,7 @@ def make_genesis(game_id, players, options, extra, rng: random.Random):
 
 
 def play(name: str, seed: int = 0, max_entries: int = 20000) -> Match:
-    """A whole match between seat drivers (as tablesim.run_match, with ``extra``)."""
+    """A whole match between seat drivers (as tests.helpers.run_match, with ``extra``)."""
     game_id, players, options, extra = MATCHES[name]
     rng = random.Random(f"{name}/{seed}")
     genesis, signers = make_genesis(game_id, players, options, extra, rng)

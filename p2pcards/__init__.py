@@ -2,7 +2,8 @@
 
 The package in layers, lowest first::
 
-    cards, identity          card codes and decks; the player's key and fingerprint
+    cards, files, identity,  card codes and decks; atomic file writes; the player's
+    limits                   key and fingerprint; the table of size limits
     games, rules, mental,    pure rules engines and their rule texts; the dealing
     net                      cryptography; the trio transport (framing, handshake,
                              lobby, mesh, discovery, spectating)

@@ -19,6 +19,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from p2pcards.files import write_atomically
+
 KEY_FILE = "identity.key"
 PUBLIC_KEY_SIZE = 32
 SIGNATURE_SIZE = 64
@@ -214,36 +216,11 @@ def save(identity: Identity, path: str | os.PathLike | None = None, *, replace: 
     _ensure_dir(path.parent)
     pem = identity.private_key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            os.fchmod(fd, 0o600)  # whatever the umask
-            view = memoryview(pem)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        if replace:
-            os.replace(tmp, path)
-        else:
-            try:
-                os.link(tmp, path)  # atomic, and fails if the name exists
-            finally:
-                os.unlink(tmp)
-        dfd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
+        write_atomically(path, pem, private=True, overwrite=replace)
     except FileExistsError:
         raise IdentityExists(f"a key already exists at {path}") from None
     except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
         raise IdentityError(f"cannot write the key file {path}: {e.strerror or e}") from None
     identity.path = path
     return path

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from p2pcards.audit import CLEAN, UNFINISHED, UNVERIFIABLE, VIOLATIONS, audit_file
 from p2pcards.protocol.log import HEADER, write_log
-from tests.tablesim import frames, run_match
+from tests.helpers import frames, run_match
 
 
 @pytest.fixture(scope="module")

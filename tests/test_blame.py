@@ -199,7 +199,7 @@ async def test_a_peer_holding_the_entry_answers_a_false_silence_abort(bura3):
     for e in writer.log.entries:
         log.append(e)
     assert entry.seq == k + 1
-    from tests.tablesim import play_out
+    from tests.helpers import play_out
 
     seats = _seats_at(m, k + 1)
     for s in seats:
@@ -284,7 +284,7 @@ def test_an_answer_to_unchained_evidence_blames_the_forger(bura3):
     """Seat 0 accuses seat 1 with evidence from another chain; the referee for
     seat 0 (seat 1) answers at that place with seat 0's abort as evidence: the
     audit blames seat 0 only."""
-    from tests.tablesim import play_out
+    from tests.helpers import play_out
 
     m = bura3
     k = _first(m, SHUFFLE, 1)
@@ -338,7 +338,7 @@ def test_a_valid_entry_called_a_fault_is_refused_and_the_accuser_answers(bura3):
     """A referee replaces seat 1's valid entry with an abort calling it an
     illegal move, the entry itself as evidence: the machine refuses the abort
     (seat 0 at fault); the answer at that place blames seat 0 in the audit."""
-    from tests.tablesim import play_out
+    from tests.helpers import play_out
 
     m = bura3
     k = _first(m, ACTION, 1)

@@ -11,69 +11,12 @@ from hypothesis import given, settings, strategies as st
 
 from p2pcards.cards import canasta_deck
 from p2pcards.games import IllegalAction, get_game
-from p2pcards.games.canasta import KIND, card_key
+from p2pcards.games.canasta import card_key
+from tests.helpers import action_class, card_class, MELDING, places
 
 GAMES = ("kanasta", "kanaszta")
 TABLES = [(2, {}), (3, {}), (4, {}), (4, {"pairs": False})]
 
-
-def build_deck(game_id, players, hands, after=(), dealer=0):
-    """A whole deck dealing ``hands`` ({seat: [codes]}, topped up with plain
-    naturals) and then ``after`` (the upcard(s), then the stock from the top)."""
-    game = get_game(game_id)
-    pool = canasta_deck()
-    for cards in list(hands.values()) + [list(after)]:
-        for c in cards:
-            pool.remove(c)
-    # Fillers: naturals first, spread over ranks so that they make few melds;
-    # 3s and wilds last, deep in the stock.
-    pool.sort(key=lambda c: (KIND[c] != "N", c[-1], c[:-1]))
-    full = {s: list(hands.get(s, [])) for s in range(players)}
-    for s in range(players):
-        while len(full[s]) < game.hand_size:
-            full[s].append(pool.pop(0))
-    deck = []
-    for k in range(game.hand_size):
-        for j in range(players):
-            deck.append(full[(dealer + 1 + j) % players][k])
-    return deck + list(after) + pool
-
-
-MELDING = ("meld", "add", "take_pile", "swap")
-
-
-def card_class(card: str) -> str:
-    """A card up to suit equivalence inside a meld: its rank (a 2 is a 2, a joker a joker)."""
-    return card if card == "JK" or card.startswith("?") else card[:-1]
-
-
-def action_class(action: dict):
-    """What ``legal_actions`` lists once: melding actions up to the suits of
-    their cards, every other action as it is."""
-    if action.get("type") not in MELDING:
-        return repr(sorted(action.items()))
-    return (action["type"], action.get("meld"), card_class(action["wild"]) if "wild" in action else None,
-            tuple(sorted(card_class(c) for c in action.get("cards", []))))
-
-
-def listed(action: dict, legal: list[dict]) -> bool:
-    """Is ``action`` among ``legal`` up to suit equivalence?"""
-    want = action_class(action)
-    return any(action_class(a) == want for a in legal)
-
-
-def places(game, state):
-    """Every card of the deal, wherever it lies."""
-    out = Counter()
-    for h in state.hands:
-        out.update(h)
-    out.update(state.stock)
-    out.update(state.pile)
-    for m in state.melds:
-        out.update(m.cards)
-    for r in state.red3s:
-        out.update(r)
-    return out
 
 
 def check_scores(game, state):
@@ -250,20 +193,6 @@ def test_greedy_always_picks_a_legal_action(game_id, players):
             assert action in game.legal_actions(state)
             state = game.apply(state, action)
         check_scores(game, state)
-
-
-@pytest.mark.parametrize("game_id,players,options", [
-    ("kanasta", 4, {"pairs": False, "play_before_first_meld": True, "go_out_canasta": True}),
-    ("kanasta", 3, {"swap_twos": False, "one_meld_per_rank": True}),
-    ("kanaszta", 4, {"pairs": False, "red3_replacement": False}),
-    ("kanaszta", 2, {"go_out_canasta": False, "one_meld_per_rank": False, "empty_stock_ends": False}),
-])
-def test_hidden_cards_with_house_rules(game_id, players, options):
-    """The network's partial knowledge stays in step with full knowledge
-    under non-default options too (the generic test plays the defaults)."""
-    from tests.test_hidden_cards import play_deal
-    for seed in range(2):
-        play_deal(game_id, players, seed, options)
 
 
 CODES = sorted(set(canasta_deck()))

@@ -5,7 +5,7 @@ audit exits 1 naming the cheater and nobody else."""
 import pytest
 
 from p2pcards.audit import audit_file
-from tests.netsim import play_network_match
+from tests.helpers import play_network_match
 
 # (cheat, game, players, options, who catches it live)
 CASES = [

@@ -9,7 +9,7 @@ from p2pcards.audit import UNVERIFIABLE, audit_file
 from p2pcards.games import IllegalAction
 from p2pcards.protocol.log import HEADER, NO_SEAT, TABLE, ZERO_HASH, assemble, encode_body
 from p2pcards.peer.seating import split_options
-from tests.tablesim import public_bytes, run_match
+from tests.helpers import public_bytes, run_match
 
 
 def test_this_is_version_2():
@@ -51,7 +51,7 @@ def _forged(tmp_path, change, kind):
     """bura3 with seat 1's first ``kind`` entry changed by ``change`` and
     everything after it re-signed and re-chained (as colluders would)."""
     from fuzz import kit
-    from tests.test_fuzz_entries import rebuild
+    from tests.helpers import rebuild
 
     m = kit.match("bura3")
     entries = [kit.fields(e) for e in m.entries]

@@ -45,7 +45,7 @@ from p2pcards.protocol.knowledge import shown_by
 from p2pcards.protocol.log import END, Entry, LogError
 from p2pcards.protocol.machine import ACTION, KEYS, REKEY, REVEAL, SHUFFLE, Violation
 from p2pcards.protocol.driver import SeatDriver
-from tests.tablesim import frames, play_out
+from tests.helpers import frames, play_out, rebuild
 
 # Faults this fuzzing found are listed in fuzz/README.md; all were fixed
 # (ef02c0a, cd330f1) and the tests named there guard them. A class put here
@@ -523,59 +523,8 @@ def test_end_entry_needs_every_unblamed_signature():
 # re-chaining is an unverifiable log (exit 2). Never a traceback.
 
 from p2pcards.audit import CLEAN, UNFINISHED, UNVERIFIABLE, VIOLATIONS, audit_file  # noqa: E402
-from p2pcards.protocol.log import HEADER, entry_hash, parse_log  # noqa: E402
+from p2pcards.protocol.log import HEADER, parse_log  # noqa: E402
 
-
-def rebuild(m: kit.Match, entries: list[list], start: int, end_sigs: list[bool] | None = None) -> bytes:
-    """The file of ``entries`` (body fields), re-signed and re-chained from
-    ``start`` on. A shuffle proof is bound to the hash before it, so every
-    shuffle after ``start`` is proved again (with the seat's true secrets) for
-    its new place, as the colluding players would have to; so is every re-key
-    after ``start`` (the one at ``start`` keeps its place, and a change to it
-    must stand as made)."""
-    from p2pcards.protocol import dealing
-
-    session = m.genesis.payload["session"]
-    raws = [e.raw for e in m.entries[:start]]
-    prev = m.entries[start - 1].hash
-
-    def deck_before(i: int) -> list[bytes]:
-        for e in reversed(entries[:i]):
-            if e[3] == REKEY and e[2] < entries[i][2] and entries[i][3] == REKEY:
-                blob = e[4]["rekey"]["deck"]
-                break
-            if e[3] == SHUFFLE:
-                if entries[i][3] == SHUFFLE and e[2] >= entries[i][2]:
-                    return dealing.initial_deck(m.game)
-                blob = e[4]["shuffle"]["deck"]
-                break
-        else:
-            return dealing.initial_deck(m.game)
-        return [blob[j:j + 33] for j in range(0, len(blob), 33)]
-
-    for i, f in enumerate(entries[start:], start=start):
-        f = copy.deepcopy(list(f))
-        f[0], f[1] = i, prev
-        step = f[3] if f[3] in (SHUFFLE, REKEY) and (f[3] == SHUFFLE or i > start) else None
-        if step and isinstance(f[4], dict) and f[4].get("deal") in m.seeds[f[2]]:
-            deal, seat = f[4]["deal"], f[2]
-            entries[i] = f
-            deck_in = deck_before(i) if seat > 0 or step == REKEY else dealing.initial_deck(m.game)
-            ctx = dealing.context(session, deal, seat, step, prev)
-            secrets = mental.DealSecrets(m.seeds[seat][deal])
-            if step == SHUFFLE:
-                f[4]["shuffle"] = mental.shuffle_step(secrets, deck_in, ctx)
-            else:
-                f[4]["rekey"] = mental.rekey_step(secrets, deck_in, ctx)
-            entries[i] = f
-        body = msgpack.packb(f, use_bin_type=True)
-        if f[3] == END:
-            sigs = [k.sign(body) if (end_sigs is None or end_sigs[s]) else None for s, k in enumerate(m.signers)]
-        else:
-            sigs = m.signers[f[2]].sign(body)
-        raws.append(msgpack.packb([body, sigs], use_bin_type=True))
-        prev = entry_hash(body)
-    return HEADER + b"".join(len(r).to_bytes(4, "big") + r for r in raws)
 
 
 def _audit(tmp_path, data: bytes, tag: str):

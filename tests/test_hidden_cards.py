@@ -134,3 +134,16 @@ def test_partial_knowledge_matches_full_knowledge(game_id):
 def test_partial_knowledge_random_deals(game_id, seed, data):
     players = data.draw(st.sampled_from(PLAYER_COUNTS[game_id]))
     play_deal(game_id, players, seed)
+
+
+@pytest.mark.parametrize("game_id,players,options", [
+    ("kanasta", 4, {"pairs": False, "play_before_first_meld": True, "go_out_canasta": True}),
+    ("kanasta", 3, {"swap_twos": False, "one_meld_per_rank": True}),
+    ("kanaszta", 4, {"pairs": False, "red3_replacement": False}),
+    ("kanaszta", 2, {"go_out_canasta": False, "one_meld_per_rank": False, "empty_stock_ends": False}),
+])
+def test_hidden_cards_with_house_rules(game_id, players, options):
+    """The network's partial knowledge stays in step with full knowledge
+    under non-default options too (the generic test plays the defaults)."""
+    for seed in range(2):
+        play_deal(game_id, players, seed, options)

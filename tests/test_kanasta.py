@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from p2pcards.games import IllegalAction, get_game
-from p2pcards.games.canasta import Meld
-from tests.test_canasta_props import build_deck, listed, places
+from tests import helpers
+from tests.helpers import build_deck, canasta_deal, listed, meld, places
 
 G = get_game("kanasta")
 # Twelve cards of twelve different ranks for seat 1 to hold beside a test's cards.
@@ -15,22 +17,11 @@ PLAIN = ["4C", "5D", "6H", "7S", "8C", "9D", "10H", "JS", "QC", "AD"]
 
 def deal(hands, after=("9S",), players=4, **kw):
     """Seat 1 (left of dealer 0) acts first; ``after`` = upcard, then the stock from the top."""
-    return G.start(players, deck=build_deck("kanasta", players, hands, after), **kw)
+    return canasta_deal(G, build_deck("kanasta", players, hands, after), players, **kw)
 
 
-def act(state, *actions):
-    for a in actions:
-        state = G.apply(state, a)
-    return state
-
-
-def refused(state, action, words):
-    with pytest.raises(IllegalAction, match=words):
-        G.apply(state, action)
-
-
-def meld(*cards):
-    return {"type": "meld", "cards": list(cards)}
+act = partial(helpers.act, G)
+refused = partial(helpers.refused, G)
 
 
 DRAW = {"type": "draw"}
@@ -40,16 +31,7 @@ def discard(card):
     return {"type": "discard", "cards": [card]}
 
 
-def crafted(melds=(), hands=None, red3s=None, went_out=-1, players=4):
-    """A finished deal set up directly, for the scoring rules."""
-    s = G.start(players, seed=1).evolve()
-    s.melds = [Meld(o, o, r, list(c), sum(x not in ("JK",) and x[:-1] != "2" for x in c),
-                    sum(x == "JK" or x[:-1] == "2" for x in c)) for o, r, c in melds]
-    s.hands = hands if hands is not None else [[] for _ in range(players)]
-    s.red3s = red3s if red3s is not None else [[] for _ in range(players)]
-    s.went_out = went_out
-    s.phase = "over"
-    return s
+crafted = partial(helpers.crafted, G, seed=1)
 
 
 # ----- deck, deal, values -------------------------------------------------------------------
@@ -355,14 +337,14 @@ def test_empty_stock_ends_the_deal_with_nobody_out():
 
 # ----- scoring --------------------------------------------------------------------------------------------
 def test_seed_example_660():
-    s = crafted([(0, "K", ["KH", "KH", "KS", "KS", "KD", "KD", "KC", "2C", "2D", "JK"])])
+    s = crafted([(0, ["KH", "KH", "KS", "KS", "KD", "KD", "KC", "2C", "2D", "JK"])])
     scores = G.deal_scores(s)
     assert scores["canastas"][0] == 500 and scores["melds"][0] == 160
     assert scores["seats"][0] == 660
 
 
 def test_canasta_kinds():
-    s = crafted([(0, "K", ["KH"] * 2 + ["KS"] * 2 + ["KD"] * 2 + ["KC"]),
+    s = crafted([(0, ["KH"] * 2 + ["KS"] * 2 + ["KD"] * 2 + ["KC"]),
                  (1, "Q", ["QH", "QS", "QD", "QC", "JK", "2C", "2D"]),
                  (2, "W", ["JK", "JK", "JK", "2C", "2D", "2H", "2S"])])
     v = G.view(s, None)["melds"]
@@ -372,7 +354,7 @@ def test_canasta_kinds():
 
 
 def test_melds_and_red3s_count_minus_without_a_canasta():
-    s = crafted([(0, "K", ["KH", "KS", "KD"]), (1, "K", ["KH"] * 2 + ["KS"] * 2 + ["KD"] * 2 + ["KC"])],
+    s = crafted([(0, ["KH", "KS", "KD"]), (1, ["KH"] * 2 + ["KS"] * 2 + ["KD"] * 2 + ["KC"])],
                 hands=[["5H", "3C"], ["JK"], [], []], red3s=[["3H"], ["3D"], [], []], went_out=2)
     sc = G.deal_scores(s)
     assert sc["melds"][0] == -(30 + 100) and sc["hand"][0] == -105 and sc["seats"][0] == -235
@@ -428,7 +410,7 @@ def test_a_swapped_wild_scores_once_for_the_player_who_lays_it_again():
 
 
 def test_individual_scores_when_not_in_pairs():
-    s = crafted([(0, "K", ["KH", "KS", "KD"])], hands=[[], ["4C"], ["5C"]], went_out=0, players=3)
+    s = crafted([(0, ["KH", "KS", "KD"])], hands=[[], ["4C"], ["5C"]], went_out=0, players=3)
     sc = G.deal_scores(s)
     assert sc["sides"] == sc["seats"] == [100 - 30, -5, -5]
 
@@ -437,11 +419,11 @@ def test_individual_scores_when_not_in_pairs():
 def test_match_to_target_dealer_passes_left():
     match = G.new_match(4, {"target": 500}, seed=1)
     assert match.options["target"] == 500 and G.default_options(4)["target"] == 10000
-    s = crafted([(0, "K", ["KH"] * 2 + ["KS"] * 2 + ["KD"] * 2 + ["KC"])], went_out=0)
+    s = crafted([(0, ["KH"] * 2 + ["KS"] * 2 + ["KD"] * 2 + ["KC"])], went_out=0)
     m1 = G.end_deal(match, s)
     assert m1.dealer == 1 and m1.deal_index == 1 and m1.scores == [670, 0] and m1.over
     assert G.match_result(m1)["winner"] == 0
-    small = crafted([(0, "K", ["KH", "KS", "KD"])], went_out=0)
+    small = crafted([(0, ["KH", "KS", "KD"])], went_out=0)
     m2 = G.end_deal(G.new_match(4, seed=1), small)
     assert not m2.over and m2.scores == [-30 + 100, 0]
 

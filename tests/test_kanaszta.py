@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from p2pcards.cards import unknown
-from p2pcards.games import IllegalAction, NeedReveal, get_game, substitute
-from p2pcards.games.canasta import Meld
-from tests.test_canasta_props import build_deck, listed
+from p2pcards.games import NeedReveal, get_game, substitute
+from tests import helpers
+from tests.helpers import build_deck, canasta_deal, listed, meld
 
 G = get_game("kanaszta")
 # Plain cards of different ranks to fill a hand beside a test's cards.
@@ -18,32 +20,12 @@ DRAW = {"type": "draw"}
 def deal(hands, after=("9S",), players=2, **kw):
     """Seat 1 (left of dealer 0) acts first; red 3 setup done; ``after`` =
     upcard(s), then the stock from the top."""
-    state = G.start(players, deck=build_deck("kanaszta", players, hands, after), **kw)
-    return setup(state)
+    return canasta_deal(G, build_deck("kanaszta", players, hands, after), players, **kw)
 
 
-def setup(state):
-    while state.phase == "setup":
-        (only,) = G.legal_actions(state)
-        state = G.apply(state, only)
-    return state
-
-
-def act(state, *actions):
-    for a in actions:
-        state = G.apply(state, a)
-    return state
-
-
-def refused(state, action, words):
-    before = state.evolve()
-    with pytest.raises(IllegalAction, match=words):
-        G.apply(state, action)
-    assert state == before
-
-
-def meld(*cards):
-    return {"type": "meld", "cards": list(cards)}
+act = partial(helpers.act, G)
+refused = partial(helpers.refused, G)
+setup = partial(helpers.finish_setup, G)
 
 
 def add(i, *cards):
@@ -64,22 +46,7 @@ def take(*cards, meld=None):
     return a
 
 
-def crafted(melds=(), hands=None, red3s=None, went_out=-1, concealed=False, players=4, options=None):
-    """A finished deal set up directly, for the scoring rules: melds are
-    (seat, cards); the owner is the seat's side."""
-    s = G.start(players, seed=3, options=options)
-    s = s.evolve()
-    s.phase = "over"
-    s.melds = []
-    s.meld_value_by = [0] * players
-    for seat, cards in melds:
-        wild = sum(c == "JK" or c[:-1] == "2" for c in cards)
-        s.melds.append(Meld(G.owner_of(s, seat), seat, cards[0][:-1], list(cards), len(cards) - wild, wild))
-        s.meld_value_by[seat] += sum(G.value(c) for c in cards)
-    s.hands = hands if hands is not None else [[] for _ in range(players)]
-    s.red3s = red3s if red3s is not None else [[] for _ in range(players)]
-    s.went_out, s.concealed = went_out, concealed
-    return s
+crafted = partial(helpers.crafted, G, seed=3)
 
 
 # ----- deal -------------------------------------------------------------------------------------

@@ -10,32 +10,8 @@ from p2pcards import PROTOCOL_VERSION
 from p2pcards.protocol import log as L
 from p2pcards.identity import Identity
 from p2pcards.protocol.log import LogError
+from tests.helpers import build_log, ids_for
 
-
-def ids_for(n, salt=b""):
-    """Deterministic keys, so failures reproduce."""
-    return [Identity.from_seed(hashlib.sha256(b"test key %d" % i + salt).digest()) for i in range(n)]
-
-
-def genesis(ids, game="bura", session=b"session-0123", options=None, nonce_salt=b""):
-    players = [L.Player(f"player {i}", x.public_bytes, hashlib.sha256(b"nonce%d" % i + nonce_salt).digest())
-               for i, x in enumerate(ids)]
-    body = L.table_body(game, options or {"target": 7}, players, session)
-    return L.assemble(body, [L.sign_body(body, x) for x in ids])
-
-
-def build_log(n_players=3, moves=10, end=True, salt=b"", session=b"session-0123", game="bura"):
-    """A real log: table entry, ``moves`` entries in seat rotation, end entry."""
-    ids = ids_for(n_players, salt)
-    log = L.GameLog()
-    log.append(genesis(ids, game=game, session=session, nonce_salt=salt))
-    for i in range(moves):
-        seat = i % n_players
-        log.append(log.make_next(seat, "move", {"type": "play", "cards": ["KH"], "i": i}, ids[seat]))
-    if end:
-        body = log.end_body({"result": "finished", "scores": [1, -1, 0][:n_players]})
-        log.append(L.assemble(body, [x.sign(body) for x in ids]))
-    return log, ids
 
 
 # ------------------------------------------------------------ entries

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from p2pcards.protocol import log as L
 from p2pcards.protocol.log import LogError
-from tests.test_log import build_log
+from tests.helpers import build_log
 
 LOG, IDS = build_log(n_players=3, moves=12)
 OTHER, _ = build_log(n_players=3, moves=12, session=b"another-session")  # same players, another game

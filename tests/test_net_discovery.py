@@ -4,8 +4,6 @@ time and the test is skipped, with the reason, where the kernel refuses it."""
 from __future__ import annotations
 
 import os
-import socket
-import struct
 
 import pytest
 import trio
@@ -13,24 +11,8 @@ import trio
 from p2pcards import PROTOCOL_VERSION
 from p2pcards.net import DiscoveryUnavailable
 from p2pcards.net import discovery
+from tests.helpers import multicast_loopback_problem
 
-
-def multicast_loopback_problem() -> str | None:
-    """None if a multicast datagram sent on 127.0.0.1 comes back to us here, else why not."""
-    group = "224.0.0.251"
-    try:
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as rx, \
-                socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as tx:
-            rx.bind(("", 0))
-            rx.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
-                          struct.pack("4s4s", socket.inet_aton(group), socket.inet_aton("127.0.0.1")))
-            rx.settimeout(1.0)
-            tx.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton("127.0.0.1"))
-            tx.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_LOOP, 1)
-            tx.sendto(b"probe", (group, rx.getsockname()[1]))
-            return None if rx.recv(64) == b"probe" else "multicast probe came back altered"
-    except OSError as exc:
-        return f"multicast on loopback does not work here: {exc}"
 
 
 async def test_without_zeroconf_discovery_says_so(monkeypatch):
@@ -85,7 +67,7 @@ async def test_hosted_lobby_advertises_itself_and_tracks_the_seat_count():
     from p2pcards.net import open_endpoint
     from p2pcards.net.lobby import HostLobby, join_table
 
-    from .test_net_support import LOCAL, Seats, new_key
+    from tests.helpers import LOCAL, Seats, new_key
 
     problem = await trio.to_thread.run_sync(multicast_loopback_problem)
     if problem:

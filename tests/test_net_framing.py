@@ -14,7 +14,7 @@ from p2pcards.net.errors import ConnectionClosed, ProtocolError
 from p2pcards.net.framing import HEADER, FrameDecoder, FramedStream, Limits, decode_body, encode_message
 from p2pcards.net.handshake import Identity, make_hello, parse_auth, parse_hello
 
-from .test_net_support import frame, new_key
+from tests.helpers import frame, new_key
 
 
 def bodies(decoder: FrameDecoder) -> list[bytes]:

@@ -18,7 +18,7 @@ from p2pcards.net.framing import FramedStream
 from p2pcards.net.handshake import (TAG_INITIATOR, Identity, ReplayGuard, initiate, make_hello, respond,
                                     transcript)
 
-from .test_net_support import Recorder, frame, new_key
+from tests.helpers import Recorder, frame, new_key
 
 ALICE = Identity(new_key(), "Alice")
 BOB = Identity(new_key(), "Bob")

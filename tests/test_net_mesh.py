@@ -9,32 +9,14 @@ import socket
 import pytest
 import trio
 
-from p2pcards.net import MeshError, Message, PeerDown, PeerUp, open_endpoint, open_mesh
+from p2pcards.net import MeshError, Message, PeerDown, PeerUp, open_mesh
 from p2pcards.net.framing import HEADER, FramedStream
 from p2pcards.net.handshake import Identity, initiate
 
-from .test_net_support import LOCAL, make_table, net_logging, new_key, poke, reasons
+from tests.helpers import Endpoints, LOCAL, make_table, net_logging, new_key, poke, reasons
 
 FAST = dict(backoff=(0.02, 0.3), keepalive=1.0, dead_after=10.0)
 
-
-class Endpoints:
-    """Open n endpoints on loopback for the duration of a block."""
-
-    def __init__(self, n: int, **kwargs) -> None:
-        self.n, self.kwargs, self.keys = n, kwargs, [new_key() for _ in range(n)]
-
-    async def __aenter__(self):
-        self._stack = trio.open_nursery()
-        self.eps = []
-        self._cms = [open_endpoint(k, f"seat{i}", bind=LOCAL, **self.kwargs) for i, k in enumerate(self.keys)]
-        for cm in self._cms:
-            self.eps.append(await cm.__aenter__())
-        return self
-
-    async def __aexit__(self, *exc):
-        for cm in reversed(self._cms):
-            await cm.__aexit__(None, None, None)
 
 
 async def exchange(ep, table, seat, rounds, events=None, **opts):

@@ -4,7 +4,7 @@ every entry, and all end with byte-identical, auditable logs."""
 import pytest
 
 from p2pcards.audit import audit_file
-from tests.netsim import play_network_match
+from tests.helpers import play_network_match
 
 CASES = [
     ("bura", 2, {"rounds": 1}),

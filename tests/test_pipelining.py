@@ -6,7 +6,7 @@ import pytest
 
 from p2pcards.protocol.machine import REKEY, SHUFFLE, Violation
 from p2pcards.protocol.driver import SeatDriver
-from tests.tablesim import make_genesis
+from tests.helpers import make_genesis
 
 
 def _table(players=3):

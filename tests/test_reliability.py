@@ -20,7 +20,7 @@ from p2pcards.limits import MAX_ENTRY
 from p2pcards.protocol.log import Entry, make_entry
 from p2pcards.net import Message
 from p2pcards.peer.seating import SeatConfig, agree_genesis, run_seat, split_options
-from tests.clirun import environment, run_cli
+from tests.helpers import environment, run_cli
 
 LOCAL = "127.0.0.1"
 
@@ -286,7 +286,7 @@ async def test_silent_connections_do_not_keep_a_player_from_coming_back(caplog):
     """During play, a flood of silent connections to a seat; another seat's
     connection breaks and comes back through it at once."""
     from p2pcards.net import open_mesh
-    from tests.test_net_mesh import Endpoints, make_table
+    from tests.helpers import Endpoints, make_table
 
     async with Endpoints(2) as E:
         table = make_table(E.eps)
@@ -529,7 +529,7 @@ def test_advertised_fields_are_made_printable():
 async def test_a_hostile_advertisement_reaches_tables_printable(monkeypatch):
     """A real mDNS record on loopback whose TXT fields (which may hold any bytes) carry escapes."""
     from p2pcards.net import discovery
-    from tests.test_net_discovery import multicast_loopback_problem
+    from tests.helpers import multicast_loopback_problem
 
     if not discovery.available():
         pytest.skip("zeroconf is not installed")

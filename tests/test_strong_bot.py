@@ -17,10 +17,10 @@ from p2pcards.cards import deck_for, is_unknown, unknown
 from p2pcards.games import GAME_IDS, get_game
 from p2pcards.games.base import shuffled_deck
 from p2pcards.games.warkocz import NATURAL_RANK
-from p2pcards.bots.strong.arena import KnowledgeTable, play_deal
+from p2pcards.bots.strong.arena import play_deal
 from p2pcards.bots.strong.determinize import Determinizer, card_places, warkocz_void_ranks
 from p2pcards.bots.strong.evaluate import outcome
-from p2pcards.protocol.knowledge import token_deck
+from tests.helpers import opening_state
 
 ITERATIONS = 12  # enough to make the search matter, small enough to be quick
 
@@ -44,19 +44,6 @@ def test_every_card_lies_in_exactly_one_place(game_id):
             held = Counter(c for _, cards in card_places(game_id, state) for c in cards)
             assert held == Counter(deck_for(game_id))
 
-
-def opening_state(game, players, deck):
-    """The state of the seat to act at the start of a deal from ``deck``,
-    built the way a peer builds it (public tokens plus what it was shown)."""
-    match = game.new_match(players, None, 0)
-    table = KnowledgeTable(game, players, deck)
-    public, _, _ = table.retrying(
-        lambda d, _: game.start(players, deck=d, dealer=match.dealer, options=match.options,
-                                scores=list(match.scores), **game.deal_context(match)),
-        token_deck(len(deck)))
-    public = table.settle(public)
-    seat = game.to_act(public)
-    return seat, table, table.seat_state(public, seat)
 
 
 @pytest.mark.parametrize("game_id", GAME_IDS)
@@ -89,7 +76,7 @@ CHOOSE_IN_CHILD = """
 import json, sys
 from p2pcards.bots import Bot
 from p2pcards.games import get_game
-from tests.test_strong_bot import opening_state
+from tests.helpers import opening_state
 from p2pcards.games.base import shuffled_deck
 game = get_game(sys.argv[1])
 _, _, mine = opening_state(game, 2, shuffled_deck(sys.argv[1], 4))

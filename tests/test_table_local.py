@@ -3,7 +3,7 @@ real signatures, every seat checking every entry."""
 
 import pytest
 
-from tests.tablesim import run_match
+from tests.helpers import run_match
 
 
 @pytest.mark.parametrize("game_id,players,options", [

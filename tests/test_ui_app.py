@@ -18,12 +18,8 @@ from p2pcards.ui import commands as C
 from p2pcards.ui.app import MoveCompleter, run_app
 from p2pcards.ui.render import render_header, render_log, render_table
 from p2pcards.ui.session import PHASE_DEALING, PHASE_PLAYING, LocalSession
+from tests.helpers import until
 
-
-async def until(predicate):
-    with trio.fail_after(60):
-        while not predicate():
-            await trio.sleep(0.002)
 
 
 class Player:

@@ -3,37 +3,13 @@ a bot peer in its own process over loopback, moves typed at the keyboard."""
 
 import os
 import shutil
-import subprocess
 import sys
-import time
 
 import pytest
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tests.helpers import REPO, Terminal
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
-
-
-class Terminal:
-    def __init__(self, name: str):
-        self.name = name
-
-    def screen(self) -> str:
-        res = subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True)
-        return res.stdout
-
-    def keys(self, *keys: str) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
-
-    def wait_for(self, predicate, what: str, timeout: float = 60.0) -> str:
-        # A safety net for a hung game, not a timing assertion.
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            screen = self.screen()
-            if predicate(screen):
-                return screen
-            time.sleep(0.1)
-        raise AssertionError(f"never saw {what}; the screen:\n{self.screen()}")
 
 
 @pytest.fixture
@@ -43,11 +19,16 @@ def terminal(tmp_path):
         f"cd {tmp_path} && HOME={tmp_path} PYTHONPATH={REPO} {sys.executable} -m p2pcards play bura --bots 1 "
         f"--seed 3 --name Tester; echo EXITED $?; sleep 30"
     )
-    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "40", command], check=True)
+    terminal = Terminal(name, command, columns=120, rows=40)
     try:
-        yield Terminal(name)
+        yield terminal
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+        terminal.close()
+
+
+def typed(screen: str) -> str:
+    """What stands on the input line (the screen's last line, after the prompt)."""
+    return screen.rstrip().splitlines()[-1].partition(">")[2].strip()
 
 
 def test_play_bura_against_a_bot_peer_in_a_real_terminal(terminal):
@@ -66,7 +47,9 @@ def test_play_bura_against_a_bot_peer_in_a_real_terminal(terminal):
             break
         before = screen.count("Tester ")
         terminal.keys("hint", "Enter")
-        terminal.wait_for(lambda s: "(Enter plays it)" in s, "the hint")
+        # The hint's words may still stand from the last move: wait for the
+        # move itself on the input line, or Enter would find the line empty.
+        terminal.wait_for(lambda s: "(Enter plays it)" in s and typed(s) not in ("", "hint"), "the hint")
         terminal.keys("Enter")
         terminal.wait_for(lambda s: s.count("Tester ") > before, "my move in the log")
         moves += 1

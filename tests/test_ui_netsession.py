@@ -1,5 +1,5 @@
 """The network seat's session read from a real table's entries (seat drivers
-in one process, tests/tablesim): chat in order, score sheets with every hand,
+in one process, tests/helpers.py): chat in order, score sheets with every hand,
 numbers that agree with the end entry, no "reconnecting" once it is over."""
 
 from types import SimpleNamespace
@@ -11,7 +11,7 @@ from p2pcards.ui.network_session import NetworkSession
 from p2pcards.protocol.driver import SeatDriver
 from p2pcards.ui.commands import describe
 from p2pcards.ui.scoresheet import deal_sheet, match_sheet
-from tests.tablesim import make_genesis
+from tests.helpers import make_genesis
 
 
 def watched_match(game_id, players, options=None, chat_at=(), batch=7, seed=1, on_change=lambda session: None):

@@ -16,14 +16,10 @@ from p2pcards.identity import Identity
 from p2pcards.ui.app import LOG_WIDTH, WIDE, run_app
 from p2pcards.ui.render import render_hand, render_log, render_table
 from p2pcards.ui.session import PHASE_PLAYING, LocalSession
+from tests.helpers import until
 
 CHAT = "shall we play another after this one with proofs and everything signed twice"
 
-
-async def until(predicate):
-    with trio.fail_after(60):
-        while not predicate():
-            await trio.sleep(0.002)
 
 
 class Screen:

@@ -7,12 +7,8 @@ import trio
 
 from p2pcards.games import IllegalAction
 from p2pcards.ui.session import PHASE_BETWEEN, PHASE_OVER, PHASE_PLAYING, LocalSession, SeatSession
+from tests.helpers import until
 
-
-async def until(predicate, step=0.001):
-    with trio.fail_after(60):
-        while not predicate():
-            await trio.sleep(step)
 
 
 def test_local_session_is_a_seat_session():

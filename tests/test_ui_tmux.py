@@ -13,29 +13,9 @@ import sys
 
 import pytest
 
-from tests.test_ui_e2e import REPO, Terminal
+from tests.helpers import REPO, Terminal
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
-
-
-class OwnTerminal(Terminal):
-    """A terminal on a tmux server of its own (``-L``): no race with other
-    tests' servers starting or stopping."""
-
-    def __init__(self, name: str, command: str):
-        super().__init__(name)
-        self.tmux = ["tmux", "-L", name]
-        subprocess.run(self.tmux + ["new-session", "-d", "-s", name, "-x", "80", "-y", "24", command], check=True)
-
-    def screen(self) -> str:
-        return subprocess.run(self.tmux + ["capture-pane", "-p", "-t", self.name],
-                              capture_output=True, text=True).stdout
-
-    def keys(self, *keys: str) -> None:
-        subprocess.run(self.tmux + ["send-keys", "-t", self.name, *keys], check=True)
-
-    def close(self) -> None:
-        subprocess.run(self.tmux + ["kill-server"], capture_output=True)
 
 
 @pytest.fixture
@@ -43,7 +23,7 @@ def host(tmp_path):
     name = f"p2pcards-host-test-{os.getpid()}"
     command = (f"cd {tmp_path} && HOME={tmp_path} PYTHONPATH={REPO} {sys.executable} -m p2pcards host bura "
                f"--players 3 --port 0 --name Host; echo EXITED $?; sleep 30")
-    terminal = OwnTerminal(name, command)
+    terminal = Terminal(name, command)
     try:
         yield terminal
     finally:
@@ -78,7 +58,7 @@ def one_deal(tmp_path):
     (tmp_path / "tmp").mkdir()
     command = (f"cd {tmp_path} && HOME={tmp_path} TMPDIR={tmp_path / 'tmp'} PYTHONPATH={REPO} {sys.executable} "
                f"-m p2pcards play bura --bots 1 --seed 5 --name You -o table.deals=1; echo EXITED $?; sleep 30")
-    terminal = OwnTerminal(name, command)
+    terminal = Terminal(name, command)
     try:
         yield terminal
     finally:

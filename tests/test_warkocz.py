@@ -3,7 +3,7 @@ with ``deck=`` so every situation is exact."""
 
 from __future__ import annotations
 
-import copy
+from functools import partial
 import random
 
 import pytest
@@ -13,6 +13,7 @@ from p2pcards.games import IllegalAction, NeedReveal, get_game, substitute
 from p2pcards.games.base import shuffled_deck
 from p2pcards.games.warkocz import WarkoczState
 from p2pcards.bots.greedy import warkocz as greedy
+from tests import helpers
 
 G = get_game("warkocz")
 
@@ -54,17 +55,8 @@ def play(*cards, as_=None):
 PASS = {"type": "pass"}
 
 
-def run(state, *actions):
-    for a in actions:
-        state = G.apply(state, a)
-    return state
-
-
-def refused(state, action, match):
-    before = copy.deepcopy(state)
-    with pytest.raises(IllegalAction, match=match):
-        G.apply(state, action)
-    assert state == before
+run = partial(helpers.act, G)
+refused = partial(helpers.refused, G)
 
 
 # ----- deck and deal ------------------------------------------------------

@@ -22,6 +22,7 @@ import threading
 import time
 from pathlib import Path
 
+from p2pcards.files import write_atomically
 from p2pcards.testing import CHEATS
 
 
@@ -186,9 +187,7 @@ def _collect(results: list[dict], cheater, out: str) -> dict:
     first = logs[finished[0]]
     differing = [s for s in finished if logs[s] != first]
     Path(out).parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(str(out) + ".tmp")
-    tmp.write_bytes(first)
-    os.replace(tmp, out)
+    write_atomically(out, first)
     summary = {"out": str(out), "result": by_seat[finished[0]]["result"], "seats_finished": finished}
     if differing:
         summary["logs_differ"] = differing

@@ -24,7 +24,6 @@ Engines therefore obey three rules:
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import random
 from typing import Any
@@ -238,9 +237,3 @@ class Game:
             "bank": match.bank,
             "winner": leaders[0] if match.over and len(leaders) == 1 else None,
         }
-
-    # ----- helpers for engines -------------------------------------------------
-    @staticmethod
-    def copy_state(state):
-        """A deep copy; engines may override with something faster."""
-        return copy.deepcopy(state)

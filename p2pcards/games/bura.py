@@ -732,10 +732,6 @@ class Bura(Game):
             ),
         }
 
-    @staticmethod
-    def copy_state(state: BuraState) -> BuraState:
-        return state._copy()
-
     # ----- a whole match ------------------------------------------------------
     def new_match(self, players: int, options: dict | None = None, seed=None) -> Match:
         match = super().new_match(players, options, seed)

@@ -13,7 +13,6 @@ import sys
 import dataclasses
 import logging
 import os
-import shutil
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from p2pcards.protocol.log import Entry, LogError, Player, assemble, check_body_
 from p2pcards.net.agreement import final_msg
 from p2pcards.net.tasks import background_tasks
 from p2pcards.peer import PeerHooks, PeerOptions, TablePeer
+from p2pcards.files import write_atomically
 from p2pcards.peer.statefile import SeatState, StateError, state_path
 from p2pcards.peer.statefile import load as load_state
 from p2pcards.peer.statefile import save as save_state
@@ -364,8 +364,4 @@ def _copy_out(path, out) -> None:
     out = Path(out)
     if out.parent and not out.parent.exists():
         out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    shutil.copyfile(path, tmp)
-    with open(tmp, "rb") as f:
-        os.fsync(f.fileno())
-    os.replace(tmp, out)
+    write_atomically(out, Path(path).read_bytes())

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import msgpack
 
+from p2pcards.files import write_atomically
+
 STATE_VERSION = 1
 MAX_STATE_SIZE = 1 << 20
 NOT_A_STATE_FILE = "not a p2pcards state file (a seat's state file is its log's name with .state added)"
@@ -73,29 +75,9 @@ def state_path(log_path: str | os.PathLike) -> Path:
 
 def save(path: str | os.PathLike, state: SeatState) -> None:
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    data = state.to_bytes()
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            os.fchmod(fd, 0o600)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-        dfd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError as exc:
-        try:
-            tmp.unlink()  # the old state file stays as it was; no half-written copy is left
-        except OSError:
-            pass
+        write_atomically(path, state.to_bytes(), private=True)
+    except OSError as exc:  # the old state file stays as it was
         raise StateError(f"cannot save {path}: {exc.strerror or exc}") from None
 
 

@@ -28,7 +28,6 @@ before and after. Who must catch it:
 
 from __future__ import annotations
 
-import os
 import secrets
 from pathlib import Path
 
@@ -40,6 +39,7 @@ from p2pcards.mental.deal import rekey_values
 from p2pcards.mental.group import N, scalar_to_bytes
 from p2pcards.protocol import silence
 from p2pcards.protocol.knowledge import public_form
+from p2pcards.files import write_atomically
 from p2pcards.protocol.log import GameLog, LogError, assemble, sign_body, write_log
 from p2pcards.protocol.machine import ABORT, ACTION, KEYS, REKEY, REVEAL, SHUFFLE, Violation
 
@@ -315,10 +315,7 @@ def _rewrite_end(peer) -> None:
     signatures = [None] * machine.players
     signatures[peer.seat] = sign_body(body, driver.signer)
     forged.append(assemble(body, signatures))
-    path = Path(driver.file.path)
-    tmp = path.with_name(path.name + ".tmp")
-    write_log(tmp, forged)
-    os.replace(tmp, path)
+    write_atomically(driver.file.path, forged.to_bytes())
 
 
 def _public_position(peer, position: int) -> bool:

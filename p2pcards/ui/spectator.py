@@ -27,7 +27,8 @@ from pathlib import Path
 import trio
 
 from p2pcards.games import IllegalAction
-from p2pcards.protocol.log import TABLE, Entry, LogError, TableInfo, write_log
+from p2pcards.files import write_atomically
+from p2pcards.protocol.log import TABLE, Entry, LogError, TableInfo
 from p2pcards.protocol.machine import Violation
 from p2pcards.ui.network_session import NetworkSession
 from p2pcards.protocol.driver import SeatDriver
@@ -189,10 +190,7 @@ class Spectator:
         path = Path(path)
         if not path.parent.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.unlink(missing_ok=True)
-        write_log(tmp, self.driver.log)
-        os.replace(tmp, path)
+        write_atomically(path, self.driver.log.to_bytes())
 
 
 class SpectatorSession(NetworkSession):

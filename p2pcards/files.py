@@ -1,0 +1,48 @@
+"""Writing a file atomically and durably: readers see the old content or the
+new, never a half-written file, and the new content survives a power cut
+once the call returns."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+
+def write_atomically(path: str | os.PathLike, data: bytes, *, private: bool = False,
+                     overwrite: bool = True) -> Path:
+    """Write ``data`` to ``path`` through a temporary file beside it.
+
+    ``private``: mode 0600 whatever the umask (keys, state files).
+    ``overwrite=False``: raise ``FileExistsError`` if ``path`` exists, even
+    when another process creates it meanwhile (the file is linked into
+    place, which fails on an existing name). On any error the old file, if
+    any, stays as it was and no temporary file is left."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600 if private else 0o666)
+        try:
+            if private:
+                os.fchmod(fd, 0o600)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if overwrite:
+            os.replace(tmp, path)
+        else:
+            os.link(tmp, path)
+    finally:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+    dfd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
+    return path

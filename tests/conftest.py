@@ -1,0 +1,28 @@
+"""The suite runs in parallel (pytest-xdist, the README's test command):
+the longest tests are handed out first, so that no worker starts one of them
+while the others have run dry (longest processing time first)."""
+
+# Node ids (or prefixes) of the tests that take longest, longest first; the
+# rest keep their order.
+LONGEST = (
+    "tests/test_strong_bot.py::test_strong_beats_greedy_at_warkocz",
+    "tests/test_netns.py::",
+    "tests/test_replays.py::",
+    "tests/test_fuzz_entries.py::test_entry_campaign",
+    "tests/test_reliability.py::",
+    "tests/test_faults.py::",
+    "tests/test_cheats.py::",
+    "tests/test_network_matches.py::",
+    "tests/test_spectator.py::",
+)
+
+
+def _rank(item) -> int:
+    for i, prefix in enumerate(LONGEST):
+        if item.nodeid.startswith(prefix):
+            return i
+    return len(LONGEST)
+
+
+def pytest_collection_modifyitems(items):
+    items.sort(key=_rank)
