@@ -95,10 +95,15 @@ class TablePeer:
     def __init__(self, driver: SeatDriver, mesh, decide: Decide | None, options: PeerOptions | None = None,
                  on_change: Callable[[], None] | None = None, publish: Callable[[bytes], None] | None = None,
                  backlog: list | None = None, persist: Callable[[bytes | None], None] | None = None,
-                 pending: bytes | None = None, hooks: PeerHooks | None = None):
+                 pending: bytes | None = None, hooks: PeerHooks | None = None, auto_play: Decide | None = None):
         self.driver = driver
         self.mesh = mesh
         self.decide = decide
+        # A person's seat: the bot that moves for them when they are idle past
+        # the turn time, or away (table.md §3, auto-play); None: ``decide`` is a bot.
+        self.auto_play = auto_play
+        self.away = False
+        self._person_asked: trio.CancelScope | None = None
         self.options = options or PeerOptions()
         self.on_change = on_change or (lambda: None)
         self.publish = publish  # spectators: called with each final entry
@@ -155,10 +160,18 @@ class TablePeer:
     def referee(self, culprit: int | None = None) -> int:
         return self.machine.referee(culprit)
 
+    def auto_play_at(self) -> float:
+        """When an idle person's own client moves for them."""
+        return self._progress_at + self.options.turn_timeout
+
     def turn_deadline(self, culprit: int | None = None) -> float:
         """When waiting for ``culprit`` (or anybody) stops: a turn's time, or
-        for a player whose connection broke, the time it has to come back."""
+        for a player whose connection broke, the time it has to come back.
+        An action waits the auto-play margin longer: an idle person's client
+        moves for them first (table.md §3)."""
         deadline = self._progress_at + self.options.turn_timeout
+        if self.head_final() and self.machine.expect().kind == ACTION:
+            deadline += auto_play_margin(self.options.turn_timeout)
         if culprit is not None and culprit in self.down_since:
             deadline = max(deadline, self.down_since[culprit] + self.options.rejoin_timeout)
         return deadline
@@ -698,16 +711,17 @@ class TablePeer:
         self._wake()
 
     async def _write_due(self, due) -> None:
-        action = None
+        action, auto = None, False
         if due.kind == ACTION:
-            action = await self._choose()
-            if action is None:
+            chosen = await self._choose()
+            if chosen is None:
                 return  # something changed while deciding; look again
+            action, auto = chosen
         if await self.hooks.write(self, due, action):
             return
         chat, self.chat_out = self.chat_out[:MAX_CHAT], self.chat_out[MAX_CHAT:]
         try:
-            entry = self.driver.write(action, chat=chat or None)
+            entry = self.driver.write(action, chat=chat or None, auto=auto)
         except IllegalAction as exc:
             log.warning("seat %s: own move refused: %s", self.seat, exc)
             self.chat_out = chat + self.chat_out
@@ -715,14 +729,31 @@ class TablePeer:
         await self._send_entry(entry)
         self._wake()
 
-    async def _choose(self) -> dict | None:
-        """This seat's move, from the bot or the person; None if the table
-        moved on meanwhile (an abort came in)."""
+    def set_away(self, away: bool) -> None:
+        """A person says they are away (their client plays for them) or back."""
+        self.away = away
+        if away and self._person_asked is not None:
+            self._person_asked.cancel()
+        self._wake()
+
+    async def _choose(self) -> tuple[dict, bool] | None:
+        """This seat's move, from the bot or the person, and whether it was
+        played automatically for an idle person; None if the table moved on
+        meanwhile (an abort came in)."""
         seq = self.driver.log.next_seq
         result: list = []
 
         async def ask(cancel: trio.CancelScope) -> None:
-            result.append(await self.decide(self))
+            if self.auto_play is None:
+                result.append((await self.decide(self), False))
+            else:
+                if not self.away:
+                    with trio.CancelScope(deadline=self.auto_play_at()) as self._person_asked:
+                        result.append((await self.decide(self), False))
+                    self._person_asked = None
+                if not result:
+                    log.info("seat %s: the player is idle or away; their client plays for them", self.seat)
+                    result.append((await self.auto_play(self), True))
             cancel.cancel()
 
         async def watch(cancel: trio.CancelScope) -> None:
@@ -779,6 +810,12 @@ class TablePeer:
         self._show_live_chat(self.seat, text)
         await self._broadcast({"t": "chat", "text": text})
         self._wake()
+
+
+def auto_play_margin(turn_timeout: float) -> float:
+    """How much longer than the turn time the others wait for an action
+    before attesting silence (table.md §3): the idle player's auto-play first."""
+    return max(5.0, turn_timeout / 2)
 
 
 def _is_silence_abort(entry: Entry) -> bool:

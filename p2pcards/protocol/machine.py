@@ -56,7 +56,7 @@ PAYLOAD_FIELDS = {
     SHUFFLE: {"deal", "chat", "commit", "shuffle"},
     REKEY: {"deal", "chat", "rekey"},
     KEYS: {"deal", "chat", "keys"},
-    ACTION: {"deal", "chat", "action", "positions", "keys"},
+    ACTION: {"deal", "chat", "action", "positions", "keys", "auto"},
     REVEAL: {"deal", "chat", "seed"},
     ABORT: {"culprit", "kind", "detail", "evidence", "attestations"},
 }
@@ -142,6 +142,7 @@ class TableMachine:
         self.excluded: set[int] = set()  # seats blamed by an abort: they no longer have turns
         self.findings: list[tuple[int, Violation]] = []  # the dealing checks' findings
         self.chat: list[tuple[int, int, str]] = []  # (entry, seat, text)
+        self.auto_moves: set[int] = set()  # entries whose action the seat's own client chose for an idle player
         self.pending_problem: Violation | None = None  # found by a public check: abort due
         self._abort_authors: dict[int, int] = {}
         self.finished = False
@@ -446,6 +447,8 @@ class TableMachine:
         positions = payload.get("positions")
         if not isinstance(action, dict) or not isinstance(positions, list) or not isinstance(payload.get("keys"), list):
             raise Violation(seat, "bad-entry", "an action entry needs an action map and lists of positions and keys")
+        if "auto" in payload and type(payload["auto"]) is not bool:  # 1 equals True in Python, not on the wire
+            raise Violation(seat, "bad-entry", "an action's auto field must be true or false")
         try:
             check_positions(self.game, self.state, action, positions, seat)
         except IllegalAction as exc:
@@ -480,6 +483,8 @@ class TableMachine:
             self.public_codes[position] = code
             self._unopened.discard(position)
         self.state = state
+        if payload.get("auto") is True:
+            self.auto_moves.add(entry.seq)
         if new_state is None:
             self._pending_action = (seat, action, entry.seq)
         else:

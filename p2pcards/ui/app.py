@@ -619,6 +619,19 @@ class TableApp:
             else:
                 self._submit(session.ready)
                 self.say("Ready for the next deal.", "class:label")
+        elif cmd.name in ("away", "back"):
+            set_away = getattr(session, "set_away", None)
+            if set_away is None:
+                self.say("Only a network table plays for you while you are away.", "class:label")
+            else:
+                away = cmd.name == "away"
+
+                async def switch() -> None:  # the peer lives on trio's side
+                    set_away(away)
+
+                self._submit(switch)
+                self.say("Your client plays for you until you type back." if cmd.name == "away"
+                         else "You play your own moves again.", "class:label")
         elif cmd.name == "quit":
             self._quit()
         return False

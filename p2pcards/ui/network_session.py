@@ -70,6 +70,11 @@ class NetworkSession:
 
     async def decide(self, peer) -> dict:
         """The player's move (TablePeer asks when this seat must act)."""
+        while True:  # a move typed just as the client played for me is stale now
+            try:
+                self._actions_recv.receive_nowait()
+            except trio.WouldBlock:
+                break
         self._waiting = True
         self._notifier.notify()
         try:
@@ -199,9 +204,16 @@ class NetworkSession:
                 out[seat] = f"reconnecting ({int(now - status.since)} s)"
         return out
 
+    def set_away(self, away: bool) -> None:
+        if self.peer is None:
+            raise IllegalAction("no game yet")
+        self.peer.set_away(away)
+
     def turn_deadline(self) -> float | None:
         if self.peer is None or self.peer.machine.finished:
             return None
+        if self.to_act() == self.seat and self.peer.auto_play is not None:
+            return self.peer.auto_play_at()  # when my client plays for me
         return self.peer.turn_deadline()
 
     def last_moves(self) -> list[str]:
@@ -294,6 +306,8 @@ class NetworkSession:
                     line = with_own_cards(line, self.seat, entry.author, mine)
                 if action.get("type") == "draw" and self._my_hand_deal == machine.deal.index:
                     self._my_draw = (self._said, list(self._my_hand))
+            if payload.get("auto") is True:
+                line += f" (played automatically for {seat_name(self.names, entry.author)})"
             self._say(line)
         elif entry.kind == SHUFFLE and entry.author == 0:
             self._say(f"deal {payload.get('deal', 0) + 1}: shuffling (every player in turn, with proofs)")

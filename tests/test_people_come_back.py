@@ -1,0 +1,60 @@
+"""People at network tables, with real processes on real terminals (tmux):
+an idle person's own client plays for them, marked as such at the table and
+in the log; ``away`` hands the seat to it; the audit stays clean."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tests.test_ui_e2e import REPO
+from tests.test_ui_tmux import OwnTerminal
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+
+
+def _command(home, args: str) -> str:
+    return (f"cd {home} && P2PCARDS_HOME={home} HOME={home} PYTHONPATH={REPO} {sys.executable} -m p2pcards "
+            f"{args}; echo EXITED $?; sleep 30")
+
+
+@pytest.fixture
+def terminal(request):
+    terminals = []
+
+    def open_terminal(home, args: str) -> OwnTerminal:
+        term = OwnTerminal(f"p2pcards-people-{os.getpid()}-{len(terminals)}", _command(home, args))
+        terminals.append(term)
+        return term
+
+    yield open_terminal
+    for term in terminals:
+        term.close()
+
+
+def test_an_idle_person_is_played_for_and_the_game_goes_on(terminal, tmp_path):
+    term = terminal(tmp_path, "play bura --bots 1 --seed 5 --name Zoe -o table.turn_timeout=2 -o table.deals=1")
+    # Zoe types nothing: after the turn time her own client moves for her.
+    term.wait_for(lambda s: "played automatically for Zoe" in s, "a move played for the idle player", timeout=90)
+    term.keys("away", "Enter")  # the rest of the deal without waiting for the clock
+    term.wait_for(lambda s: "The match is over" in s, "the end of the deal", timeout=240)
+    term.keys("Escape")
+    term.keys("quit", "Enter")
+    assert "EXITED 0" in term.wait_for(lambda s: "EXITED" in s, "the program to end")
+    logs = sorted((tmp_path / "games").glob("*.p2plog"))
+    assert len(logs) == 1
+    audit = subprocess.run([sys.executable, "-m", "p2pcards", "audit", str(logs[0]), "--json"],
+                           capture_output=True, text=True, env={**os.environ, "PYTHONPATH": REPO})
+    assert audit.returncode == 0, audit.stdout + audit.stderr
+    report = json.loads(audit.stdout)
+    assert report["ok"] and report["violations"] == []  # exit 0: clean and finished
+    from p2pcards.protocol.log import read_log
+
+    entries = read_log(logs[0]).entries
+    auto = [e for e in entries if e.kind == "action" and e.payload.get("auto") is True]
+    assert auto and all(e.author == 0 for e in auto)  # only Zoe's seat, never the bot's
