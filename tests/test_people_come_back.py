@@ -58,3 +58,35 @@ def test_an_idle_person_is_played_for_and_the_game_goes_on(terminal, tmp_path):
     entries = read_log(logs[0]).entries
     auto = [e for e in entries if e.kind == "action" and e.payload.get("auto") is True]
     assert auto and all(e.author == 0 for e in auto)  # only Zoe's seat, never the bot's
+
+
+@pytest.mark.parametrize("value", [1, "yes", None, 0])
+def test_the_auto_mark_must_be_a_boolean(value):
+    from p2pcards.bots import Bot
+    from p2pcards.protocol.log import make_entry
+    from p2pcards.protocol.machine import ACTION, Violation
+    from p2pcards.protocol.driver import SeatDriver
+    from tests.tablesim import make_genesis
+
+    genesis, signers = make_genesis("bura", 2)
+    drivers = [SeatDriver(genesis, i, signers[i]) for i in range(2)]
+    while drivers[0].machine.expect().kind != ACTION:  # deal until the first move is due
+        want = drivers[0].machine.expect()
+        entry = drivers[want.author].write()
+        drivers[1 - want.author].receive(entry)
+    want = drivers[0].machine.expect()
+    author, other = drivers[want.author], drivers[1 - want.author]
+    action = Bot("greedy", 1).choose(author.game, author.my_state())
+
+    def signed(auto) -> object:
+        payload = author.me.payload(author.machine, want, action)
+        payload["auto"] = auto
+        return make_entry(other.log.next_seq, other.log.head_hash, want.author, ACTION, payload,
+                          signers[want.author])
+
+    with pytest.raises(Violation) as caught:
+        other.receive(signed(value))
+    assert caught.value.kind == "bad-entry" and caught.value.seat == want.author
+    honest = signed(True)
+    other.receive(honest)
+    assert other.machine.auto_moves == {honest.seq}
