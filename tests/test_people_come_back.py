@@ -90,3 +90,37 @@ def test_the_auto_mark_must_be_a_boolean(value):
     honest = signed(True)
     other.receive(honest)
     assert other.machine.auto_moves == {honest.seq}
+
+
+def _audit(log) -> dict:
+    audit = subprocess.run([sys.executable, "-m", "p2pcards", "audit", str(log), "--json"],
+                           capture_output=True, text=True, env={**os.environ, "PYTHONPATH": REPO})
+    assert audit.returncode == 0, audit.stdout + audit.stderr
+    return json.loads(audit.stdout)
+
+
+def test_a_person_whose_terminal_closed_comes_back_by_running_play_again(terminal, tmp_path):
+    args = "play bura --bots 1 --seed 5 --name Zoe -o table.deals=1"
+    first = terminal(tmp_path, args)
+    first.wait_for(lambda s: "your move>" in s and "Trump:" in s, "the table")
+    first.close()  # the terminal window closes: the player and its bot are gone mid-game
+    states = list((tmp_path / "games").glob("*.p2plog.state"))
+    assert len(states) == 1 and states[0].stat().st_mode & 0o777 == 0o600
+    listing = subprocess.run([sys.executable, "-m", "p2pcards", "resume"], capture_output=True, text=True,
+                             stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": REPO,
+                                                            "P2PCARDS_HOME": str(tmp_path)})
+    assert listing.returncode == 0 and "1. bura with Zoe, Ada: deal 1, entry" in listing.stdout, listing
+
+    again = terminal(tmp_path, args)
+    again.wait_for(lambda s: "Resume it? (yes/no" in s, "the offer to resume")
+    again.keys("yes", "Enter")
+    again.wait_for(lambda s: "your move>" in s and "Trump:" in s, "the table again")
+    again.keys("away", "Enter")
+    again.wait_for(lambda s: "The match is over" in s, "the end of the deal", timeout=240)
+    again.keys("Escape")
+    again.keys("quit", "Enter")
+    assert "EXITED 0" in again.wait_for(lambda s: "EXITED" in s, "the program to end")
+    logs = list((tmp_path / "games").glob("*.p2plog"))
+    assert len(logs) == 1  # the same game, not a new one
+    assert _audit(logs[0])["violations"] == []
+    assert list((tmp_path / "play-bots").iterdir()) == []  # the bots' files go once the game is over

@@ -288,6 +288,12 @@ def cmd_resume(args) -> int:
     from p2pcards.peer.seating import resume_seat
     from p2pcards.peer.statefile import StateError, load
 
+    if args.statefile is None:
+        from p2pcards.cli.play import pick_game_to_resume
+
+        args.statefile = pick_game_to_resume()
+        if args.statefile is None:
+            return 0
     try:
         state = load(args.statefile)
     except StateError as exc:
@@ -331,6 +337,7 @@ def register(sub) -> None:
     p.add_argument("--seat-strategy", type=_seat_strategy, action="append", help=argparse.SUPPRESS)
     p.add_argument("--print-port", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--ascii", action="store_true", help="plain letters for suits")
+    p.add_argument("--new", action="store_true", help="start a new game even if one of this table is unfinished")
     seat_options(p)
     p.set_defaults(func=cmd_host, strategy=None)
 
@@ -338,6 +345,7 @@ def register(sub) -> None:
     p.add_argument("address", type=_address, nargs="?", metavar="ADDR:PORT")
     p.add_argument("--watch", action="store_true", help="follow the table as a spectator (public cards only)")
     p.add_argument("--ascii", action="store_true", help="plain letters for suits")
+    p.add_argument("--new", action="store_true", help="start a new game even if one of this table is unfinished")
     seat_options(p, bot_flags=False)
     p.set_defaults(func=cmd_join)
 
@@ -367,6 +375,7 @@ def register(sub) -> None:
     p.add_argument("-o", dest="option", action="append", metavar="KEY=VALUE", help="a rules option")
     p.add_argument("--turn-timeout", type=int, metavar="S", help="seconds a player may take (default 120)")
     p.add_argument("--ascii", action="store_true", help="plain letters for suits")
+    p.add_argument("--new", action="store_true", help="start a new game even if one of this table is unfinished")
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("selfplay", help="a whole match between bot peers over loopback; writes the signed log")
@@ -393,7 +402,8 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_selfplay)
 
     p = sub.add_parser("resume", help="come back to a game after a crash or a lost connection")
-    p.add_argument("statefile", metavar="STATEFILE", help="the .state file beside the game's log")
+    p.add_argument("statefile", metavar="STATEFILE", nargs="?",
+                   help="the .state file beside the game's log (none: list the games to come back to)")
     p.add_argument("--bot", action="store_true", help="let a bot play the rest")
     p.add_argument("--ascii", action="store_true", help="plain letters for suits")
     p.set_defaults(func=cmd_resume)

@@ -94,6 +94,7 @@ class SeatConfig:
     advertise: bool = False  # host: announce the table on the LAN (mDNS) while it fills
     on_update: Callable | None = None
     on_state: Callable[[str], None] | None = None  # told the state file's path once it exists
+    origin: str | None = None  # the command taking the seat (play, host, join, bot), kept in the state file
 
 
 @dataclasses.dataclass
@@ -235,7 +236,8 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
                 if config.key_path is not None:
                     state = SeatState(str(path), my_seat, config.name, str(config.key_path), config.bind,
                                       endpoint.port, final_msg(1, table),
-                                      strategy=config.seat_strategies.get(my_seat, config.strategy))
+                                      strategy=config.seat_strategies.get(my_seat, config.strategy),
+                                      origin=config.origin)
                     persist = _persister(state, driver)
                     persist(None)
                     if config.on_state is not None:
