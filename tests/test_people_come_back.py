@@ -124,3 +124,54 @@ def test_a_person_whose_terminal_closed_comes_back_by_running_play_again(termina
     assert len(logs) == 1  # the same game, not a new one
     assert _audit(logs[0])["violations"] == []
     assert list((tmp_path / "play-bots").iterdir()) == []  # the bots' files go once the game is over
+
+
+def test_a_joiner_who_crashed_or_quit_comes_back_and_the_host_sees_who_is_gone(terminal, tmp_path):
+    import re
+
+    hana, joe = tmp_path / "hana", tmp_path / "joe"
+    hana.mkdir(), joe.mkdir()
+    host = terminal(hana, "host bura --players 3 --bind 127.0.0.1 --port 0 --name Hana -o table.deals=1")
+    address = re.compile(r"p2pcards join (127\.0\.0\.1:\d+)")
+    where = address.search(host.wait_for(lambda s: address.search(s), "the address to join")).group(1)
+    join = f"join {where} --name Joe"
+    first = terminal(joe, join)
+    bot = subprocess.Popen([sys.executable, "-m", "p2pcards", "bot", where, "--name", "Ada"],
+                           env={**os.environ, "PYTHONPATH": REPO, "P2PCARDS_HOME": str(tmp_path / "ada")},
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for person in (host, first):
+            person.wait_for(lambda s: "Accept this table?" in s, "the table to accept")
+            person.keys("yes", "Enter")
+        first.wait_for(lambda s: "Trump:" in s, "Joe's table")
+        first.close()  # Joe's terminal closes: a crash, no goodbye
+        screen = host.wait_for(lambda s: "Joe's connection broke" in s, "the host told Joe is gone")
+        assert re.search(r"Joe\b.*reconnecting \(\d:\d\d left\)", screen), screen  # the countdown, by name
+
+        again = terminal(joe, join)
+        again.wait_for(lambda s: "Resume it? (yes/no" in s and "bura with Hana, Joe, Ada" in s, "the offer")
+        again.keys("yes", "Enter")
+        again.wait_for(lambda s: "Trump:" in s, "Joe back at the table")
+        host.wait_for(lambda s: "Joe is back" in s, "the host told Joe is back")
+
+        again.keys("quit", "Enter")
+        again.wait_for(lambda s: "Leave the game?" in s, "the question")
+        again.keys("y", "Enter")
+        again.wait_for(lambda s: "EXITED" in s, "Joe to leave")
+        screen = host.wait_for(lambda s: "Joe left the table" in s, "the host told Joe left on purpose")
+        assert re.search(r"Joe\b.*left \(\d:\d\d to come back\)", screen), screen
+
+        third = terminal(joe, "resume")
+        third.wait_for(lambda s: "Come back to which game?" in s, "the list of games")
+        third.keys("1", "Enter")
+        third.wait_for(lambda s: "Trump:" in s, "Joe back again")
+        third.keys("away", "Enter")
+        host.keys("away", "Enter")
+        for person in (host, third):
+            person.wait_for(lambda s: "The match is over" in s, "the end of the deal", timeout=240)
+        logs = list((hana / "games").glob("*.p2plog"))
+        assert len(logs) == 1 and _audit(logs[0])["violations"] == []
+        assert list((joe / "games").glob("*.p2plog")) and len(list((joe / "games").glob("*.p2plog"))) == 1
+    finally:
+        bot.kill()
+        bot.wait()

@@ -52,6 +52,7 @@ from p2pcards.protocol.machine import ABORT, ACTION, FALSE_ACCUSATION, MAX_CHAT,
 
 log = logging.getLogger("p2pcards.peer")
 
+LEAVE_FLUSH = 1.0  # seconds a leaving seat gives its goodbye to reach the others
 MAX_SILENCE_KEYS = 32  # silence attestations are kept for this many (seat, place, head) at most
 SILENCE_AHEAD = 8  # attestations about places up to this far ahead of our log are kept
 CHAT_KEPT = 256  # chat lines waiting to be shown, at most
@@ -104,6 +105,9 @@ class TablePeer:
         self.auto_play = auto_play
         self.away = False
         self._person_asked: trio.CancelScope | None = None
+        # Who came and went, for the screen: (seat, "left" | "lost" | "back"), taken by the UI.
+        self.table_news: list[tuple[int, str]] = []
+        self.left_on_purpose: set[int] = set()  # seats that said they leave (and may come back)
         self.options = options or PeerOptions()
         self.on_change = on_change or (lambda: None)
         self.publish = publish  # spectators: called with each final entry
@@ -392,7 +396,9 @@ class TablePeer:
 
         async for event in events():
             if isinstance(event, PeerUp):
-                self.down_since.pop(event.seat, None)
+                if self.down_since.pop(event.seat, None) is not None:
+                    self._news(event.seat, "back")
+                self.left_on_purpose.discard(event.seat)
                 await self.mesh.send(event.seat, {"t": "have", "next": self.driver.final_len})
                 if self.end_hash is not None and self.seat in self.end_offers:
                     digest, sig = self.end_offers[self.seat]
@@ -406,6 +412,8 @@ class TablePeer:
                         await self.mesh.send(event.seat, {"t": "silence", "att": mine.raw})
                 self._wake()
             elif isinstance(event, PeerDown):
+                if event.seat not in self.down_since and not self.machine.finished:
+                    self._news(event.seat, "left" if event.seat in self.left_on_purpose or event.final else "lost")
                 self.down_since.setdefault(event.seat, trio.current_time())
                 self._wake()
             elif isinstance(event, Message):
@@ -454,6 +462,8 @@ class TablePeer:
             self._attestation_in(sender, msg["att"])
         elif kind == "tablesig":
             pass  # a late copy of a signature on entry 0, which we have
+        elif kind == "leaving":
+            self.left_on_purpose.add(sender)  # its connection goes next; shown then
         elif kind == "chat":
             text = msg["text"]
             if isinstance(text, str) and 0 < len(text) <= MAX_CHAT_LEN and text.isprintable():
@@ -802,6 +812,21 @@ class TablePeer:
             return False
 
     # ----- for the UI
+    def _news(self, seat: int, what: str) -> None:
+        self.table_news.append((seat, what))
+        del self.table_news[:-64]  # the screen takes them as they come; a flapping link cannot grow this
+
+    async def leave(self) -> None:
+        """The player quits during the game: the others hear that it is on
+        purpose, and the connections close without a bye, so the table waits
+        ``rejoin_timeout`` for this seat to come back (``p2pcards resume``)."""
+        await self._broadcast({"t": "leaving"})
+        with trio.move_on_after(LEAVE_FLUSH):
+            while any(status.queued for status in self.mesh.peer_status().values()):
+                await trio.sleep(LEAVE_FLUSH / 20)
+            await trio.sleep(LEAVE_FLUSH / 10)  # the last frame off the queue reaches the socket
+        self.mesh.vanish()
+
     async def chat(self, text: str) -> None:
         text = printable(text.strip(), MAX_CHAT_LEN)  # the log takes printable text only
         if not text:
