@@ -266,9 +266,8 @@ class NetworkSession:
         for seat, text in unshown:  # said just now, not logged yet
             self._say(f"{seat_name(self.names, seat)}: {text}")
         news, self.peer.table_news = self.peer.table_news, []
-        wait = fmt_clock(self.peer.options.rejoin_timeout)
         for seat, what in news:
-            name = seat_name(self.names, seat)
+            name, wait = seat_name(self.names, seat), fmt_clock(self.peer.options.rejoin_timeout)
             self._say({"left": f"{name} left the table; the game waits {wait} for them to come back",
                        "lost": f"{name}'s connection broke; the game waits {wait} for them to come back",
                        "back": f"{name} is back"}[what])
