@@ -125,6 +125,9 @@ class TableMachine:
         # seed is missing (dealing.check_deal).
         self.verify_proofs = verify_proofs
         self.skip_proof: bytes | None = None  # hash of an entry already verified (one's own)
+        # Entries before this place had their proofs verified by this seat when it took
+        # them in (a seat reopening its own log after a crash): not checked twice.
+        self.verified_before = 0
         self.game = get_game(table.game)
         self.players = len(table.players)
         extra = table.extra if isinstance(table.extra, dict) else {}
@@ -291,7 +294,7 @@ class TableMachine:
         return self.deal.decks[-1] if self.deal.decks else dealing.initial_deck(self.game.id)
 
     def _verify(self, entry: Entry) -> bool:
-        return self.verify_proofs and entry.hash != self.skip_proof
+        return self.verify_proofs and entry.hash != self.skip_proof and entry.seq >= self.verified_before
 
     def _accept_shuffle(self, entry: Entry, want: Expect) -> None:
         context = self.proof_context(entry.author, SHUFFLE, entry.prev_hash)
