@@ -58,6 +58,9 @@ def test_an_idle_person_is_played_for_and_the_game_goes_on(terminal, tmp_path):
     entries = read_log(logs[0]).entries
     auto = [e for e in entries if e.kind == "action" and e.payload.get("auto") is True]
     assert auto and all(e.author == 0 for e in auto)  # only Zoe's seat, never the bot's
+    replay = subprocess.run([sys.executable, "-m", "p2pcards", "replay", str(logs[0]), "--text"],
+                            capture_output=True, text=True, env={**os.environ, "PYTHONPATH": REPO})
+    assert replay.stdout.count("(played automatically for Zoe)") == len(auto), replay.stderr
 
 
 @pytest.mark.parametrize("value", [1, "yes", None, 0])

@@ -99,6 +99,8 @@ def load_replay(path) -> Replay:
         who = names[entry.author] if 0 <= entry.author < len(names) else "everybody"
         if entry.kind == ACTION:
             text = describe(machine.game, state_before, entry.author, payload.get("action", {}), names)
+            if payload.get("auto") is True:
+                text += f" (played automatically for {who})"
         elif entry.kind == SHUFFLE:
             text = f"{who} shuffles (with proof)"
         elif entry.kind == REKEY:
