@@ -118,6 +118,7 @@ def _run_bot_seat(args, join=None) -> int:
         hooks=seat_hooks(args.cheat, args.cheater),  # selfplay's cheat and faults, if any
         on_port=on_port,
         key_path=str(ident.path) if ident.path else None,
+        origin="bot",
         on_state=lambda path: print(f"STATE {path}", flush=True) if args.print_port else None,
         # A hosted table is announced on the LAN, but not a selfplay one on loopback.
         advertise=join is None and not args.print_port,
