@@ -178,3 +178,15 @@ def test_a_joiner_who_crashed_or_quit_comes_back_and_the_host_sees_who_is_gone(t
     finally:
         bot.kill()
         bot.wait()
+
+
+def test_new_starts_afresh_beside_an_unfinished_game(terminal, tmp_path):
+    args = "play bura --bots 1 --seed 5 --name Zoe -o table.deals=1"
+    first = terminal(tmp_path, args)
+    first.wait_for(lambda s: "your move>" in s and "Trump:" in s, "the table")
+    first.close()
+    fresh = terminal(tmp_path, args + " --new")
+    # No question is asked: unanswered, it would keep the table from opening.
+    fresh.wait_for(lambda s: "your move>" in s and "Trump:" in s, "a new table")
+    assert len(list((tmp_path / "games").glob("*.p2plog"))) == 2
+    fresh.close()
