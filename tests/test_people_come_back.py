@@ -42,7 +42,7 @@ def test_an_idle_person_is_played_for_and_the_game_goes_on(terminal, tmp_path):
     # Zoe types nothing: after the turn time her own client moves for her.
     term.wait_for(lambda s: "played automatically for Zoe" in s, "a move played for the idle player", timeout=90)
     term.keys("away", "Enter")  # the rest of the deal without waiting for the clock
-    term.wait_for(lambda s: "The match is over" in s, "the end of the deal", timeout=240)
+    term.wait_for(lambda s: "match over" in s.splitlines()[0], "the end of the deal", timeout=240)
     term.keys("Escape")
     term.keys("quit", "Enter")
     assert "EXITED 0" in term.wait_for(lambda s: "EXITED" in s, "the program to end")
@@ -119,7 +119,7 @@ def test_a_person_whose_terminal_closed_comes_back_by_running_play_again(termina
     again.keys("yes", "Enter")
     again.wait_for(lambda s: "your move>" in s and "Trump:" in s, "the table again")
     again.keys("away", "Enter")
-    again.wait_for(lambda s: "The match is over" in s, "the end of the deal", timeout=240)
+    again.wait_for(lambda s: "match over" in s.splitlines()[0], "the end of the deal", timeout=240)
     again.keys("Escape")
     again.keys("quit", "Enter")
     assert "EXITED 0" in again.wait_for(lambda s: "EXITED" in s, "the program to end")
@@ -152,7 +152,9 @@ def test_a_joiner_who_crashed_or_quit_comes_back_and_the_host_sees_who_is_gone(t
         assert re.search(r"Joe\b.*reconnecting \(\d:\d\d left\)", screen), screen  # the countdown, by name
 
         again = terminal(joe, join)
-        again.wait_for(lambda s: "Resume it? (yes/no" in s and "bura with Hana, Joe, Ada" in s, "the offer")
+        offer = again.wait_for(lambda s: "Resume it? (yes/no" in s, "the offer")
+        assert re.search(r"unfinished game of this table: bura with Hana, (Joe, Ada|Ada, Joe): deal 1",
+                         offer.replace("\n", "")), offer  # seats in the order they sat down
         again.keys("yes", "Enter")
         again.wait_for(lambda s: "Trump:" in s, "Joe back at the table")
         host.wait_for(lambda s: "Joe is back" in s, "the host told Joe is back")
@@ -171,7 +173,7 @@ def test_a_joiner_who_crashed_or_quit_comes_back_and_the_host_sees_who_is_gone(t
         third.keys("away", "Enter")
         host.keys("away", "Enter")
         for person in (host, third):
-            person.wait_for(lambda s: "The match is over" in s, "the end of the deal", timeout=240)
+            person.wait_for(lambda s: "match over" in s.splitlines()[0], "the end of the deal", timeout=240)
         logs = list((hana / "games").glob("*.p2plog"))
         assert len(logs) == 1 and _audit(logs[0])["violations"] == []
         assert list((joe / "games").glob("*.p2plog")) and len(list((joe / "games").glob("*.p2plog"))) == 1
