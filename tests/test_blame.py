@@ -13,7 +13,7 @@ from p2pcards.protocol import silence
 from p2pcards.audit import UNFINISHED, VIOLATIONS, audit_log
 from p2pcards.protocol.log import Entry, GameLog, make_entry
 from p2pcards.protocol.machine import ABORT, ACTION, SHUFFLE, Violation
-from p2pcards.peer import TablePeer
+from p2pcards.peer import TablePeer, auto_play_margin
 from p2pcards.protocol.driver import SeatDriver
 
 
@@ -218,7 +218,10 @@ async def test_a_silence_abort_waits_for_the_peers_own_clock(bura3):
     abort = _silence_abort(m, spectator, 0, 1, [_attest(m, spectator, 0, 1), _attest(m, spectator, 2, 1)])
     await peer._take(abort)
     assert len(peer.driver.log) == k and abort.raw in peer.pending_silence  # its own clock has not run out
-    peer._progress_at -= peer.options.turn_timeout + 1  # now it has
+    peer._progress_at -= peer.options.turn_timeout + 1  # an action: the idle player's auto-play comes first
+    await peer._retry_pending_silence()
+    assert len(peer.driver.log) == k and abort.raw in peer.pending_silence
+    peer._progress_at -= auto_play_margin(peer.options.turn_timeout)  # now its clock has run out
     await peer._retry_pending_silence()
     assert peer.driver.log[k].raw == abort.raw and peer.machine.excluded == {1}
 

@@ -22,7 +22,7 @@ def watched_match(game_id, players, options=None, chat_at=(), batch=7, seed=1, o
     drivers = [SeatDriver(genesis, i, signers[i]) for i in range(players)]
     bots = [Bot("greedy", seed * 10 + i) for i in range(players)]
     me = drivers[-1]
-    peer = SimpleNamespace(driver=me, machine=me.machine, seat=me.seat, chat_seen=[], mesh=None)
+    peer = SimpleNamespace(driver=me, machine=me.machine, seat=me.seat, chat_seen=[], table_news=[], mesh=None)
     session = NetworkSession(game_id)
     session.attach(peer)
     game, actions, said, drawn = me.game, 0, [], []

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 import trio
 
@@ -90,7 +91,8 @@ def _run_and_report(main, ascii: bool) -> int:
     return 0
 
 
-async def _run_with_ui(ui, config, game_id: str, extra_tasks=None, pinned: list[str] | None = None) -> None:
+async def _run_with_ui(ui, config, game_id: str, extra_tasks=None, pinned: list[str] | None = None,
+                       on_finish=None) -> None:
     """``pinned``: lines that stay at the top of the lobby screen (the host's
     own address); the list may change while the lobby runs."""
     from p2pcards.ui.network_session import NetworkSession
@@ -119,6 +121,8 @@ async def _run_with_ui(ui, config, game_id: str, extra_tasks=None, pinned: list[
     except RunError as exc:
         await _stopped(ui, session, f"The game could not go on: {exc}", exc)
     session.changed()
+    if on_finish is not None and result.driver.machine.finished:
+        on_finish()
     ui.match_logged(result.log_path)
     # The score sheet names the log and how to audit it; the message line stays short for small screens.
     ui.say(f"The log is kept in {result.log_path}. Type quit to leave.", "class:label")
@@ -142,25 +146,40 @@ def play(args) -> int:
     except Exception as exc:
         raise CliError(str(exc)) from None
     ident = load_identity()
+    offered = _offer_resume(args, lambda r: r.state.origin == "play" and r.game == args.game
+                            and len(r.names) == players and r.state.seat == 0)
+    if offered is not None:
+        return resume_interactive(args, offered)
     # The bots' keys, logs and state files (their deal seeds among them) are
-    # throwaway: your own log, in your data directory, holds the same signed
-    # game. They go when play ends; nothing is left in /tmp.
-    work = tempfile.mkdtemp(prefix="p2pcards-play-")
-    hangup = signal.signal(signal.SIGHUP, _exit_on_signal)  # a closed terminal window cleans up too
+    # kept beside yours until the game is over, so an unfinished game can be
+    # resumed with them; your own log holds the same signed game.
+    bots_home = play_bots_dir()
+    bots_home.mkdir(parents=True, exist_ok=True, mode=0o700)
+    work = tempfile.mkdtemp(prefix="play-", dir=bots_home)
+    hangup = signal.signal(signal.SIGHUP, _exit_on_signal)  # a closed terminal window stops the bots too
     terminate = signal.signal(signal.SIGTERM, _exit_on_signal)
+    finished: list[bool] = []
     try:
-        return _play(args, game, bots, players, options, ident, work)
+        return _play(args, game, bots, players, options, ident, work, finished)
     finally:
         signal.signal(signal.SIGHUP, hangup)
         signal.signal(signal.SIGTERM, terminate)
-        shutil.rmtree(work, ignore_errors=True)
+        if finished or not any(Path(work).glob("bot*/*.state")):  # over, or it never started
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def play_bots_dir() -> Path:
+    """Where ``play`` keeps its bots' files until their game is over."""
+    from p2pcards.identity import data_dir
+
+    return data_dir() / "play-bots"
 
 
 def _exit_on_signal(signum, _frame) -> None:
     raise SystemExit(128 + signum)
 
 
-def _play(args, game, bots: int, players: int, options: dict, ident, work: str) -> int:
+def _play(args, game, bots: int, players: int, options: dict, ident, work: str, finished: list) -> int:
     from p2pcards.peer.seating import SeatConfig
 
     port_box: list[int] = []
@@ -171,7 +190,8 @@ def _play(args, game, bots: int, players: int, options: dict, ident, work: str) 
 
     config = SeatConfig(name=args.name or os.environ.get("USER", "You")[:32] or "You", private_key=ident.private_key,
                         game=args.game, players=players, options=options, bind="127.0.0.1", port=0,
-                        accept=always, on_port=lambda p: (port_box.append(p), port_ready.set()))
+                        accept=always, on_port=lambda p: (port_box.append(p), port_ready.set()),
+                        key_path=str(ident.path), origin="play")
 
     async def start_bots(nursery) -> None:
         await port_ready.wait()
@@ -188,7 +208,7 @@ def _play(args, game, bots: int, players: int, options: dict, ident, work: str) 
 
     async def main(ui) -> None:
         ui.set_status(f"Opening a {args.game} table on this machine for you and {bots} bot(s)…")
-        await _run_with_ui(ui, config, args.game, extra_tasks=start_bots)
+        await _run_with_ui(ui, config, args.game, extra_tasks=start_bots, on_finish=lambda: finished.append(True))
 
     return _run_and_report(main, args.ascii)
 
@@ -212,6 +232,10 @@ def host_interactive(args) -> int:
     except Exception as exc:
         raise CliError(str(exc)) from None
     ident = load_identity(args.key)
+    offered = _offer_resume(args, lambda r: r.state.origin == "host" and r.state.seat == 0 and r.game == args.game
+                            and len(r.names) == args.players and r.state.key_path == str(ident.path))
+    if offered is not None:
+        return resume_interactive(args, offered)
     pinned = [f"Hosting {args.game} for {args.players}: opening port {args.port or '(any)'}\u2026",
               f"Your key fingerprint: {ident.fingerprint}", ""]
 
@@ -226,7 +250,8 @@ def host_interactive(args) -> int:
     screen: list = []  # the UI, once it runs
     config = SeatConfig(name=args.name or "host", private_key=ident.private_key, game=args.game,
                         players=args.players, options=options, bind=args.bind, port=args.port,
-                        out=args.out, log_dir=args.log_dir, advertise=True, on_port=on_port)
+                        out=args.out, log_dir=args.log_dir, advertise=True, on_port=on_port,
+                        key_path=str(ident.path), origin="host")
 
     async def main(ui) -> None:
         screen.append(ui)
@@ -248,8 +273,14 @@ def join_interactive(args) -> int:
         key = load_identity(args.key).private_key if getattr(args, "key", None) else None
         return watch(address, args, private_key=key, run=run_table_app)
     ident = load_identity(args.key)
+    # The host's lobby port is the table's address; the host's name for
+    # itself may differ from the one typed here, so the port and the key decide.
+    offered = _offer_resume(args, lambda r: r.state.origin == "join" and r.state.key_path == str(ident.path)
+                            and r.seats[0].port == address[1])
+    if offered is not None:
+        return resume_interactive(args, offered)
     config = SeatConfig(name=args.name or "player", private_key=ident.private_key, join=address,
-                        out=args.out, log_dir=args.log_dir)
+                        out=args.out, log_dir=args.log_dir, key_path=str(ident.path), origin="join")
 
     async def main(ui) -> None:
         ui.set_status(f"Joining the table at {address[0]}:{address[1]}…", f"Your key fingerprint: {ident.fingerprint}")
@@ -295,27 +326,112 @@ def list_tables(args) -> int:
     return 0
 
 
-def resume_interactive(args) -> int:
+def _offer_resume(args, fits) -> str | None:
+    """An unfinished game of this table, if the person wants it back: its
+    state file; None for a fresh game (``--new``, no such game, or no)."""
+    from p2pcards.peer.seating import default_log_dir
+    from p2pcards.peer.statefile import resumable_games
+
+    if getattr(args, "new", False) or not sys.stdin.isatty():
+        return None
+    directory = getattr(args, "log_dir", None) or default_log_dir()
+    games = [g for g in resumable_games(directory) if fits(g)]
+    if not games:
+        return None
+    print(f"You have an unfinished game of this table: {games[0].describe()}.")
+    return str(games[0].state_file) if _yes("Resume it? (yes/no; no starts a new game) ") else None
+
+
+def _yes(question: str) -> bool:
+    while True:
+        try:
+            answer = input(question).strip().lower()
+        except EOFError:
+            raise CliError("no answer given") from None
+        if answer in ("y", "yes"):
+            return True
+        if answer in ("n", "no"):
+            return False
+        print("Please answer yes or no.")
+
+
+def pick_game_to_resume() -> str | None:
+    """``p2pcards resume`` alone: the unfinished games, one to pick."""
+    from p2pcards.peer.seating import default_log_dir
+    from p2pcards.peer.statefile import resumable_games
+
+    directory = default_log_dir()
+    games = resumable_games(directory)
+    if not games:
+        print(f"There is no unfinished game to come back to (games are kept in {directory}).")
+        return None
+    for i, g in enumerate(games, 1):
+        print(f"{i}. {g.describe()}")
+    if not sys.stdin.isatty():
+        print("Come back to one with: p2pcards resume STATEFILE (the games' state files are in "
+              f"{directory})")
+        return None
+    try:
+        choice = input("Come back to which game? (number; Enter: none) ").strip()
+    except EOFError:
+        choice = ""
+    if not choice:
+        return None
+    if not choice.isdigit() or not 1 <= int(choice) <= len(games):
+        raise CliError(f"no game numbered {choice!r}")
+    return str(games[int(choice) - 1].state_file)
+
+
+def _companion_bots(state_file: str) -> list[str]:
+    """The state files of the bots ``play`` sat at this game, if it was one."""
+    name = Path(state_file).name  # GAME-SESSION-seatN.p2plog.state
+    prefix = name.rsplit("-seat", 1)[0]
+    return sorted(str(p) for p in play_bots_dir().glob(f"play-*/bot*/{prefix}-seat*.p2plog.state")
+                  if p.name != name)
+
+
+async def _resume_bot(state_file: str, errfile: str) -> None:
+    """A bot of ``play`` back at its game (if its old process still runs, the
+    port it held refuses this one, which then ends)."""
+    command = [sys.executable, "-m", "p2pcards", "resume", state_file, "--bot"]
+    await _run_bot(command, errfile)
+
+
+def resume_interactive(args, state_file: str | None = None) -> int:
     """A person back at the table after a crash or a lost connection."""
     from p2pcards.ui.network_session import NetworkSession
     from p2pcards.peer.seating import RunError, resume_seat
 
+    state_file = state_file or args.statefile
+    bots = _companion_bots(state_file)
+
     async def main(ui) -> None:
         session = NetworkSession(None)
-        ui.set_status(f"Coming back to the game of {args.statefile}…", "Reconnecting to the other players.")
+        ui.set_status(f"Coming back to the game of {state_file}…", "Reconnecting to the other players.")
 
         def on_driver(peer) -> None:
             session.attach(peer)
             ui.show(session)
 
         try:
-            result = await resume_seat(args.statefile, decide=session.decide, on_driver=on_driver,
-                                       on_change=session.changed)
+            async with background_tasks() as nursery:
+                for bot in bots:  # play's bots come back with you
+                    nursery.start_soon(_resume_bot, bot, bot + ".err")
+                result = await resume_seat(state_file, decide=session.decide, on_driver=on_driver,
+                                           on_change=session.changed)
         except RunError as exc:
             await _stopped(ui, session, f"Cannot come back: {exc}", exc)
         session.changed()
+        if result.driver.machine.finished:
+            finished.append(True)
         ui.match_logged(result.log_path)
         ui.say(f"The log is kept in {result.log_path}. Type quit to leave.", "class:label")
         await trio.sleep_forever()
 
-    return _run_and_report(main, args.ascii)
+    finished: list[bool] = []
+    try:
+        return _run_and_report(main, args.ascii)
+    finally:
+        if finished:  # play's bots' files have done their job
+            for work in {Path(bot).parent.parent for bot in bots}:
+                shutil.rmtree(work, ignore_errors=True)

@@ -118,6 +118,7 @@ def _run_bot_seat(args, join=None) -> int:
         hooks=seat_hooks(args.cheat, args.cheater),  # selfplay's cheat and faults, if any
         on_port=on_port,
         key_path=str(ident.path) if ident.path else None,
+        origin="bot",
         on_state=lambda path: print(f"STATE {path}", flush=True) if args.print_port else None,
         # A hosted table is announced on the LAN, but not a selfplay one on loopback.
         advertise=join is None and not args.print_port,
@@ -299,6 +300,12 @@ def cmd_resume(args) -> int:
     from p2pcards.peer.seating import resume_seat
     from p2pcards.peer.statefile import StateError, load
 
+    if args.statefile is None:
+        from p2pcards.cli.play import pick_game_to_resume
+
+        args.statefile = pick_game_to_resume()
+        if args.statefile is None:
+            return 0
     try:
         state = load(args.statefile)
     except StateError as exc:
@@ -342,6 +349,7 @@ def register(sub) -> None:
     p.add_argument("--seat-strategy", type=_seat_strategy, action="append", help=argparse.SUPPRESS)
     p.add_argument("--print-port", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--ascii", action="store_true", help="plain letters for suits")
+    p.add_argument("--new", action="store_true", help="start a new game even if one of this table is unfinished")
     seat_options(p)
     p.set_defaults(func=cmd_host, strategy=None)
 
@@ -349,6 +357,7 @@ def register(sub) -> None:
     p.add_argument("address", type=_address, nargs="?", metavar="ADDR:PORT")
     p.add_argument("--watch", action="store_true", help="follow the table as a spectator (public cards only)")
     p.add_argument("--ascii", action="store_true", help="plain letters for suits")
+    p.add_argument("--new", action="store_true", help="start a new game even if one of this table is unfinished")
     seat_options(p, bot_flags=False)
     p.set_defaults(func=cmd_join)
 
@@ -378,6 +387,7 @@ def register(sub) -> None:
     p.add_argument("-o", dest="option", action="append", metavar="KEY=VALUE", help="a rules option")
     p.add_argument("--turn-timeout", type=int, metavar="S", help="seconds a player may take (default 120)")
     p.add_argument("--ascii", action="store_true", help="plain letters for suits")
+    p.add_argument("--new", action="store_true", help="start a new game even if one of this table is unfinished")
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("selfplay", help="a whole match between bot peers over loopback; writes the signed log")
@@ -404,7 +414,8 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_selfplay)
 
     p = sub.add_parser("resume", help="come back to a game after a crash or a lost connection")
-    p.add_argument("statefile", metavar="STATEFILE", help="the .state file beside the game's log")
+    p.add_argument("statefile", metavar="STATEFILE", nargs="?",
+                   help="the .state file beside the game's log (none: list the games to come back to)")
     p.add_argument("--bot", action="store_true", help="let a bot play the rest")
     p.add_argument("--ascii", action="store_true", help="plain letters for suits")
     p.set_defaults(func=cmd_resume)

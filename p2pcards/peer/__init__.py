@@ -52,6 +52,7 @@ from p2pcards.protocol.machine import ABORT, ACTION, FALSE_ACCUSATION, MAX_CHAT,
 
 log = logging.getLogger("p2pcards.peer")
 
+LEAVE_FLUSH = 1.0  # seconds a leaving seat gives its goodbye to reach the others
 MAX_SILENCE_KEYS = 32  # silence attestations are kept for this many (seat, place, head) at most
 SILENCE_AHEAD = 8  # attestations about places up to this far ahead of our log are kept
 CHAT_KEPT = 256  # chat lines waiting to be shown, at most
@@ -95,10 +96,18 @@ class TablePeer:
     def __init__(self, driver: SeatDriver, mesh, decide: Decide | None, options: PeerOptions | None = None,
                  on_change: Callable[[], None] | None = None, publish: Callable[[bytes], None] | None = None,
                  backlog: list | None = None, persist: Callable[[bytes | None], None] | None = None,
-                 pending: bytes | None = None, hooks: PeerHooks | None = None):
+                 pending: bytes | None = None, hooks: PeerHooks | None = None, auto_play: Decide | None = None):
         self.driver = driver
         self.mesh = mesh
         self.decide = decide
+        # A person's seat: the bot that moves for them when they are idle past
+        # the turn time, or away (table.md §3, auto-play); None: ``decide`` is a bot.
+        self.auto_play = auto_play
+        self.away = False
+        self._person_asked: trio.CancelScope | None = None
+        # Who came and went, for the screen: (seat, "left" | "lost" | "back"), taken by the UI.
+        self.table_news: list[tuple[int, str]] = []
+        self.left_on_purpose: set[int] = set()  # seats that said they leave (and may come back)
         self.options = options or PeerOptions()
         self.on_change = on_change or (lambda: None)
         self.publish = publish  # spectators: called with each final entry
@@ -155,10 +164,18 @@ class TablePeer:
     def referee(self, culprit: int | None = None) -> int:
         return self.machine.referee(culprit)
 
+    def auto_play_at(self) -> float:
+        """When an idle person's own client moves for them."""
+        return self._progress_at + self.options.turn_timeout
+
     def turn_deadline(self, culprit: int | None = None) -> float:
         """When waiting for ``culprit`` (or anybody) stops: a turn's time, or
-        for a player whose connection broke, the time it has to come back."""
+        for a player whose connection broke, the time it has to come back.
+        An action waits the auto-play margin longer: an idle person's client
+        moves for them first (table.md §3)."""
         deadline = self._progress_at + self.options.turn_timeout
+        if self.head_final() and self.machine.expect().kind == ACTION:
+            deadline += auto_play_margin(self.options.turn_timeout)
         if culprit is not None and culprit in self.down_since:
             deadline = max(deadline, self.down_since[culprit] + self.options.rejoin_timeout)
         return deadline
@@ -379,7 +396,9 @@ class TablePeer:
 
         async for event in events():
             if isinstance(event, PeerUp):
-                self.down_since.pop(event.seat, None)
+                if self.down_since.pop(event.seat, None) is not None:
+                    self._news(event.seat, "back")
+                self.left_on_purpose.discard(event.seat)
                 await self.mesh.send(event.seat, {"t": "have", "next": self.driver.final_len})
                 if self.end_hash is not None and self.seat in self.end_offers:
                     digest, sig = self.end_offers[self.seat]
@@ -393,6 +412,8 @@ class TablePeer:
                         await self.mesh.send(event.seat, {"t": "silence", "att": mine.raw})
                 self._wake()
             elif isinstance(event, PeerDown):
+                if event.seat not in self.down_since and not self.machine.finished:
+                    self._news(event.seat, "left" if event.seat in self.left_on_purpose or event.final else "lost")
                 self.down_since.setdefault(event.seat, trio.current_time())
                 self._wake()
             elif isinstance(event, Message):
@@ -441,6 +462,8 @@ class TablePeer:
             self._attestation_in(sender, msg["att"])
         elif kind == "tablesig":
             pass  # a late copy of a signature on entry 0, which we have
+        elif kind == "leaving":
+            self.left_on_purpose.add(sender)  # its connection goes next; shown then
         elif kind == "chat":
             text = msg["text"]
             if isinstance(text, str) and 0 < len(text) <= MAX_CHAT_LEN and text.isprintable():
@@ -698,16 +721,17 @@ class TablePeer:
         self._wake()
 
     async def _write_due(self, due) -> None:
-        action = None
+        action, auto = None, False
         if due.kind == ACTION:
-            action = await self._choose()
-            if action is None:
+            chosen = await self._choose()
+            if chosen is None:
                 return  # something changed while deciding; look again
+            action, auto = chosen
         if await self.hooks.write(self, due, action):
             return
         chat, self.chat_out = self.chat_out[:MAX_CHAT], self.chat_out[MAX_CHAT:]
         try:
-            entry = self.driver.write(action, chat=chat or None)
+            entry = self.driver.write(action, chat=chat or None, auto=auto)
         except IllegalAction as exc:
             log.warning("seat %s: own move refused: %s", self.seat, exc)
             self.chat_out = chat + self.chat_out
@@ -715,14 +739,31 @@ class TablePeer:
         await self._send_entry(entry)
         self._wake()
 
-    async def _choose(self) -> dict | None:
-        """This seat's move, from the bot or the person; None if the table
-        moved on meanwhile (an abort came in)."""
+    def set_away(self, away: bool) -> None:
+        """A person says they are away (their client plays for them) or back."""
+        self.away = away
+        if away and self._person_asked is not None:
+            self._person_asked.cancel()
+        self._wake()
+
+    async def _choose(self) -> tuple[dict, bool] | None:
+        """This seat's move, from the bot or the person, and whether it was
+        played automatically for an idle person; None if the table moved on
+        meanwhile (an abort came in)."""
         seq = self.driver.log.next_seq
         result: list = []
 
         async def ask(cancel: trio.CancelScope) -> None:
-            result.append(await self.decide(self))
+            if self.auto_play is None:
+                result.append((await self.decide(self), False))
+            else:
+                if not self.away:
+                    with trio.CancelScope(deadline=self.auto_play_at()) as self._person_asked:
+                        result.append((await self.decide(self), False))
+                    self._person_asked = None
+                if not result:
+                    log.info("seat %s: the player is idle or away; their client plays for them", self.seat)
+                    result.append((await self.auto_play(self), True))
             cancel.cancel()
 
         async def watch(cancel: trio.CancelScope) -> None:
@@ -771,6 +812,21 @@ class TablePeer:
             return False
 
     # ----- for the UI
+    def _news(self, seat: int, what: str) -> None:
+        self.table_news.append((seat, what))
+        del self.table_news[:-64]  # the screen takes them as they come; a flapping link cannot grow this
+
+    async def leave(self) -> None:
+        """The player quits during the game: the others hear that it is on
+        purpose, and the connections close without a bye, so the table waits
+        ``rejoin_timeout`` for this seat to come back (``p2pcards resume``)."""
+        await self._broadcast({"t": "leaving"})
+        with trio.move_on_after(LEAVE_FLUSH):
+            while any(status.queued for status in self.mesh.peer_status().values()):
+                await trio.sleep(LEAVE_FLUSH / 20)
+            await trio.sleep(LEAVE_FLUSH / 10)  # the last frame off the queue reaches the socket
+        self.mesh.vanish()
+
     async def chat(self, text: str) -> None:
         text = printable(text.strip(), MAX_CHAT_LEN)  # the log takes printable text only
         if not text:
@@ -779,6 +835,12 @@ class TablePeer:
         self._show_live_chat(self.seat, text)
         await self._broadcast({"t": "chat", "text": text})
         self._wake()
+
+
+def auto_play_margin(turn_timeout: float) -> float:
+    """How much longer than the turn time the others wait for an action
+    before attesting silence (table.md §3): the idle player's auto-play first."""
+    return max(5.0, turn_timeout / 2)
 
 
 def _is_silence_abort(entry: Entry) -> bool:

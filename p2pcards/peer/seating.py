@@ -94,6 +94,7 @@ class SeatConfig:
     advertise: bool = False  # host: announce the table on the LAN (mDNS) while it fills
     on_update: Callable | None = None
     on_state: Callable[[str], None] | None = None  # told the state file's path once it exists
+    origin: str | None = None  # the command taking the seat (play, host, join, bot), kept in the state file
 
 
 @dataclasses.dataclass
@@ -224,22 +225,27 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
                 driver = SeatDriver(genesis, my_seat, config.private_key, log_path=path)
                 if lobby is not None:
                     lobby.spectators.publish(genesis.raw)  # spectators verify from entry 0 (wire.md §5)
+                auto_play = None
                 if decide is None:
                     decide = bot_decider(config.strategy or "greedy", config.bot_seed, config.think,
                                          config.seat_strategies)
+                else:  # a person: when idle, their own client plays for them
+                    auto_play = bot_decider("greedy")
                 hooks = config.hooks(my_seat) if config.hooks is not None else None
                 persist = None
                 if config.key_path is not None:
                     state = SeatState(str(path), my_seat, config.name, str(config.key_path), config.bind,
                                       endpoint.port, final_msg(1, table),
-                                      strategy=config.seat_strategies.get(my_seat, config.strategy))
+                                      strategy=config.seat_strategies.get(my_seat, config.strategy),
+                                      origin=config.origin)
                     persist = _persister(state, driver)
                     persist(None)
                     if config.on_state is not None:
                         config.on_state(str(state_path(path)))
                 peer = TablePeer(driver, mesh, decide, peer_options(settings),
                                  on_change=on_change, backlog=backlog, persist=persist, hooks=hooks,
-                                 publish=lobby.spectators.publish if lobby is not None else None)
+                                 publish=lobby.spectators.publish if lobby is not None else None,
+                                 auto_play=auto_play)
                 await _play(peer, on_driver, str(state_path(path)) if persist is not None else None)
                 if lobby is not None:
                     lobby.spectators.end("the game is over")
@@ -292,15 +298,18 @@ async def resume_seat(state_file: str, decide=None, strategy: str | None = "gree
     extra = driver.log.table.extra if isinstance(driver.log.table.extra, dict) else {}
     settings = {"turn_timeout": extra.get("turn_timeout", TABLE_DEFAULTS["turn_timeout"]),
                 "rejoin_timeout": extra.get("rejoin_timeout", TABLE_DEFAULTS["rejoin_timeout"])}
+    auto_play = None
     if decide is None:
         decide = bot_decider(state.strategy or strategy or "greedy", bot_seed)
+    else:  # a person: when idle, their own client plays for them
+        auto_play = bot_decider("greedy")
     persist = _persister(state, driver)
     try:
         async with open_endpoint(ident.private_key, state.name, bind=state.bind, port=state.port) as endpoint:
             async with open_mesh(endpoint, table, state.seat, ready_timeout=None) as mesh:
                 log.info("seat %d: resuming %s at entry %d", state.seat, state.log_path, len(driver.log))
                 peer = TablePeer(driver, mesh, decide, peer_options(settings), on_change=on_change,
-                                 persist=persist, pending=state.pending,
+                                 persist=persist, pending=state.pending, auto_play=auto_play,
                                  hooks=hooks(state.seat) if hooks is not None else None)
                 with trio.CancelScope() as alone:
                     async with background_tasks() as nursery:

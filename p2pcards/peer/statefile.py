@@ -39,13 +39,14 @@ class SeatState:
     seeds: dict[int, bytes] = field(default_factory=dict)
     pending: bytes | None = None  # the last entry this seat sent, as signed
     strategy: str | None = None  # a bot's strategy; None: a person plays this seat
+    origin: str | None = None  # the command that took the seat (play, host, join, bot): to offer it back
 
     def to_bytes(self) -> bytes:
         return msgpack.packb({
             "v": STATE_VERSION, "log": self.log_path, "seat": self.seat, "name": self.name,
             "key": self.key_path, "bind": self.bind, "port": self.port, "table": self.table,
             "seeds": [[d, s] for d, s in sorted(self.seeds.items())], "pending": self.pending,
-            "strategy": self.strategy,
+            "strategy": self.strategy, "origin": self.origin,
         }, use_bin_type=True)
 
     @classmethod
@@ -62,6 +63,8 @@ class SeatState:
             seeds = {int(d): bytes(s) for d, s in raw["seeds"]}
             state = cls(str(raw["log"]), int(raw["seat"]), str(raw["name"]), str(raw["key"]), str(raw["bind"]),
                         int(raw["port"]), dict(raw["table"]), seeds, raw["pending"], raw.get("strategy"))
+            origin = raw.get("origin")
+            state.origin = origin if isinstance(origin, str) else None
         except (KeyError, TypeError, ValueError) as exc:
             raise StateError(f"the state file is damaged ({exc})") from None
         if state.pending is not None and not isinstance(state.pending, bytes):
@@ -106,3 +109,58 @@ def load(path: str | os.PathLike) -> SeatState:
         raise StateError(f"{path} can be read by other users; its secrets may be known (chmod 600 {path})")
     return state
 
+
+
+@dataclass
+class Resumable:
+    """An unfinished game this user can come back to, as found on disk."""
+
+    state_file: Path
+    state: SeatState
+    game: str
+    names: list[str]
+    when: float  # the log's last change (seconds since the epoch)
+    entries: int
+    deal: int  # counted from 1
+
+    @property
+    def seats(self):
+        """The table as agreed in the lobby (its seats with their addresses)."""
+        from p2pcards.net.agreement import parse_final_msg
+
+        return parse_final_msg(self.state.table)[1].seats
+
+    def describe(self) -> str:
+        import time
+
+        from p2pcards.net.messages import printable
+
+        names = ", ".join(printable(n, 32) for n in self.names)
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.when))
+        return f"{self.game} with {names}: deal {self.deal}, entry {self.entries}, last played {when}"
+
+
+def resumable_games(directory: str | os.PathLike) -> list[Resumable]:
+    """The games in ``directory`` whose state file is sound and whose log has
+    no end entry, newest first. Files that do not fit are skipped: the list
+    offers games, ``resume`` checks them."""
+    from p2pcards.net.agreement import parse_final_msg
+    from p2pcards.net.errors import ProtocolError
+    from p2pcards.protocol.log import END, LogError, log_progress
+
+    found = []
+    for path in Path(directory).glob("*.state"):
+        try:
+            state = load(path)
+            _, table = parse_final_msg(state.table)
+            log_path = Path(state.log_path)
+            count, last = log_progress(log_path.read_bytes())
+            when = log_path.stat().st_mtime
+        except (StateError, ProtocolError, LogError, OSError):  # unreadable or foreign: not a game to offer
+            continue
+        if last is None or last.kind == END:
+            continue
+        deal = last.payload.get("deal") if isinstance(last.payload, dict) else None
+        found.append(Resumable(path, state, table.game, [seat.name for seat in table.seats], when, count,
+                               (deal if type(deal) is int else 0) + 1))
+    return sorted(found, key=lambda r: r.when, reverse=True)

@@ -71,6 +71,9 @@ class SeatDriver:
                               "there is no game to come back to")
         driver = cls(entries[0], seat, signer, seeds=seeds)
         driver.pipelining = False
+        # The file holds only entries this seat's machine took in, every proof
+        # checked then; its signatures and chain were checked on opening.
+        driver.machine.verified_before = len(entries)
         for entry in entries[1:]:
             driver.receive(entry)
         driver.pipelining = True
@@ -173,7 +176,7 @@ class SeatDriver:
             return Expect(self.seat, ABORT)
         return self.me.due(self.machine)
 
-    def write(self, action: dict | None = None, chat: list[str] | None = None) -> Entry:
+    def write(self, action: dict | None = None, chat: list[str] | None = None, auto: bool = False) -> Entry:
         """Sign this seat's due entry (an action needs ``action``), take it in,
         and return it for sending. IllegalAction if the engine refuses the action."""
         want = self.due()
@@ -188,6 +191,8 @@ class SeatDriver:
             payload = self.me.payload(self.machine, want, action)
         if chat:
             payload["chat"] = list(chat)
+        if auto and want.kind == ACTION:
+            payload["auto"] = True  # played by this seat's client for its idle player (table.md §4)
         return self._sign_and_take(want.kind, payload)
 
     def write_abort(self, violation: Violation, evidence: list[bytes] | None = None,

@@ -744,6 +744,18 @@ def _split_frames(data: bytes) -> tuple[list[bytes], Cut | None]:
     return frames, None
 
 
+def log_progress(data: bytes) -> tuple[int, "Entry | None"]:
+    """How far a log file got, cheaply (nothing verified: for listing games,
+    not for trusting them): its count of whole entries and the last one."""
+    frames, _ = _split_frames(bytes(data))
+    for index in range(len(frames) - 1, -1, -1):
+        try:
+            return len(frames), Entry.from_wire(frames[index], index)
+        except LogError:
+            continue
+    return len(frames), None
+
+
 def parse_log(data: bytes, *, strict: bool = True, finished: bool = False, session: bytes | None = None,
               game: str | None = None, keys: Sequence[bytes] | None = None, kinds: Iterable[str] | None = None,
               workers: int | None = None, trust_end: bool = False) -> GameLog:

@@ -56,7 +56,7 @@ PAYLOAD_FIELDS = {
     SHUFFLE: {"deal", "chat", "commit", "shuffle"},
     REKEY: {"deal", "chat", "rekey"},
     KEYS: {"deal", "chat", "keys"},
-    ACTION: {"deal", "chat", "action", "positions", "keys"},
+    ACTION: {"deal", "chat", "action", "positions", "keys", "auto"},
     REVEAL: {"deal", "chat", "seed"},
     ABORT: {"culprit", "kind", "detail", "evidence", "attestations"},
 }
@@ -125,6 +125,9 @@ class TableMachine:
         # seed is missing (dealing.check_deal).
         self.verify_proofs = verify_proofs
         self.skip_proof: bytes | None = None  # hash of an entry already verified (one's own)
+        # Entries before this place had their proofs verified by this seat when it took
+        # them in (a seat reopening its own log after a crash): not checked twice.
+        self.verified_before = 0
         self.game = get_game(table.game)
         self.players = len(table.players)
         extra = table.extra if isinstance(table.extra, dict) else {}
@@ -142,6 +145,7 @@ class TableMachine:
         self.excluded: set[int] = set()  # seats blamed by an abort: they no longer have turns
         self.findings: list[tuple[int, Violation]] = []  # the dealing checks' findings
         self.chat: list[tuple[int, int, str]] = []  # (entry, seat, text)
+        self.auto_moves: set[int] = set()  # entries whose action the seat's own client chose for an idle player
         self.pending_problem: Violation | None = None  # found by a public check: abort due
         self._abort_authors: dict[int, int] = {}
         self.finished = False
@@ -290,7 +294,7 @@ class TableMachine:
         return self.deal.decks[-1] if self.deal.decks else dealing.initial_deck(self.game.id)
 
     def _verify(self, entry: Entry) -> bool:
-        return self.verify_proofs and entry.hash != self.skip_proof
+        return self.verify_proofs and entry.hash != self.skip_proof and entry.seq >= self.verified_before
 
     def _accept_shuffle(self, entry: Entry, want: Expect) -> None:
         context = self.proof_context(entry.author, SHUFFLE, entry.prev_hash)
@@ -446,6 +450,8 @@ class TableMachine:
         positions = payload.get("positions")
         if not isinstance(action, dict) or not isinstance(positions, list) or not isinstance(payload.get("keys"), list):
             raise Violation(seat, "bad-entry", "an action entry needs an action map and lists of positions and keys")
+        if "auto" in payload and type(payload["auto"]) is not bool:  # 1 equals True in Python, not on the wire
+            raise Violation(seat, "bad-entry", "an action's auto field must be true or false")
         try:
             check_positions(self.game, self.state, action, positions, seat)
         except IllegalAction as exc:
@@ -480,6 +486,8 @@ class TableMachine:
             self.public_codes[position] = code
             self._unopened.discard(position)
         self.state = state
+        if payload.get("auto") is True:
+            self.auto_moves.add(entry.seq)
         if new_state is None:
             self._pending_action = (seat, action, entry.seq)
         else:

@@ -369,7 +369,7 @@ class TableApp:
         @kb.add("c-q")
         def _(event):
             if self.confirm_quit:
-                event.app.exit()
+                self._leave()
             else:
                 self._quit()
 
@@ -516,7 +516,7 @@ class TableApp:
         if self.confirm_quit:
             self.confirm_quit = False
             if text.strip().lower() in _YES:
-                self.app.exit()
+                self._leave()
             else:
                 self.say("Staying at the table.", "class:label")
             return False
@@ -619,6 +619,19 @@ class TableApp:
             else:
                 self._submit(session.ready)
                 self.say("Ready for the next deal.", "class:label")
+        elif cmd.name in ("away", "back"):
+            set_away = getattr(session, "set_away", None)
+            if set_away is None:
+                self.say("Only a network table plays for you while you are away.", "class:label")
+            else:
+                away = cmd.name == "away"
+
+                async def switch() -> None:  # the peer lives on trio's side
+                    set_away(away)
+
+                self._submit(switch)
+                self.say("Your client plays for you until you type back." if cmd.name == "away"
+                         else "You play your own moves again.", "class:label")
         elif cmd.name == "quit":
             self._quit()
         return False
@@ -638,6 +651,22 @@ class TableApp:
         self.input.buffer.text = line
         self.input.buffer.cursor_position = len(line)
         return True
+
+    def _leave(self) -> None:
+        """Leave during a game: a network seat says so first (and can come back)."""
+        leave = getattr(self.session, "leave", None)
+        if leave is None:
+            self.app.exit()
+            return
+
+        async def job() -> None:
+            try:
+                await leave()
+            finally:
+                self.app.exit()
+
+        self.say("Leaving the table…", "class:label")
+        self._submit(job)
 
     def _quit(self) -> None:
         info = self.session.match_info() if self.session else {}

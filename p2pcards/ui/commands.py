@@ -147,6 +147,8 @@ UI_COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
     (("next", "ready"), "next", "start the next deal (after a deal ends)"),
     (("score", "sheet"), "score", "the score sheet of the last deal (and of the match)"),
     (("keys", "who"), "keys", "every player's key fingerprint, to compare in person"),
+    (("away",), "away", "let your client play for you until you type back"),
+    (("back",), "back", "play your own moves again"),
     (("quit", "exit"), "quit", "leave the table (asks first during a game)"),
 ]
 

@@ -14,6 +14,7 @@ from p2pcards.cards import is_code, unknown
 from p2pcards.games import IllegalAction, NeedReveal, get_game, substitute
 from p2pcards.protocol.machine import ABORT, ACTION, END, REVEAL, SHUFFLE
 from p2pcards.protocol.narration import describe, entry_line
+from p2pcards.ui.render import fmt_clock
 from p2pcards.ui.wording import with_own_cards
 from p2pcards.ui.session import (
     PHASE_ABORTED, PHASE_BETWEEN, PHASE_DEALING, PHASE_OVER, PHASE_PLAYING, FinishedDeal, Notifier, deal_summary,
@@ -70,6 +71,11 @@ class NetworkSession:
 
     async def decide(self, peer) -> dict:
         """The player's move (TablePeer asks when this seat must act)."""
+        while True:  # a move typed just as the client played for me is stale now
+            try:
+                self._actions_recv.receive_nowait()
+            except trio.WouldBlock:
+                break
         self._waiting = True
         self._notifier.notify()
         try:
@@ -172,6 +178,11 @@ class NetworkSession:
             raise IllegalAction("your move is already on its way") from None
         self._sent = (self._sent + [action])[-4:]
 
+    async def leave(self) -> None:
+        """Quitting during the game: the others are told, and wait for a return."""
+        if self.peer is not None and not (self.peer.machine.finished or self.peer.machine.aborted):
+            await self.peer.leave()
+
     async def chat(self, text: str) -> None:
         if self.peer is None:
             raise IllegalAction("nobody to talk to yet")
@@ -196,13 +207,25 @@ class NetworkSession:
             elif status.epoch == 0:
                 out[seat] = "connecting"
             else:
-                out[seat] = f"reconnecting ({int(now - status.since)} s)"
+                # The time the table still waits for this player to come back.
+                down = self.peer.down_since.get(seat, status.since)
+                left = fmt_clock(down + self.peer.options.rejoin_timeout - now)
+                out[seat] = (f"left ({left} to come back)" if seat in self.peer.left_on_purpose
+                             else f"reconnecting ({left} left)")
         return out
+
+    def set_away(self, away: bool) -> None:
+        if self.peer is None:
+            raise IllegalAction("no game yet")
+        self.peer.set_away(away)
 
     def turn_deadline(self) -> float | None:
         if self.peer is None or self.peer.machine.finished:
             return None
-        return self.peer.turn_deadline()
+        who = self.to_act()
+        if who == self.seat and self.peer.auto_play is not None:
+            return self.peer.auto_play_at()  # when my client plays for me
+        return self.peer.turn_deadline(who)  # a player gone has its time to come back
 
     def last_moves(self) -> list[str]:
         return list(self._moves)
@@ -242,6 +265,12 @@ class NetworkSession:
             self._deals_done += 1
         for seat, text in unshown:  # said just now, not logged yet
             self._say(f"{seat_name(self.names, seat)}: {text}")
+        news, self.peer.table_news = self.peer.table_news, []
+        for seat, what in news:
+            name, wait = seat_name(self.names, seat), fmt_clock(self.peer.options.rejoin_timeout)
+            self._say({"left": f"{name} left the table; the game waits {wait} for them to come back",
+                       "lost": f"{name}'s connection broke; the game waits {wait} for them to come back",
+                       "back": f"{name} is back"}[what])
         self._name_my_draw(machine)
 
     def _finished_deal(self, machine, deal) -> FinishedDeal:
@@ -294,6 +323,8 @@ class NetworkSession:
                     line = with_own_cards(line, self.seat, entry.author, mine)
                 if action.get("type") == "draw" and self._my_hand_deal == machine.deal.index:
                     self._my_draw = (self._said, list(self._my_hand))
+            if payload.get("auto") is True:
+                line += f" (played automatically for {seat_name(self.names, entry.author)})"
             self._say(line)
         elif (entry.kind in (SHUFFLE, REVEAL) and entry.author == 0) or entry.kind in (ABORT, END):
             signers = [s for s, sig in enumerate(entry.signature or []) if sig is not None] if entry.kind == END else None
