@@ -165,6 +165,8 @@ class Replay:
             state = state_before
         elif action is not None:
             text = describe(machine.game, state_before, entry.author, action, self.names)
+            if payload.get("auto") is True and 0 <= entry.author < len(self.names):
+                text += f" (played automatically for {self.names[entry.author]})"
             state = machine.state if machine.deal.index == deal_before else state_before
         else:
             signers = [s for s, sig in enumerate(entry.signatures or []) if sig is not None] if entry.kind == END else None

@@ -107,6 +107,8 @@ class TablePeer:
         self._person_asked: trio.CancelScope | None = None
         # Who came and went, for the screen: (seat, "left" | "lost" | "back"), taken by the UI.
         self.table_news: list[tuple[int, str]] = []
+        self._last_up = float("-inf")  # when a connection last came (back) up
+        self._said_bye: set[int] = set()  # seats that closed their connections for good
         self.left_on_purpose: set[int] = set()  # seats that said they leave (and may come back)
         self.options = options or PeerOptions()
         self.on_change = on_change or (lambda: None)
@@ -396,6 +398,7 @@ class TablePeer:
 
         async for event in events():
             if isinstance(event, PeerUp):
+                self._last_up = trio.current_time()
                 if self.down_since.pop(event.seat, None) is not None:
                     self._news(event.seat, "back")
                 self.left_on_purpose.discard(event.seat)
@@ -415,6 +418,8 @@ class TablePeer:
                 if event.seat not in self.down_since and not self.machine.finished:
                     self._news(event.seat, "left" if event.seat in self.left_on_purpose or event.final else "lost")
                 self.down_since.setdefault(event.seat, trio.current_time())
+                if event.final:
+                    self._said_bye.add(event.seat)  # it will not come back
                 self._wake()
             elif isinstance(event, Message):
                 try:
@@ -522,13 +527,23 @@ class TablePeer:
 
     async def _linger(self) -> None:
         """Stay a moment so slower peers can finish too (they may need our
-        end signature or entries)."""
-        with trio.move_on_after(LINGER):
-            while True:
-                end = len(self.driver.log) - 1
-                if all(self.acks.get(end, {}).get(s) for s in self.others()):
-                    return
-                await self._wait(LINGER)
+        end signature or entries). A peer cut off as the game ended comes back
+        for the end entry: for it we wait as long as the table waits for a
+        player to come back, and a moment more once it is back."""
+        start = trio.current_time()
+        while True:
+            end = len(self.driver.log) - 1
+            missing = [s for s in self.others() if not self.acks.get(end, {}).get(s)]
+            if not missing:
+                return
+            if any(s in self.down_since and s not in self._said_bye for s in missing):
+                deadline = start + self.options.rejoin_timeout
+            else:
+                deadline = max(start, self._last_up) + LINGER
+            now = trio.current_time()
+            if now >= deadline:
+                return
+            await self._wait(deadline - now)
 
     async def _wait(self, timeout: float) -> None:
         with trio.move_on_after(max(timeout, 0.001)):

@@ -60,6 +60,7 @@ class Spectator:
         self._connect = connect  # tests: an async context manager factory in place of watch_table
         self.lobby = None  # the latest LobbyView
         self.table = None  # the TableDescription, once the table is made
+        self.table_news: list[tuple[int, str]] = []  # who came and went: a spectator is told nothing
         self.driver: SeatDriver | None = None
         self.chat_seen: list[tuple[int, str]] = []  # (seat, text) from logged entries; the session drains it
         self.ended: str | None = None  # the host's reason, after a clean end
