@@ -14,13 +14,12 @@ import random
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from p2pcards.cards import unknown, unknown_position
-from p2pcards.games import GAME_IDS, NeedReveal, get_game, substitute
+from p2pcards.bots.strong.arena import KnowledgeTable  # the network's knowledge model, the full deck as oracle
+from p2pcards.cards import unknown
+from p2pcards.games import GAME_IDS, get_game, substitute
 from p2pcards.games.base import shuffled_deck
 from p2pcards.protocol.knowledge import (
-    KeyBook,
     public_form,
-    reveal_audiences,
     seat_state,
     shown_by,
     token_deck,
@@ -36,56 +35,12 @@ def engine(game_id):
         pytest.skip(f"{game_id} engine not written yet")
 
 
-class Table:
-    """The network's knowledge model, with the full deck as the oracle."""
-
-    def __init__(self, game, players, deck):
-        self.game, self.players, self.deck = game, players, deck
-        self.book = KeyBook(players)
-        self.private = {s: {} for s in range(players)}
-
-    def show_all(self, positions, *objs):
-        mapping = {}
-        for p in positions:
-            for seat in range(self.players):
-                self.book.publish(seat, p)
-            mapping[unknown(p)] = self.deck[p]
-        return [substitute(o, mapping) for o in objs]
-
-    def settle(self, public):
-        """Show every card the views ask for; returns the new public state."""
-        while True:
-            audiences = reveal_audiences(self.game, public, self.players, self.book)
-            if not audiences:
-                return public
-            to_all = [p for p, who in audiences.items() if who is None]
-            (public,) = self.show_all(to_all, public)
-            for p, viewers in audiences.items():
-                if viewers is None:
-                    continue
-                for t in range(self.players):
-                    if any(v != t for v in viewers):
-                        self.book.publish(t, p)
-                for v in viewers:
-                    self.private[v][p] = self.deck[p]
-
-    def retrying(self, call, public, action=None):
-        """Call the engine, showing to all whatever it says it needs to see."""
-        while True:
-            try:
-                return call(public, action), public, action
-            except NeedReveal as need:
-                positions = [unknown_position(t) for t in need.tokens]
-                assert positions, "NeedReveal without tokens"
-                public, action = self.show_all(positions, public, action)
-
-
 def play_deal(game_id, players, seed, options=None, max_steps=5000):
     game = engine(game_id)
     match = game.new_match(players, options, seed)
     ctx = game.deal_context(match)
     deck = shuffled_deck(game_id, seed, 0)
-    table = Table(game, players, deck)
+    table = KnowledgeTable(game, players, deck)
     full = game.start(players, deck=deck, dealer=match.dealer, options=match.options, scores=match.scores, **ctx)
 
     def start(public_deck, _):

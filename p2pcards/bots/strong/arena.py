@@ -57,7 +57,10 @@ class KnowledgeTable:
             try:
                 return call(public, action), public, action
             except NeedReveal as need:
-                public, action = self.show_all([unknown_position(t) for t in need.tokens], public, action)
+                positions = [unknown_position(t) for t in need.tokens]
+                if not positions:  # it would ask again forever
+                    raise AssertionError("NeedReveal without tokens") from None
+                public, action = self.show_all(positions, public, action)
 
     def seat_state(self, public, seat: int):
         return seat_state(public, self.private[seat])
