@@ -138,6 +138,14 @@ def run_match(game_id, players, options=None, strategy="random", seed=0, max_ent
     return play_out(drivers, bots, max_entries)
 
 
+def sign_the_end(drivers) -> None:
+    """Every seat not blamed signs the end body; every driver takes the end entry."""
+    body = drivers[0].end_body()
+    signatures = {d.seat: d.sign_end(body) for d in drivers if d.seat in drivers[0].end_signers()}
+    for d in drivers:
+        d.finish(body, signatures)
+
+
 def play_out(drivers, bots, max_entries=200000):
     """Every seat writes its entries in turn and every other seat takes them
     in, to the end of the match; returns the drivers."""
@@ -148,10 +156,7 @@ def play_out(drivers, bots, max_entries=200000):
             return drivers
         want = machine.expect()
         if want.kind == END:
-            body = drivers[0].end_body()
-            signatures = {d.seat: d.sign_end(body) for d in drivers if d.seat in drivers[0].end_signers()}
-            for d in drivers:
-                d.finish(body, signatures)
+            sign_the_end(drivers)
             continue
         author = drivers[want.author]
         action = bots[want.author].choose(game, author.my_state()) if want.kind == ACTION else None

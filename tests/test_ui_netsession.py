@@ -11,7 +11,7 @@ from p2pcards.ui.network_session import NetworkSession
 from p2pcards.protocol.driver import SeatDriver
 from p2pcards.ui.commands import describe
 from p2pcards.ui.scoresheet import deal_sheet, match_sheet
-from tests.helpers import make_genesis
+from tests.helpers import make_genesis, sign_the_end
 
 
 def watched_match(game_id, players, options=None, chat_at=(), batch=7, seed=1, on_change=lambda session: None):
@@ -33,10 +33,7 @@ def watched_match(game_id, players, options=None, chat_at=(), batch=7, seed=1, o
             break
         want = machine.expect()
         if want.kind == END:
-            body = drivers[0].end_body()
-            signatures = {d.seat: d.sign_end(body) for d in drivers if d.seat in drivers[0].end_signers()}
-            for d in drivers:
-                d.finish(body, signatures)
+            sign_the_end(drivers)
             continue
         author = drivers[want.author]
         chat = None
