@@ -2,8 +2,9 @@
 
 The package in layers, lowest first::
 
-    cards, files, identity,  card codes and decks; atomic file writes; the player's
-    limits                   key and fingerprint; the table of size limits
+    cards, files, i18n,      card codes and decks; atomic file writes; the player's
+    identity, limits         language (gettext catalogs in locale/); the player's
+                             key and fingerprint; the table of size limits
     games, rules, mental,    pure rules engines and their rule texts; the dealing
     net                      cryptography; the trio transport (framing, handshake,
                              lobby, mesh, discovery, spectating)

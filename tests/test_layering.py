@@ -17,7 +17,7 @@ PACKAGE = Path(p2pcards.__file__).parent
 # Lowest first; a module may import its own layer or any layer below it.
 # Mirrors the rule in p2pcards/__init__.py.
 LAYERS: list[tuple[str, ...]] = [
-    ("p2pcards", "p2pcards.cards", "p2pcards.files", "p2pcards.identity", "p2pcards.limits"),
+    ("p2pcards", "p2pcards.cards", "p2pcards.files", "p2pcards.i18n", "p2pcards.identity", "p2pcards.limits"),
     ("p2pcards.games", "p2pcards.rules", "p2pcards.mental", "p2pcards.net"),
     ("p2pcards.bots", "p2pcards.protocol"),
     ("p2pcards.audit", "p2pcards.peer"),

@@ -20,9 +20,10 @@ import subprocess
 import sys
 from importlib import resources
 
+from p2pcards import i18n
 from p2pcards.games import GAME_IDS, IllegalAction
 
-LANGUAGES = ("en", "pl", "hu")
+LANGUAGES = i18n.LANGUAGES
 # The language each game's original text is written in.
 ORIGINAL_LANGUAGE = {"kanasta": "pl", "kanaszta": "hu", "warkocz": "pl", "bura": "pl"}
 # Said on top of the English text when a game has none in the asked language.
@@ -69,22 +70,11 @@ def rules_for(game_id: str) -> str:
 
 
 def choose_language(flag: str | None = None, environ=None) -> str:
-    """``--lang``, else ``P2PCARDS_LANG``, else the locale (``LC_ALL``,
-    ``LC_MESSAGES``, ``LANG``, the first one set) when it is Polish or
-    Hungarian, else English."""
-    environ = os.environ if environ is None else environ
-    if flag:
-        if flag not in LANGUAGES:
-            raise IllegalAction(f"unknown language {flag!r}; the languages are {', '.join(LANGUAGES)}")
-        return flag
-    wanted = environ.get("P2PCARDS_LANG", "").strip().lower()[:2]
-    if wanted in LANGUAGES:
-        return wanted
-    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = environ.get(var)
-        if value:
-            return value[:2].lower() if value[:2].lower() in ("pl", "hu") else "en"
-    return "en"
+    """The language of the rules text: the player's language (see ``p2pcards.i18n``)."""
+    try:
+        return i18n.choose_language(flag, environ)
+    except i18n.UnknownLanguage as e:
+        raise IllegalAction(str(e)) from None
 
 
 def has_text(game_id: str, lang: str) -> bool:
