@@ -14,7 +14,6 @@ from p2pcards import cli, identity
 from p2pcards.net.messages import fingerprint as wire_fingerprint
 from p2pcards.ui.lobby import option_words, options_lines
 from p2pcards.ui.render import render_table
-from p2pcards.ui.wording import plural, verb
 from p2pcards.ui.session import PHASE_BETWEEN, PHASE_OVER, PHASE_PLAYING, LocalSession
 
 REPO = Path(__file__).resolve().parent.parent
@@ -87,14 +86,6 @@ def test_the_lobby_shows_whole_fingerprints_and_options_in_words():
 
 
 # ----- grammar ------------------------------------------------------------------
-
-def test_plurals_and_verbs_for_you():
-    assert plural(1, "legal move") == "1 legal move"
-    assert plural(2, "legal move") == "2 legal moves"
-    assert [verb("You", v) for v in ("leads", "shuffles", "passes", "has", "wins the bank", "carries")] == \
-        ["lead", "shuffle", "pass", "have", "win the bank", "carry"]
-    assert verb("Ada", "leads") == "leads"
-
 
 async def test_you_lead_and_you_deal_in_the_second_person():
     session = LocalSession("bura", 2, bots="random", seed=2, bot_delay=0, pause=None, max_deals=3)

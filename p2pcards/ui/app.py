@@ -53,14 +53,15 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import TextArea
 
+from p2pcards import i18n
 from p2pcards.cards import display
 from p2pcards.games import IllegalAction
+from p2pcards.i18n import _, ngettext
 from p2pcards.ui import commands
 from p2pcards.ui.render import (
     Painter, match_verdict, render_hand, render_header, render_log, render_table, wrap_fragments,
 )
 from p2pcards.ui.scoresheet import deal_sheet, match_sheet, shell_text
-from p2pcards.ui.wording import plural
 from p2pcards.ui.session import PHASE_ABORTED, PHASE_OVER, PHASE_PLAYING
 
 STYLE = Style.from_dict(
@@ -106,7 +107,7 @@ def _guarded(draw):
         try:
             return draw(self)
         except Exception as exc:
-            return [("class:error", f"(cannot draw this part: {type(exc).__name__}: {exc})\n")]
+            return [("class:error", _("(cannot draw this part: {error})").format(error=f"{type(exc).__name__}: {exc}") + "\n")]
 
     return guarded
 
@@ -138,10 +139,11 @@ class TableApp:
     def __init__(self, ascii: bool = False, input=None, output=None):
         self.ascii = ascii
         self.session = None
-        self.status: list[str] = ["Starting\u2026"]
+        self.status: list[str] = [_("Starting\u2026")]
         self.message: list[tuple[str, str]] = []
         self.pager: list[str] | None = None
         self.pager_title = ""
+        self.pager_is_sheet = False  # the pager shows the score sheet (``score`` shows it again)
         self.pager_offset = 0
         self.pager_rows = 0
         self.confirm_quit = False
@@ -169,8 +171,8 @@ class TableApp:
         self._sheets_shown = (0, False)  # (deals whose sheet opened, the match's end shown)
         self._unsubscribe = session.subscribe(self._session_changed)
         self.pager = None
-        self.say(f"Welcome to {session.game.id}. Tab lists your legal moves; help explains the commands; "
-                 f"keys shows the players' key fingerprints.", "class:label")
+        self.say(_("Welcome to {game}. Tab lists your legal moves; help explains the commands; "
+                   "keys shows the players' key fingerprints.").format(game=session.game.id), "class:label")
 
     def set_status(self, *lines: str) -> None:
         """The waiting text shown before a session exists (lobby, connecting)."""
@@ -248,10 +250,12 @@ class TableApp:
             if info.get("phase") == PHASE_OVER:
                 return shell_text(self.score_sheet(), self.ascii)
             if info.get("phase") == PHASE_ABORTED:
-                where = f"\nThe log is kept in {self.log_path}" if self.log_path else ""
-                return f"The game stopped: {info.get('reason') or '?'}{where}"
+                stopped = _("The game stopped: {reason}").format(reason=info.get("reason") or "?")
+                if self.log_path:
+                    stopped += "\n" + _("The log is kept in {path}").format(path=self.log_path)
+                return stopped
         except Exception as exc:  # the screen is gone; a summary is not worth a traceback
-            return f"(no summary: {type(exc).__name__}: {exc})"
+            return _("(no summary: {error})").format(error=f"{type(exc).__name__}: {exc}")
         return None
 
     def match_logged(self, path: str) -> None:
@@ -263,10 +267,11 @@ class TableApp:
     def show_score_sheet(self) -> None:
         lines = self.score_sheet()
         if not lines:
-            self.say("No deal has ended yet.", "class:label")
+            self.say(_("No deal has ended yet."), "class:label")
             return
         # The message line keeps what it said (a refusal must not vanish under the sheet).
-        self.open_pager("score sheet", "\n".join(lines), keep_message=True)
+        self.open_pager(_("score sheet"), "\n".join(lines), keep_message=True)
+        self.pager_is_sheet = True
 
     # ----- layout ----------------------------------------------------------------------
     def _build(self, input, output) -> Application:
@@ -367,30 +372,30 @@ class TableApp:
 
         @kb.add("c-c")
         @kb.add("c-q")
-        def _(event):
+        def _key(event):
             if self.confirm_quit:
                 self._leave()
             else:
                 self._quit()
 
         @kb.add("escape", eager=True)
-        def _(event):
+        def _key(event):
             self.pager = None
             self.confirm_quit = False
             self.message = []
 
         @kb.add("pageup")
-        def _(event):
+        def _key(event):
             if self.pager is not None:
                 self.pager_offset = max(0, self.pager_offset - self._page())
 
         @kb.add("pagedown")
-        def _(event):
+        def _key(event):
             if self.pager is not None:
                 self.pager_offset = min(max(0, self.pager_rows - 3), self.pager_offset + self._page())
 
         @kb.add("f1")
-        def _(event):
+        def _key(event):
             self._run_command(commands.UiCommand("help"))
 
         return kb
@@ -405,15 +410,16 @@ class TableApp:
     # each one shows the error in its place instead.
     def _prompt(self):
         if self.confirm_quit:
-            return [("class:error", "Leave the game? (y/n) ")]
+            return [("class:error", _("Leave the game? (y/n)") + " ")]
         if self._question is not None:
-            return [("class:warn", "(yes/no)> ")]
+            return [("class:warn", _("(yes/no)") + "> ")]
         s = self.session
         try:
             mine = s is not None and s.seat is not None and s.to_act() == s.seat
         except Exception:
             mine = False
-        return [("class:prompt.turn", "your move> ")] if mine else [("class:prompt", "> ")]
+        # Translators: the input line's prompt when it is the player's turn.
+        return [("class:prompt.turn", _("your move") + "> ")] if mine else [("class:prompt", "> ")]
 
     @_guarded
     def _header_text(self):
@@ -462,7 +468,7 @@ class TableApp:
         out = [("", "\n")]
         for line in self.status:
             out.append(("", line + "\n"))
-        out.append(("class:label", "\nquit or Ctrl-C leaves.\n"))
+        out.append(("class:label", "\n" + _("quit or Ctrl-C leaves.") + "\n"))
         return wrap_fragments(out, self._columns())
 
     @_guarded
@@ -471,9 +477,9 @@ class TableApp:
         in screen rows (a long line wrapped counts for each of its rows)."""
         width = self._columns()
         head = Painter(self.ascii, width)
-        head.text(f" {self.pager_title} ", "class:title").label("  PgUp/PgDn scroll, Esc or Enter back to the table")
-        if self.pager_title == "score sheet":
-            head.label(" (score shows it again)")
+        head.text(f" {self.pager_title} ", "class:title").label("  " + _("PgUp/PgDn scroll, Esc or Enter back to the table"))
+        if self.pager_is_sheet:
+            head.label(" " + _("(score shows it again)"))
         body = Painter(self.ascii, width)
         for line in self.pager or []:
             body.rich(line).nl()
@@ -493,6 +499,7 @@ class TableApp:
     def open_pager(self, title: str, text: str, keep_message: bool = False) -> None:
         self.pager = text.splitlines()
         self.pager_title = title
+        self.pager_is_sheet = False
         self.pager_offset = 0
         self.pager_rows = len(self.pager)
         if not keep_message:
@@ -505,7 +512,7 @@ class TableApp:
         try:
             return self._handle(text)
         except Exception as exc:  # an unforeseen bug must cost a message, not the game
-            self.say(f"internal error: {type(exc).__name__}: {exc}", "class:error")
+            self.say(_("internal error: {error}").format(error=f"{type(exc).__name__}: {exc}"), "class:error")
             return False
         finally:
             self.lines_handled += 1
@@ -518,7 +525,7 @@ class TableApp:
             if text.strip().lower() in _YES:
                 self._leave()
             else:
-                self.say("Staying at the table.", "class:label")
+                self.say(_("Staying at the table."), "class:label")
             return False
         if self.pager is not None:
             self.pager = None
@@ -531,7 +538,7 @@ class TableApp:
             if word in ("quit", "exit", "q"):
                 self.app.exit()
             else:
-                self.say("The table is not ready yet; quit leaves.", "class:label")
+                self.say(_("The table is not ready yet; quit leaves."), "class:label")
             return False
         session = self.session
         try:
@@ -555,7 +562,7 @@ class TableApp:
             self._token.run_sync_soon(answered.set)  # a trio Event is set from inside trio
             self._question = None
         else:
-            self.say("Please answer yes or no.", "class:error")
+            self.say(_("Please answer yes or no."), "class:error")
         return False
 
     def _run_command(self, cmd: commands.UiCommand) -> bool:
@@ -570,7 +577,7 @@ class TableApp:
                 self.say(str(exc), "class:error")
                 return False
             if text.count("\n") > 6:
-                self.open_pager(f"help: {game_id}", text)
+                self.open_pager(_("help: {game}").format(game=game_id), text)
             else:
                 self.say(text)
         elif cmd.name == "rules":
@@ -578,51 +585,52 @@ class TableApp:
 
             try:
                 # one column spare: the pager window wraps what reaches its edge
-                text = table_rules(game_id, self._columns() - 1, ascii=self.ascii)
-                self.open_pager(f"rules: {game_id}", text)
+                text = table_rules(game_id, self._columns() - 1, i18n.language(), ascii=self.ascii)
+                self.open_pager(_("rules: {game}").format(game=game_id), text)
             except (OSError, IllegalAction) as exc:
-                self.say(f"the rules text is missing: {exc}", "class:error")
+                self.say(_("the rules text is missing: {error}").format(error=exc), "class:error")
         elif cmd.name == "hint":
             return self._hint()
         elif cmd.name == "moves":
             legal = session.legal_actions()
             if not legal:
-                self.say("You have no move now.", "class:label")
+                self.say(_("You have no move now."), "class:label")
             else:
                 lines = sorted({commands.format_action(game_id, a) for a in legal})
-                text = f"{plural(len(lines), 'legal move')}:\n" + "\n".join("  " + line for line in lines)
+                count = ngettext("{n} legal move:", "{n} legal moves:", len(lines)).format(n=len(lines))
+                text = count + "\n" + "\n".join("  " + line for line in lines)
                 if len(lines) > 6:
-                    self.open_pager("legal moves", text)
+                    self.open_pager(_("legal moves"), text)
                 else:
                     self.say(text)
         elif cmd.name == "chat":
             if not cmd.arg:
-                self.say("chat what? chat TEXT", "class:error")
+                self.say(_("chat what? chat TEXT"), "class:error")
             else:
                 self._submit(lambda: session.chat(cmd.arg))
         elif cmd.name == "score":
             self.show_score_sheet()
         elif cmd.name == "keys":
             prints = getattr(session, "fingerprints", None) or []
-            lines = [f"{name}: {prints[s] if s < len(prints) and prints[s] else '(no key: not a network table)'}"
+            lines = [f"{name}: {prints[s] if s < len(prints) and prints[s] else _('(no key: not a network table)')}"
                      for s, name in enumerate(session.names)]
-            self.say("Key fingerprints (compare them in person):\n" + "\n".join(lines), "class:label")
+            self.say(_("Key fingerprints (compare them in person):") + "\n" + "\n".join(lines), "class:label")
         elif cmd.name == "next":
             info = session.match_info()
             phase = info.get("phase")
             if phase in (PHASE_OVER, PHASE_ABORTED):
-                self.say("The match is over; quit leaves the table.", "class:label")
+                self.say(_("The match is over; quit leaves the table."), "class:label")
             elif phase == PHASE_PLAYING:
-                self.say("The deal is still being played.", "class:label")
+                self.say(_("The deal is still being played."), "class:label")
             elif info.get("deals_go_on"):
-                self.say("The next deal starts by itself once every player has shown its keys.", "class:label")
+                self.say(_("The next deal starts by itself once every player has shown its keys."), "class:label")
             else:
                 self._submit(session.ready)
-                self.say("Ready for the next deal.", "class:label")
+                self.say(_("Ready for the next deal."), "class:label")
         elif cmd.name in ("away", "back"):
             set_away = getattr(session, "set_away", None)
             if set_away is None:
-                self.say("Only a network table plays for you while you are away.", "class:label")
+                self.say(_("Only a network table plays for you while you are away."), "class:label")
             else:
                 away = cmd.name == "away"
 
@@ -630,8 +638,8 @@ class TableApp:
                     set_away(away)
 
                 self._submit(switch)
-                self.say("Your client plays for you until you type back." if cmd.name == "away"
-                         else "You play your own moves again.", "class:label")
+                self.say(_("Your client plays for you until you type back.") if cmd.name == "away"
+                         else _("You play your own moves again."), "class:label")
         elif cmd.name == "quit":
             self._quit()
         return False
@@ -640,14 +648,16 @@ class TableApp:
         try:
             action = self.session.hint()
         except Exception as exc:  # a missing or failing bot is no reason to stop the game
-            self.say(f"no hint available: {exc}", "class:error")
+            self.say(_("no hint available: {error}").format(error=exc), "class:error")
             return False
         if action is None:
-            self.say("You have no move now.", "class:label")
+            self.say(_("You have no move now."), "class:label")
             return False
         line = commands.format_action(self.session.game.id, action)
         why = getattr(self.session, "hint_why", None)
-        self.say(f"hint: {line}" + (f" ({why})" if why else "") + "  (Enter plays it)", "class:hint")
+        # Translators: {why}: the bot's reason for the move, in words.
+        hint = (_("hint: {move} ({why})  (Enter plays it)") if why else _("hint: {move}  (Enter plays it)"))
+        self.say(hint.format(move=line, why=why), "class:hint")
         self.input.buffer.text = line
         self.input.buffer.cursor_position = len(line)
         return True
@@ -665,7 +675,7 @@ class TableApp:
             finally:
                 self.app.exit()
 
-        self.say("Leaving the table…", "class:label")
+        self.say(_("Leaving the table\u2026"), "class:label")
         self._submit(job)
 
     def _quit(self) -> None:
@@ -687,7 +697,7 @@ class TableApp:
             except IllegalAction as exc:
                 self.say(f"{line}: {exc}", "class:error")
             except Exception as exc:  # the network may fail; the player must hear why
-                self.say(f"{line}: could not be played: {exc}", "class:error")
+                self.say(_("{move}: could not be played: {error}").format(move=line, error=exc), "class:error")
             else:
                 if self.message and self.message[0][1].startswith("\u2026"):
                     self.message = []
@@ -867,7 +877,7 @@ def play_local(
     game_id: str,
     bots: int = 1,
     *,
-    name: str = "You",
+    name: str | None = None,
     strategy: str = "greedy",
     seed=None,
     options: dict | None = None,
@@ -879,13 +889,14 @@ def play_local(
 ) -> None:
     """You against ``bots`` in-process bots, no network: a LocalSession in the app."""
     from p2pcards.ui.session import LocalSession
+    from p2pcards.ui.wording import you
 
     players = bots + 1
     session = LocalSession(
         game_id,
         players,
         seat=0,
-        names=[name] + LocalSession._default_names(players, None)[:bots],
+        names=[name or you()] + LocalSession._default_names(players, None)[:bots],
         bots=strategy,
         seed=seed,
         options=options,

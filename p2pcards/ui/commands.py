@@ -17,13 +17,14 @@ import re
 from collections import Counter
 
 from p2pcards.cards import JOKER, RANKS, SUIT_SYMBOLS, is_code
+from p2pcards.i18n import N_, _, pgettext
 from p2pcards.protocol.narration import describe  # noqa: F401  (re-exported: the log lines the screen shows)
 
 # ----- cards -------------------------------------------------------------------
 
 _SYMBOL_TO_SUIT = {sym: s for s, sym in SUIT_SYMBOLS.items()} | {"\u2661": "H", "\u2662": "D", "\u2664": "S", "\u2667": "C"}
 _RANK_WORDS = {"T": "10", "1": "A", "JO": JOKER, "JOKER": JOKER, "*": JOKER}
-CARD_HELP = "write a card as rank and suit: KH, 10S, TD, 7\u2666, JK for a joker"
+CARD_HELP = N_("write a card as rank and suit: KH, 10S, TD, 7\u2666, JK for a joker")
 
 
 class CommandError(ValueError):
@@ -69,7 +70,7 @@ class Verb:
     words: tuple[str, ...]
     type: str                 # the action type it makes
     args: str
-    help: str
+    help: str                 # N_() marked: translated where shown (``explain``)
     defaults: tuple = ()      # (field, value) pairs assumed when the player does not say
 
     @property
@@ -83,112 +84,130 @@ class Verb:
     def has(self, slot: str) -> bool:
         return slot in self.slots or slot + "?" in self.slots
 
+    def explain(self) -> str:
+        """What the command does, in the player's language."""
+        return _(self.help)
+
     def usage(self) -> str:
-        shown = {"meld": "N", "meld?": "[N]", "wild": "WILD", "natural": "CARD", "card": "CARD", "cards": "CARD...",
-                 "cards?": "[CARD...]", "as?": "[as RANK]", "x?": "[x]"}
+        # Translators: the placeholders of a command's usage line ("m CARD...", "a N CARD...");
+        # the player types the command words and "as" themselves, in English.
+        card, wild, rank = pgettext("usage", "CARD"), pgettext("usage", "WILD"), pgettext("usage", "RANK")
+        shown = {"meld": "N", "meld?": "[N]", "wild": wild, "natural": card, "card": card, "cards": f"{card}...",
+                 "cards?": f"[{card}...]", "as?": f"[as {rank}]", "x?": "[x]"}
         return " ".join(["/".join(self.words)] + [shown[slot] for slot in self.slots])
 
 
 _CANASTA_COMMON = [
-    Verb(("dr", "draw"), "draw", "", "draw the top card of the stock"),
-    Verb(("m", "meld"), "meld", "cards", "lay a new meld: m KH KS KD (wilds JK and 2 may join)"),
-    Verb(("a", "add"), "add", "meld cards", "add cards to meld number N as shown on the table: a 2 KH"),
+    Verb(("dr", "draw"), "draw", "", N_("draw the top card of the stock")),
+    Verb(("m", "meld"), "meld", "cards", N_("lay a new meld: m KH KS KD (wilds JK and 2 may join)")),
+    Verb(("a", "add"), "add", "meld cards", N_("add cards to meld number N as shown on the table: a 2 KH")),
 ]
 
 VERBS: dict[str, list[Verb]] = {
     "kanasta": [
         _CANASTA_COMMON[0],
         Verb(("t", "take"), "take_pile", "meld? cards?",
-             "after drawing, take the discard pile, its top card going at once into a meld: "
-             "t KH KS (a new meld with these hand cards) or t 2 (onto meld 2)"),
+             N_("after drawing, take the discard pile, its top card going at once into a meld: "
+                "t KH KS (a new meld with these hand cards) or t 2 (onto meld 2)")),
         *_CANASTA_COMMON[1:],
         Verb(("sw", "swap"), "swap", "meld wild natural cards",
-             "take the wild out of meld N, putting a natural card of its rank in, and meld the wild at once "
-             "with more hand cards: sw 2 JK KH 5H 5S (JK out of meld 2, KH in, JK 5H 5S a new meld)"),
-        Verb(("r3", "red3"), "red3", "card", "lay a red 3 apart and draw a replacement: r3 3H"),
-        Verb(("d", "discard"), "discard", "card", "discard one card face up; this ends your turn"),
+             N_("take the wild out of meld N, putting a natural card of its rank in, and meld the wild at once "
+                "with more hand cards: sw 2 JK KH 5H 5S (JK out of meld 2, KH in, JK 5H 5S a new meld)")),
+        Verb(("r3", "red3"), "red3", "card", N_("lay a red 3 apart and draw a replacement: r3 3H")),
+        Verb(("d", "discard"), "discard", "card", N_("discard one card face up; this ends your turn")),
     ],
     "kanaszta": [
         _CANASTA_COMMON[0],
         Verb(("t", "take"), "take_pile", "meld? cards?",
-             "take the whole discard pile instead of drawing: t KH KS (its top card melded with these) or t 2 (onto meld 2)"),
+             N_("take the whole discard pile instead of drawing: t KH KS (its top card melded with these) or t 2 (onto meld 2)")),
         *_CANASTA_COMMON[1:],
         Verb(("d", "discard"), "discard", "card x?",
-             "discard one card face up, ending your turn; d JK x discards a wild crosswise and freezes the pile",
+             N_("discard one card face up, ending your turn; d JK x discards a wild crosswise and freezes the pile"),
              defaults=(("freeze", False),)),
-        Verb(("x", "freeze"), "discard", "card", "discard a wild crosswise: the pile is frozen (x JK)",
+        Verb(("x", "freeze"), "discard", "card", N_("discard a wild crosswise: the pile is frozen (x JK)"),
              defaults=(("freeze", True),)),
         Verb(("r3", "red3"), "red3", "cards?",
-             "lay your red 3s face up, a replacement drawn for each: r3 3H 3D (r3 alone when you have none)"),
+             N_("lay your red 3s face up, a replacement drawn for each: r3 3H 3D (r3 alone when you have none)")),
     ],
     "warkocz": [
         Verb(("pl", "play"), "play", "cards as?",
-             "lay the next card(s) of the row, 3 or 4 of a rank together: pl 7H, pl 8D 8D 8H; "
-             "the warkocz 9C stands for any rank: pl 9C as 8 (typing the cards alone works too)"),
-        Verb(("p", "pas", "pass"), "pass", "", "pas: you cannot continue the row (\"bez dziewi\u0105tki\")"),
+             N_("lay the next card(s) of the row, 3 or 4 of a rank together: pl 7H, pl 8D 8D 8H; "
+                "the warkocz 9C stands for any rank: pl 9C as 8 (typing the cards alone works too)")),
+        Verb(("p", "pas", "pass"), "pass", "", N_("pas: you cannot continue the row (\"bez dziewi\u0105tki\")")),
     ],
     "bura": [
-        Verb(("l", "lead"), "lead", "cards", "lead 1-3 cards of one suit: l 7C 9C (typing the cards alone works too)"),
-        Verb(("b", "beat"), "beat", "cards", "beat every card of the best play, each by a higher card of its suit or a trump: b QS"),
-        Verb(("th", "throw"), "throw", "cards", "play as many cards face down, unseen: th 7C"),
-        Verb(("decl", "declare"), "declare", "", "declare after taking a trick: 31 or more points wins the bank, less pays the bank"),
-        Verb(("p", "pas", "pass"), "pass", "", "pas: do not declare now"),
-        Verb(("bessa",), "bessa", "cards?", "bessa: show three trumps or three aces and take the bank"),
+        Verb(("l", "lead"), "lead", "cards", N_("lead 1-3 cards of one suit: l 7C 9C (typing the cards alone works too)")),
+        Verb(("b", "beat"), "beat", "cards", N_("beat every card of the best play, each by a higher card of its suit or a trump: b QS")),
+        Verb(("th", "throw"), "throw", "cards", N_("play as many cards face down, unseen: th 7C")),
+        Verb(("decl", "declare"), "declare", "", N_("declare after taking a trick: 31 or more points wins the bank, less pays the bank")),
+        Verb(("p", "pas", "pass"), "pass", "", N_("pas: do not declare now")),
+        Verb(("bessa",), "bessa", "cards?", N_("bessa: show three trumps or three aces and take the bank")),
     ],
 }
 
-# Commands of the table itself, not moves: (words, usage, help).
+# Commands of the table itself, not moves: (words, usage, help); usage and
+# help are N_() marked, translated where shown. The words stay English (they
+# are typed), with a local word or two where players would type one.
 UI_COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
-    (("help", "h", "?"), "help [COMMAND]", "list the commands, or explain one"),
-    (("rules",), "rules", "the rules of this game (Esc returns to the table)"),
-    (("hint",), "hint", "what the bot would play now, and why"),
-    (("moves", "legal"), "moves", "list every legal move now"),
-    (("chat", "say"), "chat TEXT", "say something to the table"),
-    (("next", "ready"), "next", "start the next deal (after a deal ends)"),
-    (("score", "sheet"), "score", "the score sheet of the last deal (and of the match)"),
-    (("keys", "who"), "keys", "every player's key fingerprint, to compare in person"),
-    (("away",), "away", "let your client play for you until you type back"),
-    (("back",), "back", "play your own moves again"),
-    (("quit", "exit"), "quit", "leave the table (asks first during a game)"),
+    # Translators: the usage lines of the table's commands: keep the first word (typed) as it is.
+    (("help", "h", "?", "pomoc", "s\u00fag\u00f3"), N_("help [COMMAND]"), N_("list the commands, or explain one")),
+    (("rules", "zasady", "szab\u00e1lyok"), N_("rules"), N_("the rules of this game (Esc returns to the table)")),
+    (("hint",), N_("hint"), N_("what the bot would play now, and why")),
+    (("moves", "legal"), N_("moves"), N_("list every legal move now")),
+    (("chat", "say"), N_("chat TEXT"), N_("say something to the table")),
+    (("next", "ready"), N_("next"), N_("start the next deal (after a deal ends)")),
+    (("score", "sheet"), N_("score"), N_("the score sheet of the last deal (and of the match)")),
+    (("keys", "who"), N_("keys"), N_("every player's key fingerprint, to compare in person")),
+    (("away",), N_("away"), N_("let your client play for you until you type back")),
+    (("back",), N_("back"), N_("play your own moves again")),
+    (("quit", "exit"), N_("quit"), N_("leave the table (asks first during a game)")),
 ]
 
-# Words players of these games use, explained in help.
+# Words players of these games use, explained in help (the word as they say it,
+# the explanation N_() marked).
 GLOSSARY: dict[str, list[tuple[str, str]]] = {
     "kanasta": [
-        ("kanasta", "a meld of 7 or more cards: clean 500, mixed 300, jokers only 1000"),
-        ("czysta", "a clean kanasta: 7 or more natural cards (wilds may lie on top), 500"),
-        ("brudna", "a mixed kanasta: wilds among fewer than 7 naturals, 300"),
-        ("dzika karta", "wild card: JK or 2"),
+        ("kanasta", N_("a meld of 7 or more cards: clean 500, mixed 300, jokers only 1000")),
+        ("czysta", N_("a clean kanasta: 7 or more natural cards (wilds may lie on top), 500")),
+        ("brudna", N_("a mixed kanasta: wilds among fewer than 7 naturals, 300")),
+        ("dzika karta", N_("wild card: JK or 2")),
     ],
     "kanaszta": [
-        ("kanaszta", "a meld of 7 or more cards: natural 500, mixed 300"),
-        ("tiszta", "a natural kanaszta: no wild in it, 500"),
-        ("kevert", "a mixed kanaszta: 1 to 3 wilds in it, 300"),
-        ("befagyasztás", "freezing the pile by discarding a wild crosswise (d JK x)"),
+        ("kanaszta", N_("a meld of 7 or more cards: natural 500, mixed 300")),
+        ("tiszta", N_("a natural kanaszta: no wild in it, 500")),
+        ("kevert", N_("a mixed kanaszta: 1 to 3 wilds in it, 300")),
+        ("befagyasztás", N_("freezing the pile by discarding a wild crosswise (d JK x)")),
     ],
     "warkocz": [
-        ("warkocz", "the 9\u2663: it stands for any card; other players pay its player"),
-        ("pas", "pass: you cannot continue the row"),
-        ("gag", "a card that ends the row: a K, or one whose next rank is used up; the same player leads again"),
-        ("aria", "going out in one move: score doubled (x4 if the last card is the warkocz)"),
+        ("warkocz", N_("the 9\u2663: it stands for any card; other players pay its player")),
+        ("pas", N_("pass: you cannot continue the row")),
+        ("gag", N_("a card that ends the row: a K, or one whose next rank is used up; the same player leads again")),
+        ("aria", N_("going out in one move: score doubled (x4 if the last card is the warkocz)")),
     ],
     "bura": [
-        ("bura", "the game: take tricks, declare 31 points to win the bank"),
-        ("bessa", "three trumps or three aces in hand: show them and take the bank"),
-        ("pas", "do not declare now"),
+        ("bura", N_("the game: take tricks, declare 31 points to win the bank")),
+        ("bessa", N_("three trumps or three aces in hand: show them and take the bank")),
+        ("pas", N_("do not declare now")),
     ],
 }
 
 
-# The canasta kinds of the engines' views in the players' own words.
-CANASTA_WORDS = {"clean": "czysta", "mixed": None, "natural": "tiszta", "joker": None}
-_MIXED = {"kanasta": "brudna", "kanaszta": "kevert"}
+# The canasta kinds of the engines' views in words: the English name and, if
+# any, the players' own (a Polish or Hungarian player reads their word).
+_CANASTA_KINDS = {
+    ("kanasta", "clean"): N_("clean canasta (czysta)"),
+    ("kanasta", "mixed"): N_("mixed canasta (brudna)"),
+    ("kanaszta", "natural"): N_("natural canasta (tiszta)"),
+    ("kanaszta", "mixed"): N_("mixed canasta (kevert)"),
+    ("kanasta", "joker"): N_("joker canasta"),
+}
 
 
 def canasta_word(game_id: str, kind: str) -> str:
-    """``mixed canasta (brudna)``: the English name and, if any, the local one."""
-    local = _MIXED.get(game_id) if kind == "mixed" else CANASTA_WORDS.get(kind)
-    return f"{kind} canasta" + (f" ({local})" if local else "")
+    """``mixed canasta (brudna)``: the kind of a canasta in words."""
+    text = _CANASTA_KINDS.get((game_id, kind))
+    # Translators: a canasta of a kind the table has no word for; {kind} is the engine's word.
+    return _(text) if text else _("{kind} canasta").format(kind=kind)
 
 
 def verbs(game_id: str) -> list[Verb]:
@@ -205,7 +224,7 @@ def _find_verb(game_id: str, word: str) -> Verb | None:
 
 def _ui_command(word: str) -> str | None:
     word = word.lower()
-    for words, _, _ in UI_COMMANDS:
+    for words, _usage, _help in UI_COMMANDS:
         if word in words:
             return words[0]
     return None
@@ -238,15 +257,15 @@ def _parse_args(verb: Verb, tokens: list[str]) -> dict:
         low = tok.lower()
         if verb.has("meld") and tok.isdigit() and "meld" not in fields and not cards:
             if int(tok) < 1:
-                raise CommandError("melds are numbered from 1, as shown on the table")
+                raise CommandError(_("melds are numbered from 1, as shown on the table"))
             fields["meld"] = int(tok) - 1
         elif verb.has("as") and low == "as":
             if i + 1 >= len(tokens):
-                raise CommandError("as which rank? e.g. pl 9C as 8")
+                raise CommandError(_("as which rank? e.g. pl 9C as 8"))
             fields["as"] = parse_rank(tokens[i + 1])
             i += 1
         elif verb.has("as") and "=" in tok:
-            card, _, r = tok.partition("=")
+            card, _eq, r = tok.partition("=")
             cards.append(parse_card(card))
             fields["as"] = parse_rank(r)
         elif verb.has("x") and low in _FREEZE_WORDS:
@@ -260,19 +279,20 @@ def _parse_args(verb: Verb, tokens: list[str]) -> dict:
         i += 1
     slots = verb.slots
     if "meld" in slots and "meld" not in fields:
-        raise CommandError(f"which meld? the number shown on the table: {verb.usage()}")
+        raise CommandError(_("which meld? the number shown on the table: {usage}").format(usage=verb.usage()))
     if "wild" in slots and "wild" not in fields:
-        raise CommandError(f"which wild comes out of the meld? {verb.usage()}")
+        raise CommandError(_("which wild comes out of the meld? {usage}").format(usage=verb.usage()))
     if "natural" in slots and FIRST not in fields:
-        raise CommandError(f"which card of the meld's rank goes in? {verb.usage()}")
+        raise CommandError(_("which card of the meld's rank goes in? {usage}").format(usage=verb.usage()))
     if FIRST in fields:
         cards.insert(0, fields[FIRST])
     if ("cards" in slots or "card" in slots) and not cards:
-        raise CommandError(f"which card{'s' if 'cards' in slots else ''}? {verb.usage()}")
+        which = _("which cards? {usage}") if "cards" in slots else _("which card? {usage}")
+        raise CommandError(which.format(usage=verb.usage()))
     if "card" in slots and len(cards) > 1:
-        raise CommandError(f"one card only: {verb.usage()}")
+        raise CommandError(_("one card only: {usage}").format(usage=verb.usage()))
     if not (verb.has("cards") or verb.has("card")) and cards:
-        raise CommandError(f"{verb.short} takes no cards: {verb.usage()}")
+        raise CommandError(_("{command} takes no cards: {usage}").format(command=verb.short, usage=verb.usage()))
     if cards:
         fields["cards"] = cards
     return fields
@@ -315,8 +335,8 @@ def parse(game_id: str, text: str, legal: list[dict], view: dict | None = None) 
     checked in the numbering the player sees."""
     text = text.strip()
     if not text:
-        raise CommandError("type a move or a command; help lists them")
-    word, _, rest = text.partition(" ")
+        raise CommandError(_("type a move or a command; help lists them"))
+    word, _space, rest = text.partition(" ")
     ui = _ui_command(word)
     if ui is not None:
         return UiCommand(ui, rest.strip())
@@ -328,13 +348,16 @@ def parse(game_id: str, text: str, legal: list[dict], view: dict | None = None) 
         try:
             parse_card(tokens[0].partition("=")[0])
         except CommandError:
-            raise CommandError(f"unknown command {tokens[0]!r}; help lists the commands") from None
+            raise CommandError(_("unknown command {word}; help lists the commands").format(word=repr(tokens[0]))) from None
         verb = _bare_cards_verb(game_id, legal, len(tokens))
     fields = _parse_args(verb, tokens)
     melds = (view or {}).get("melds")
     if "meld" in fields and melds is not None and fields["meld"] >= len(melds):
-        shown = f"they are numbered 1 to {len(melds)}" if melds else "there are none yet"
-        raise CommandError(f"there is no meld {fields['meld'] + 1} on the table: {shown}")
+        number = fields["meld"] + 1
+        if melds:
+            raise CommandError(_("there is no meld {number} on the table: they are numbered 1 to {last}").format(
+                number=number, last=len(melds)))
+        raise CommandError(_("there is no meld {number} on the table: there are none yet").format(number=number))
     fields_typed = {"type": verb.type, **fields}
     found = [a for a in legal if _matches(a, fields_typed)]
     if len(found) > 1:
@@ -347,7 +370,8 @@ def parse(game_id: str, text: str, legal: list[dict], view: dict | None = None) 
         return found[0]
     if len(found) > 1:
         options = sorted({format_action(game_id, a) for a in found})
-        raise CommandError("which one? " + " | ".join(options))
+        # Translators: the moves that fit what the player typed, e.g. "m KH KS JK | m KH KS 2C".
+        raise CommandError(_("which one? {moves}").format(moves=" | ".join(options)))
     action = {k: v for k, v in fields_typed.items() if k != FIRST}
     for key, value in verb.defaults:
         if value:
@@ -406,7 +430,7 @@ def completions(game_id: str, text: str, legal: list[dict]) -> list[str]:
             seen.add(line)
             out.append(line)
     if not space:
-        out += [words[0] for words, _, _ in UI_COMMANDS if words[0].startswith(typed)]
+        out += [words[0] for words, _usage, _help in UI_COMMANDS if words[0].startswith(typed)]
     return out
 
 
@@ -419,20 +443,22 @@ def help_text(game_id: str, topic: str = "") -> str:
         found = []
         verb = _find_verb(game_id, topic)
         if verb is not None:
-            found.append(f"{verb.usage()}\n  {verb.help}")
-        found += [f"{usage}\n  {text}" for words, usage, text in UI_COMMANDS if topic in words]
+            found.append(f"{verb.usage()}\n  {verb.explain()}")
+        found += [f"{_(usage)}\n  {_(text)}" for words, usage, text in UI_COMMANDS if topic in words]
         # A command may also be a game word (pas, bessa): say both.
-        found += [f"{word}: {text}" for word, text in GLOSSARY[game_id] if topic == word.lower()]
+        found += [f"{word}: {_(text)}" for word, text in GLOSSARY[game_id] if topic == word.lower()]
         if not found:
-            raise CommandError(f"no command or word {topic!r} in {game_id}; help lists them")
+            raise CommandError(_("no command or word {word} in {game}; help lists them").format(
+                word=repr(topic), game=game_id))
         return "\n".join(found)
-    lines = [f"Moves in {game_id}:"]
-    lines += [f"  {v.usage():<28} {v.help}" for v in VERBS[game_id]]
-    lines.append("Table:")
-    lines += [f"  {usage:<28} {text}" for _, usage, text in UI_COMMANDS]
-    lines.append("Words:")
-    lines += [f"  {word:<28} {text}" for word, text in GLOSSARY[game_id]]
-    lines.append("Tab completes the legal moves. " + CARD_HELP + ".")
+    lines = [_("Moves in {game}:").format(game=game_id)]
+    lines += [f"  {v.usage():<28} {v.explain()}" for v in VERBS[game_id]]
+    lines.append(_("Table:"))
+    lines += [f"  {_(usage):<28} {_(text)}" for _words, usage, text in UI_COMMANDS]
+    lines.append(_("Words:"))
+    lines += [f"  {word:<28} {_(text)}" for word, text in GLOSSARY[game_id]]
+    # Translators: the last line of help; {card_help} explains how a card is typed.
+    lines.append(_("Tab completes the legal moves. {card_help}.").format(card_help=_(CARD_HELP)))
     return "\n".join(lines)
 
 

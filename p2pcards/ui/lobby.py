@@ -5,22 +5,31 @@ from __future__ import annotations
 
 import socket
 
+from p2pcards.i18n import _, ngettext
+
 # The table's own settings (runner.TABLE_DEFAULTS), in words.
 _SETTINGS = {
-    "turn_timeout": lambda v: f"turn time: {v} s",
-    "rejoin_timeout": lambda v: f"time to come back after a lost connection: {v} s",
-    "deals": lambda v: "no deal limit" if v == 0 else f"{v} deal{'s' if v != 1 else ''} at most",
+    "turn_timeout": lambda v: _("turn time: {seconds} s").format(seconds=v),
+    "rejoin_timeout": lambda v: _("time to come back after a lost connection: {seconds} s").format(seconds=v),
+    "deals": lambda v: _("no deal limit") if v == 0 else _deals_at_most(v),
 }
+
+
+def _deals_at_most(v) -> str:
+    n = v if isinstance(v, int) else 2  # a value from another player: shown, whatever it is
+    return ngettext("{n} deal at most", "{n} deals at most", n).format(n=v)
 
 
 def option_words(key: str, value) -> str:
     """``bessa=True`` → ``bessa: on``; ``first_meld=30`` → ``first meld: 30``.
-    ``key`` and ``value`` may come from another player: they are shown, never run."""
+    ``key`` and ``value`` may come from another player: they are shown, never run.
+    The option's name stays as ``-o`` takes it; its value is in words."""
     label = str(key).replace("_", " ")
     if value is True:
-        return f"{label}: on"
+        # Translators: a rule option switched on ("bessa: on").
+        return _("{option}: on").format(option=label)
     if value is False:
-        return f"{label}: off"
+        return _("{option}: off").format(option=label)
     return f"{label}: {value}"
 
 
@@ -28,10 +37,10 @@ def options_lines(rules: dict, settings: dict) -> list[str]:
     """The rules and the table settings, a line each."""
     lines = []
     if rules:
-        lines.append("Rules: " + ", ".join(option_words(k, v) for k, v in sorted(rules.items())))
+        lines.append(_("Rules: {options}").format(options=", ".join(option_words(k, v) for k, v in sorted(rules.items()))))
     if settings:
-        lines.append("Table: " + ", ".join(_SETTINGS[k](v) if k in _SETTINGS else option_words(k, v)
-                                          for k, v in sorted(settings.items())))
+        lines.append(_("Table: {settings}").format(settings=", ".join(
+            _SETTINGS[k](v) if k in _SETTINGS else option_words(k, v) for k, v in sorted(settings.items()))))
     return lines
 
 

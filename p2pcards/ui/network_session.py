@@ -12,6 +12,7 @@ import trio
 from p2pcards.bots.strong import DEFAULT_THINK, reason, search
 from p2pcards.cards import is_code, unknown
 from p2pcards.games import IllegalAction, NeedReveal, get_game, substitute
+from p2pcards.i18n import _
 from p2pcards.protocol.machine import ABORT, ACTION, END, REVEAL, SHUFFLE
 from p2pcards.protocol.narration import describe, entry_line
 from p2pcards.ui.render import fmt_clock
@@ -122,8 +123,8 @@ class NetworkSession:
             reason = f"{accusation.kind}: {accusation.detail}"
         elif machine.stopped:
             seat = machine.silences[-1].seat
-            reason = (f"seat {seat} stopped answering, and too few players confirm it to blame anyone: "
-                      "the game stops here")
+            reason = _("seat {seat} stopped answering, and too few players confirm it to blame anyone: "
+                       "the game stops here").format(seat=seat)
         return {
             "phase": phase,
             "deal_index": deal_index,
@@ -164,10 +165,12 @@ class NetworkSession:
     async def act(self, action: dict) -> None:
         await trio.lowlevel.checkpoint()
         if self.seat is None:
-            raise IllegalAction("spectators do not play")
+            raise IllegalAction(_("spectators do not play"))
         if self.peer is None or not self._waiting:
             who = self.to_act()
-            raise IllegalAction("it is not your turn" + (f": {seat_name(self.names, who)} is to play" if who is not None else ""))
+            if who is None:
+                raise IllegalAction(_("it is not your turn"))
+            raise IllegalAction(_("it is not your turn: {name} is to play").format(name=seat_name(self.names, who)))
         try:
             self.game.apply(self.peer.driver.my_state(), action)  # the engine's reason, before anything is sent
         except NeedReveal:
@@ -175,7 +178,7 @@ class NetworkSession:
         try:
             self._actions_send.send_nowait(action)
         except trio.WouldBlock:
-            raise IllegalAction("your move is already on its way") from None
+            raise IllegalAction(_("your move is already on its way")) from None
         self._sent = (self._sent + [action])[-4:]
 
     async def leave(self) -> None:
@@ -185,7 +188,7 @@ class NetworkSession:
 
     async def chat(self, text: str) -> None:
         if self.peer is None:
-            raise IllegalAction("nobody to talk to yet")
+            raise IllegalAction(_("nobody to talk to yet"))
         await self.peer.chat(text)
 
     async def ready(self) -> None:
@@ -210,13 +213,14 @@ class NetworkSession:
                 # The time the table still waits for this player to come back.
                 down = self.peer.down_since.get(seat, status.since)
                 left = fmt_clock(down + self.peer.options.rejoin_timeout - now)
-                out[seat] = (f"left ({left} to come back)" if seat in self.peer.left_on_purpose
-                             else f"reconnecting ({left} left)")
+                # Translators: a player's connection beside their name; {clock}: the time left, 1:23.
+                out[seat] = (_("left ({clock} to come back)").format(clock=left) if seat in self.peer.left_on_purpose
+                             else _("reconnecting ({clock} left)").format(clock=left))
         return out
 
     def set_away(self, away: bool) -> None:
         if self.peer is None:
-            raise IllegalAction("no game yet")
+            raise IllegalAction(_("no game yet"))
         self.peer.set_away(away)
 
     def turn_deadline(self) -> float | None:
@@ -268,9 +272,9 @@ class NetworkSession:
         news, self.peer.table_news = self.peer.table_news, []
         for seat, what in news:
             name, wait = seat_name(self.names, seat), fmt_clock(self.peer.options.rejoin_timeout)
-            self._say({"left": f"{name} left the table; the game waits {wait} for them to come back",
-                       "lost": f"{name}'s connection broke; the game waits {wait} for them to come back",
-                       "back": f"{name} is back"}[what])
+            self._say({"left": _("{name} left the table; the game waits {clock} for them to come back"),
+                       "lost": _("{name}'s connection broke; the game waits {clock} for them to come back"),
+                       "back": _("{name} is back")}[what].format(name=name, clock=wait))
         self._name_my_draw(machine)
 
     def _finished_deal(self, machine, deal) -> FinishedDeal:
@@ -312,7 +316,7 @@ class NetworkSession:
             try:
                 line = describe(self.game, state, entry.author, action, self.names)
             except Exception:  # a line of history must never break the screen
-                line = f"{seat_name(self.names, entry.author)} played"
+                line = _("{name} played").format(name=seat_name(self.names, entry.author))
             if entry.author == self.seat and isinstance(action, dict):
                 self._my_draw = None  # a move of mine after my draw changes the hand too: no naming
                 # My move as I typed it: same kind, same number of cards (the log may show them face down).
@@ -324,7 +328,7 @@ class NetworkSession:
                 if action.get("type") == "draw" and self._my_hand_deal == machine.deal.index:
                     self._my_draw = (self._said, list(self._my_hand))
             if payload.get("auto") is True:
-                line += f" (played automatically for {seat_name(self.names, entry.author)})"
+                line += " " + _("(played automatically for {name})").format(name=seat_name(self.names, entry.author))
             self._say(line)
         elif (entry.kind in (SHUFFLE, REVEAL) and entry.author == 0) or entry.kind in (ABORT, END):
             signers = [s for s, sig in enumerate(entry.signature or []) if sig is not None] if entry.kind == END else None

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from p2pcards.cards import RANKS, display, is_red, is_unknown, rank, suit
+from p2pcards.i18n import N_, _, ngettext, pgettext
 from p2pcards.ui.commands import canasta_word, split_cards
-from p2pcards.ui.wording import verb
+from p2pcards.ui.wording import is_you
 from p2pcards.ui.session import (
     PHASE_ABORTED, PHASE_BETWEEN, PHASE_DEALING, PHASE_OVER, PHASE_PLAYING, seat_name,
 )
@@ -174,38 +175,41 @@ def render_header(session, ascii: bool = False, remaining: float | None = None) 
     info = session.match_info()
     p.text(f" {session.game.id} ", "class:title")
     if session.seat is None:
-        p.text(" watching", "class:warn")
-    p.text(f"  deal {info.get('deal_index', 0) + 1}", "class:label")
+        p.text(" " + _("watching"), "class:warn")
+    # Translators: the header's deal number ("deal 2"), then the match's target ("to 5000").
+    p.text("  " + _("deal {number}").format(number=info.get("deal_index", 0) + 1), "class:label")
     target = info.get("target")
     if target and session.game.id != "bura":  # bura's target is a declaration's points, not the match's
-        p.text(f" \u00b7 to {target}", "class:label")
+        p.text(" \u00b7 " + _("to {target}").format(target=target), "class:label")
     if info.get("chips") is not None:
         # During a deal its own view is the freshest; after it, the match's.
         view = (session.view() or {}) if info.get("phase") == PHASE_PLAYING else {}
-        p.text(f" \u00b7 bank {view.get('bank', info.get('bank', 0))}", "class:label")
+        p.text(" \u00b7 " + _("bank {chips}").format(chips=view.get("bank", info.get("bank", 0))), "class:label")
     p.text("   ")
     phase = info.get("phase")
     who = session.to_act()
     if phase == PHASE_DEALING:
-        p.text("dealing\u2026", "class:warn")
+        p.text(_("dealing\u2026"), "class:warn")
     elif phase == PHASE_BETWEEN and info.get("deals_go_on"):
-        p.text("deal over \u2014 the next deal is on its way", "class:warn")
+        p.text(_("deal over \u2014 the next deal is on its way"), "class:warn")
     elif phase == PHASE_BETWEEN:
-        p.text("deal over \u2014 type next for the next deal", "class:warn")
+        p.text(_("deal over \u2014 type next for the next deal"), "class:warn")
         if remaining is not None:
-            p.text(f" (it starts in {fmt_clock(remaining)})", "class:label")
+            p.text(" " + _("(it starts in {clock})").format(clock=fmt_clock(remaining)), "class:label")
     elif phase == PHASE_OVER:
-        p.text("match over", "class:warn")
+        p.text(_("match over"), "class:warn")
     elif phase == PHASE_ABORTED:
-        p.text("game stopped: " + (info.get("reason") or "?"), "class:error")
+        # Translators: {reason} may be English: it comes from the log or another player.
+        p.text(_("game stopped: {reason}").format(reason=info.get("reason") or "?"), "class:error")
     elif who is not None:
         if who == session.seat:
-            p.text(" your turn ", "class:turn")
+            p.text(" " + _("your turn") + " ", "class:turn")
         else:
-            p.text(f"{seat_name(session.names, who)} to play", "class:other-turn")
+            p.text(_("{name} to play").format(name=seat_name(session.names, who)), "class:other-turn")
         if remaining is not None:
             style = "class:error" if remaining <= 10 and who == session.seat else "class:label"
-            p.text(f"  \u23f1 {fmt_clock(remaining)}" if not ascii else f"  {fmt_clock(remaining)} left", style)
+            clock = fmt_clock(remaining)
+            p.text(f"  \u23f1 {clock}" if not ascii else "  " + _("{clock} left").format(clock=clock), style)
     return p.out
 
 
@@ -213,6 +217,22 @@ def _side_score(session, info: dict, s: int) -> int | None:
     scores = info.get("scores") or []
     side = session.game.side_of(s, len(session.names), session.options)
     return scores[side] if side < len(scores) else None
+
+
+def cards_count(n: int, shown: str | None = None) -> str:
+    """``3 cards``; ``shown``: the number as it is to be written (padded)."""
+    return ngettext("{n} card", "{n} cards", n).format(n=n if shown is None else shown)
+
+
+# What a session says of a seat's connection (``peer_status``), in words.
+_STATUS_WORDS = {"connected": N_("connected"), "bot": N_("bot"), "connecting": N_("connecting"),
+                 "blamed": N_("blamed")}
+
+
+def status_words(status: str) -> str:
+    """A seat's connection in the player's language (the longer ones come in words already)."""
+    text = _STATUS_WORDS.get(status)
+    return _(text) if text else status
 
 
 def _players(p: Painter, session, view: dict | None, info: dict, extra: Callable[[int], str] | None) -> None:
@@ -234,34 +254,39 @@ def _players(p: Painter, session, view: dict | None, info: dict, extra: Callable
     for s, name in enumerate(names):
         turn = s == who
         style = "class:me" if s == session.seat else ""
-        you = " (you)" if s == session.seat and name.lower() != "you" else ""
+        you = " " + _("(you)") if s == session.seat and not is_you(name) else ""
         boxes: list[Fragments] = [[
             ("class:turn-mark", ("\u25b6 " if not p.ascii else "> ") if turn else "  "),
             (style, f"{name + you:<{width + 6}}"),
         ]]
         if s < len(counts):
-            boxes.append([("", f"{counts[s]:>3} card{'s' if counts[s] != 1 else ' '}")])
+            boxes.append([("", cards_count(counts[s], f"{counts[s]:>3}"))])
         if chips is not None and s < len(chips):
-            boxes.append([("", f"{chips[s]:>5} chips")])
+            boxes.append([("", ngettext("{n} chip", "{n} chips", chips[s]).format(n=f"{chips[s]:>5}"))])
         else:
             score = _side_score(session, info, s)
             if score is not None:
-                boxes.append([("", f"{score:>6} pts{' (pair ' + str(s % 2 + 1) + ')' if pairs else ''}")])
+                points = f"{score:>6}"
+                # Translators: a player's match points beside their name; a pair's number when pairs play.
+                boxes.append([("", _("{points} pts (pair {pair})").format(points=points, pair=s % 2 + 1) if pairs
+                               else _("{points} pts").format(points=points))])
         if extra and extra(s):
             boxes.append([("", extra(s))])
         if view and view.get("dealer") == s:
-            boxes.append([("class:dim", "dealer")])
+            # Translators: beside the player who dealt this deal.
+            boxes.append([("class:dim", _("dealer"))])
         st = status.get(s)
         if st:
-            boxes.append([("class:ok" if st in ("connected", "bot") else "class:warn", st)])
-        used = sum(len(t) for box in boxes for _, t in box) + 2 * max(0, len(boxes) - 2)
-        if s < len(prints) and prints[s] and used + 2 + len("key ") + len(prints[s]) <= p.width:
+            boxes.append([("class:ok" if st in ("connected", "bot") else "class:warn", status_words(st))])
+        used = sum(len(t) for box in boxes for _style, t in box) + 2 * max(0, len(boxes) - 2)
+        key = _("key {fingerprint}").format(fingerprint=prints[s]) if s < len(prints) and prints[s] else ""
+        if key and used + 2 + len(key) <= p.width:
             # who is who, to compare with the players in person (all of it, or not at all)
-            boxes.append([("class:dim", f"key {prints[s]}")])
+            boxes.append([("class:dim", key)])
         first, rest = boxes[0], boxes[1:]
         p.out.extend(first)
         if rest:
-            p.flow(rest, indent=" " * 4, gap="  ", used=sum(len(t) for _, t in first))
+            p.flow(rest, indent=" " * 4, gap="  ", used=sum(len(t) for _style, t in first))
         else:
             p.nl()
 
@@ -274,7 +299,7 @@ def render_table(session, ascii: bool = False, width: int = 100, with_hand: bool
     area = _AREAS.get(session.game.id)
     if view is None:
         _players(p, session, None, info, None)
-        p.nl().text("Waiting for the deal\u2026", "class:warn").nl()
+        p.nl().text(_("Waiting for the deal\u2026"), "class:warn").nl()
         return wrap_fragments(p.out, width)
     _players(p, session, view, info, area.seat_extra(view) if area else None)
     p.nl()
@@ -294,9 +319,9 @@ def render_hand(session, ascii: bool = False, width: int = 100) -> Fragments:
     hand = view.get("hand") if view else None
     if hand is not None and session.seat is not None:
         playable = playable_cards(session)
-        p.label(f"Your hand ({len(hand)}):")
+        p.label(_("Your hand ({count}):").format(count=len(hand)))
         if playable:
-            p.label("  underlined: cards you can play now")
+            p.label("  " + _("underlined: cards you can play now"))
         p.nl()
         p.hand(sort_hand(session.game.id, hand, view.get("trump_suit")), playable)
     return wrap_fragments(p.out, width)
@@ -322,16 +347,16 @@ def _outcome(p: Painter, session, info: dict) -> None:
         return
     last = info.get("last_deal")
     if last:
-        p.nl().label("Last deal: ")
+        p.nl().label(_("Last deal:") + " ")
         seats = last.get("seats") or []
         p.text(", ".join(f"{seat_name(session.names, s)} {v:+d}" for s, v in enumerate(seats)))
         p.nl()
     result = info.get("result")
     if phase == PHASE_OVER and result:
-        p.text(f"The match is over: {match_verdict(session, result)}", "class:warn").nl()
+        p.text(_("The match is over: {verdict}").format(verdict=match_verdict(session, result)), "class:warn").nl()
         chips = result.get("chips")
         if chips is not None:
-            p.label("Final chips: ").text(", ".join(f"{seat_name(session.names, s)} {c}" for s, c in enumerate(chips)))
+            p.label(_("Final chips:") + " ").text(", ".join(f"{seat_name(session.names, s)} {c}" for s, c in enumerate(chips)))
             p.nl()
 
 
@@ -346,18 +371,19 @@ def match_verdict(session, result: dict) -> str:
         if chips.count(best) == 1:
             winner = chips.index(best)
     if winner is None:
-        return "a draw."
+        return _("a draw.")
     if session.game.sides(n, session.options) != n:
         members = [names[s] for s in range(n) if session.game.side_of(s, n, session.options) == winner]
-        return f"{' and '.join(members)} win!"
+        # Translators: the winning pair ("Ada and You win!").
+        return _("{first} and {second} win!").format(first=members[0], second=" + ".join(members[1:]))
     who = seat_name(names, winner)
-    return f"{who} win!" if who == "You" else f"{who} wins!"
+    return _("You win!") if is_you(who) else _("{name} wins!").format(name=who)
 
 
 def render_log(session, ascii: bool = False, lines: int = 30, width: int = 44) -> Fragments:
     """The last moves and chat, newest last, wrapped at spaces to ``width``."""
     p = Painter(ascii, width)
-    p.label("Last moves").nl()
+    p.label(_("Last moves")).nl()
     for line in session.last_moves()[-lines:]:
         p.rich(line, "class:chat" if _is_chat(line, session) else "").nl()
     return wrap_fragments(p.out, width)
@@ -380,19 +406,20 @@ class Area:
 
 
 class BuraArea(Area):
-    SUITS = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+    SUITS = {"C": N_("clubs"), "D": N_("diamonds"), "H": N_("hearts"), "S": N_("spades")}
 
     def seat_extra(self, view):
         taken = view.get("tricks_taken") or []
-        return lambda s: f"{taken[s]} trick{'s' if taken[s] != 1 else ''}" if s < len(taken) else ""
+        return lambda s: ngettext("{n} trick", "{n} tricks", taken[s]).format(n=taken[s]) if s < len(taken) else ""
 
     def draw(self, p, session, view):
         names = session.names
-        p.label("Trump: ").card(view["trump"]).text(f" ({self.SUITS.get(view.get('trump_suit'), '?')})")
-        p.label("   Stock: ").text(str(view.get("stock", 0)))
+        suit_name = self.SUITS.get(view.get("trump_suit"))
+        p.label(_("Trump:") + " ").card(view["trump"]).text(f" ({_(suit_name) if suit_name else '?'})")
+        p.label("   " + _("Stock:") + " ").text(str(view.get("stock", 0)))
         if view.get("trump_drawn"):
-            p.text(" (trump card drawn)", "class:label")
-        p.label("   Bank: ").text(str(view.get("bank", 0)))
+            p.text(" " + _("(trump card drawn)"), "class:label")
+        p.label("   " + _("Bank:") + " ").text(str(view.get("bank", 0)))
         p.nl()
         trick = view.get("trick") or []
         lead_size = view.get("lead_size") or 0
@@ -400,29 +427,37 @@ class BuraArea(Area):
             leader = view.get("leader")
             if view.get("phase") == "play" and leader is not None and leader >= 0:
                 who = seat_name(names, leader)
-                p.label("Trick: ").text(f"{who} {verb(who, 'leads')} (up to {view.get('max_lead', 3)} cards of one suit)")
+                most = view.get("max_lead", 3)
+                leads = (ngettext("You lead (up to {n} card of one suit)", "You lead (up to {n} cards of one suit)", most)
+                         if is_you(who) else
+                         ngettext("{name} leads (up to {n} card of one suit)", "{name} leads (up to {n} cards of one suit)",
+                                  most))
+                p.label(_("Trick:") + " ").text(leads.format(name=who, n=most))
         else:
-            p.label("Trick: ")
-            p.text(f"{lead_size} card{'s' if lead_size != 1 else ''} each").nl()
+            p.label(_("Trick:") + " ")
+            p.text(ngettext("{n} card each", "{n} cards each", lead_size).format(n=lead_size)).nl()
             best = view.get("best")
             for play in trick:
                 who = f"{seat_name(names, play['seat'])}:"
                 p.text("  " + who.ljust(max(12, len(who) + 1)))
                 if play.get("down"):
                     if play.get("cards"):
-                        p.cards(play["cards"], style="class:down").text(" (your cards, face down)", "class:label")
+                        p.cards(play["cards"], style="class:down").text(" " + _("(your cards, face down)"), "class:label")
                     else:
-                        p.back(play.get("count", 1)).text(" face down", "class:label")
+                        p.back(play.get("count", 1)).text(" " + _("face down"), "class:label")
                 else:
                     p.cards(play.get("cards") or [])
                 if play["seat"] == best:
-                    p.text("  \u2190 best" if not p.ascii else "  <- best", "class:ok")
+                    # Translators: an arrow points at the play that is best so far in the trick.
+                    p.text(("  \u2190 " if not p.ascii else "  <- ") + _("best"), "class:ok")
                 p.nl()
         if not trick:
             p.nl()
         last = view.get("last_trick")
         if last and not trick:
-            p.label("Last trick: ").text(f"{seat_name(names, last['taker'])} took ")
+            taker = seat_name(names, last["taker"])
+            took = _("You took") if is_you(taker) else _("{name} took").format(name=taker)
+            p.label(_("Last trick:") + " ").text(took + " ")
             for i, play in enumerate(last.get("plays") or []):
                 if i:
                     p.text(" | ")
@@ -432,18 +467,22 @@ class BuraArea(Area):
                     p.cards(play.get("cards") or [])
             p.nl()
         for b in view.get("bessas") or []:
-            p.text(f"Bessa by {seat_name(names, b['seat'])}: ", "class:warn").cards(b["cards"]).nl()
+            p.text(_("Bessa by {name}:").format(name=seat_name(names, b["seat"])) + " ", "class:warn").cards(b["cards"]).nl()
         phase = view.get("phase")
-        if phase == "declare":
-            p.text(f"{seat_name(names, view.get('to_act'))} took the trick and may declare (decl) or not (pas)", "class:warn").nl()
-        elif phase == "bessa":
-            p.text(f"A bessa was shown: {seat_name(names, view.get('to_act'))} may beat it (bessa CARDS) or pas", "class:warn").nl()
+        if phase in ("declare", "bessa"):
+            who = seat_name(names, view.get("to_act"))
+            you = is_you(who)
+            if phase == "declare":
+                text = (_("You took the trick and may declare (decl) or not (pas)") if you else
+                        _("{name} took the trick and may declare (decl) or not (pas)"))
+            else:
+                text = (_("A bessa was shown: you may beat it (bessa CARDS) or pas") if you else
+                        _("A bessa was shown: {name} may beat it (bessa CARDS) or pas"))
+            p.text(text.format(name=who), "class:warn").nl()
         decl = view.get("declaration")
         if decl:
             who = seat_name(names, decl["seat"])
-            verdict = (f"{verb(who, 'wins')} the bank" if decl.get("won")
-                       else f"{verb(who, 'fails')} and {verb(who, 'pays')} {decl.get('paid', 0)}")
-            p.text(f"{who} declared {decl.get('points')} points and {verdict}: ", "class:warn")
+            p.text(declaration_text(who, decl) + " ", "class:warn")
             p.cards(decl.get("cards") or []).nl()
         result = view.get("result")
         if result and not (decl and result.get("end") in ("declared", "failed_declaration")):
@@ -453,22 +492,40 @@ class BuraArea(Area):
     def _result_text(result: dict, names) -> str:
         end = result.get("end")
         who = seat_name(names, result.get("winner"))
-        return {
-            "declared": f"{who} declared and {verb(who, 'wins')} the bank.",
-            "failed_declaration": "The declaration failed; the bank grows and the cards are dealt again.",
-            "bessa": f"{who} {verb(who, 'wins')} the bank with a bessa.",
-            "exhausted": "All cards played without a declaration: everybody doubles the bank.",
-            "unpayable": "Somebody cannot pay: the bank is shared out and the match ends.",
-        }.get(end, f"deal over ({end})")
+        you = is_you(who)
+        if end == "declared":
+            return _("You declared and win the bank.") if you else _("{name} declared and wins the bank.").format(name=who)
+        if end == "bessa":
+            return _("You win the bank with a bessa.") if you else _("{name} wins the bank with a bessa.").format(name=who)
+        if end == "failed_declaration":
+            return _("The declaration failed; the bank grows and the cards are dealt again.")
+        if end == "exhausted":
+            return _("All cards played without a declaration: everybody doubles the bank.")
+        if end == "unpayable":
+            return _("Somebody cannot pay: the bank is shared out and the match ends.")
+        return _("deal over ({end})").format(end=end)
+
+
+def declaration_text(who: str, decl: dict) -> str:
+    """``Ada declared 33 points and wins the bank:`` (the cards follow)."""
+    points, paid = decl.get("points"), decl.get("paid", 0)
+    if decl.get("won"):
+        text = (_("You declared {points} points and win the bank:") if is_you(who) else
+                _("{name} declared {points} points and wins the bank:"))
+    else:
+        # Translators: a failed declaration in bura; {paid}: the chips paid into the bank.
+        text = (_("You declared {points} points and fail and pay {paid}:") if is_you(who) else
+                _("{name} declared {points} points and fails and pays {paid}:"))
+    return text.format(name=who, points=points, paid=paid)
 
 
 class WarkoczArea(Area):
     def draw(self, p, session, view):
         names = session.names
         row = view.get("row") or []
-        p.label("Row: ")
+        p.label(_("Row:") + " ")
         if not row:
-            p.text("(none: the player to act leads with any card)")
+            p.text(_("(none: the player to act leads with any card)"))
         for i, step in enumerate(row):
             if i:
                 p.text(" \u2192 " if not p.ascii else " > ", "class:label")
@@ -479,41 +536,71 @@ class WarkoczArea(Area):
         needed = view.get("needed")
         to_act = view.get("to_act")
         if needed is not None and to_act is not None and to_act >= 0:
-            article = "an" if needed in ("8", "A") else "a"
-            p.text(f"{seat_name(names, to_act)} must continue with {article} {needed}", "class:warn")
+            who = seat_name(names, to_act)
+            # English says "an 8", "an A", "a 7": two messages, the same in most languages.
+            if needed in ("8", "A"):
+                text = _("You must continue with an {rank}") if is_you(who) else _("{name} must continue with an {rank}")
+            else:
+                text = _("You must continue with a {rank}") if is_you(who) else _("{name} must continue with a {rank}")
+            p.text(text.format(name=who, rank=needed), "class:warn")
             if view.get("passes"):
-                p.text(f" ({view['passes']} pas so far)", "class:label")
+                passes = view["passes"]
+                # Translators: how many players said "pas" (passed) on this row so far.
+                p.text(" " + ngettext("({n} pas so far)", "({n} pas so far)", passes).format(n=passes), "class:label")
             p.nl()
         elif to_act is not None and to_act >= 0:
             who = seat_name(names, to_act)
-            p.text(f"{who} {verb(who, 'leads')} a new row", "class:warn").nl()
+            text = _("You lead a new row") if is_you(who) else _("{name} leads a new row").format(name=who)
+            p.text(text, "class:warn").nl()
         played = view.get("played") or {}
         exhausted = set(view.get("exhausted") or [])
-        p.label("Played: ")
+        # Translators: how many cards of each rank were played this deal ("7:3 8:4").
+        p.label(_("Played:") + " ")
         for r, n in played.items():
             p.text(f"{r}:{n} ", "class:dim" if r in exhausted else "")
         p.nl()
         # A gag is a K or a card whose next rank is used up.
         gags = ["K"] + [RANKS[RANKS.index(r) - 1] for r in sorted(exhausted, key=RANKS.index) if r != "2"]
-        p.label("Gag now: ").text(" ".join(sorted(set(gags), key=RANKS.index)))
+        p.label(_("Gag now:") + " ").text(" ".join(sorted(set(gags), key=RANKS.index)))
         if exhausted:
-            p.label(f"  ({', '.join(sorted(exhausted, key=RANKS.index))} used up)")
+            used_up = ", ".join(sorted(exhausted, key=RANKS.index))
+            p.label("  " + _("({ranks} used up)").format(ranks=used_up))
         p.nl()
-        p.label("Rows done: ").text(str(len(view.get("rows_done") or [])))
-        p.label("   Set aside: ").text(str(view.get("aside_count", 0)))
-        p.label("   Bank: ").text(str(view.get("bank", 0)))
+        p.label(_("Rows done:") + " ").text(str(len(view.get("rows_done") or [])))
+        p.label("   " + _("Set aside:") + " ").text(str(view.get("aside_count", 0)))
+        p.label("   " + _("Bank:") + " ").text(str(view.get("bank", 0)))
         wb = view.get("warkocz_by")
-        p.label("   Warkocz: ").text("not played yet" if wb is None else f"played by {seat_name(names, wb)}")
+        p.label("   " + _("Warkocz:") + " ").text(
+            _("not played yet") if wb is None else _("played by {name}").format(name=seat_name(names, wb)))
         p.nl()
         # The match totals, this deal's points included once it is over.
         scores = session.match_info().get("scores") or view.get("scores") or []
-        p.label("Points: ").text(", ".join(f"{seat_name(names, s)} {v}" for s, v in enumerate(scores)))
-        p.text(f"  (to {view.get('target')})", "class:label").nl()
+        p.label(_("Points:") + " ").text(", ".join(f"{seat_name(names, s)} {v}" for s, v in enumerate(scores)))
+        p.text("  " + _("(to {target})").format(target=view.get("target")), "class:label").nl()
         if view.get("winner") is not None:
-            how = ""
-            if view.get("aria"):
-                how = " with an aria (x4, ending with the warkocz)" if view.get("aria_warkocz") else " with an aria (x2)"
-            p.text(f"{seat_name(names, view['winner'])} went out{how}.", "class:warn").nl()
+            p.text(warkocz_went_out(seat_name(names, view["winner"]), view.get("aria"), view.get("aria_warkocz")),
+                   "class:warn").nl()
+
+
+def warkocz_went_out(who: str, aria: bool = False, ending_with_warkocz: bool = False) -> str:
+    """``Ada went out with an aria (x2).``"""
+    you = is_you(who)
+    if aria and ending_with_warkocz:
+        text = (_("You went out with an aria (x4, ending with the warkocz).") if you else
+                _("{name} went out with an aria (x4, ending with the warkocz)."))
+    elif aria:
+        text = _("You went out with an aria (x2).") if you else _("{name} went out with an aria (x2).")
+    else:
+        text = _("You went out.") if you else _("{name} went out.")
+    return text.format(name=who)
+
+
+def canasta_went_out(who: str, concealed: bool = False) -> str:
+    """``Ada went out concealed (from hand).``"""
+    if concealed:
+        return (_("You went out concealed (from hand).") if is_you(who) else
+                _("{name} went out concealed (from hand).").format(name=who))
+    return _("You went out.") if is_you(who) else _("{name} went out.").format(name=who)
 
 
 class CanastaArea(Area):
@@ -534,35 +621,38 @@ class CanastaArea(Area):
         return session.seat
 
     def draw(self, p, session, view):
-        p.label("Stock: ").text(str(view.get("stock_count", 0)))
+        p.label(_("Stock:") + " ").text(str(view.get("stock_count", 0)))
         pile = view.get("pile") or []
-        p.label("   Pile: ").text(f"{len(pile)} card{'s' if len(pile) != 1 else ''}")
+        p.label("   " + _("Pile:") + " ").text(cards_count(len(pile)))
         if pile:
-            p.label(", top ").card(pile[-1])
+            # Translators: after the pile's size: "Pile: 5 cards, top 7H".
+            p.label(", " + pgettext("pile", "top") + " ").card(pile[-1])
         if view.get("frozen"):
-            p.text("  FROZEN (take only with two naturals of its rank)", "class:error")
+            p.text("  " + _("FROZEN (take only with two naturals of its rank)"), "class:error")
         if view.get("stopped"):
-            p.text("  STOP card: the pile may not be taken now", "class:warn")
+            p.text("  " + _("STOP card: the pile may not be taken now"), "class:warn")
         p.nl()
         melds = view.get("melds") or []
         owners: dict[int, list[int]] = {}
         for i, m in enumerate(melds):
             owners.setdefault(m["owner"], []).append(i)
         if not melds:
-            p.label("Melds: none yet").nl()
+            p.label(_("Melds: none yet")).nl()
         mine = self.my_owner(session, view)
         for owner in sorted(owners, key=lambda o: (o != mine, o)):
             # Melds flow side by side after their owner's name as far as the
             # width allows: small terminals must still show every meld.
             # The running total of the cards melded (canasta bonuses come at the deal's end).
             worth = sum(session.game.value(c) for i in owners[owner] for c in melds[i]["cards"] if not is_unknown(c))
-            label = f"  {self.owner_name(session, view, owner)} ({worth} pts): "
+            # Translators: a player's (or pair's) melds follow: "Ada (120 pts): 1) KH KS KD ...".
+            label = "  " + _("{owner} ({points} pts):").format(owner=self.owner_name(session, view, owner),
+                                                              points=worth) + " "
             p.text(label, "class:me" if owner == mine else "")
             boxes = [self._meld_box(p, i, melds[i], session.game.id) for i in owners[owner]]
             p.flow(boxes, indent=" " * len(label), gap="   ", used=len(label))
         red3s = view.get("red3s") or []
         if any(red3s):
-            p.label("Red 3s: ")
+            p.label(_("Red 3s:") + " ")
             first = True
             for s, threes in enumerate(red3s):
                 if threes:
@@ -575,17 +665,17 @@ class CanastaArea(Area):
             opened = view.get("opened") or []
             minimum = view.get("minimum") or []
             if mine < len(opened) and not opened[mine] and mine < len(minimum):
-                p.label(f"Your first meld must be worth at least {minimum[mine]}")
+                p.label(_("Your first meld must be worth at least {points}").format(points=minimum[mine]))
                 if view.get("turn_value") and view.get("to_act") == session.seat:
-                    p.label(f" (melded this turn: {view['turn_value']})")
+                    p.label(" " + _("(melded this turn: {points})").format(points=view["turn_value"]))
                 p.nl()
         if view.get("to_act") == session.seat and session.seat is not None:
             p.text(self._turn_help(session.game.id, view), "class:hint").nl()
         if view.get("went_out") is not None:
-            how = " concealed (from hand)" if view.get("concealed") else ""
-            p.text(f"{seat_name(session.names, view['went_out'])} went out{how}.", "class:warn").nl()
+            p.text(canasta_went_out(seat_name(session.names, view["went_out"]), view.get("concealed")),
+                   "class:warn").nl()
         elif view.get("deal_over"):
-            p.text("The stock ran out: nobody went out.", "class:warn").nl()
+            p.text(_("The stock ran out: nobody went out."), "class:warn").nl()
 
     @staticmethod
     def _meld_box(p: Painter, i: int, meld: dict, game_id: str) -> Fragments:
@@ -595,7 +685,8 @@ class CanastaArea(Area):
         if meld.get("canasta"):
             box.text(f" ({n}, {canasta_word(game_id, meld['canasta'])})", "class:ok")
         elif n >= 5:
-            box.text(f" ({n}, {7 - n} to a canasta)", "class:label")
+            # Translators: a meld of {n} cards that lacks {missing} to be a canasta.
+            box.text(" " + _("({n}, {missing} to a canasta)").format(n=n, missing=7 - n), "class:label")
         else:
             box.text(f" ({n})", "class:label")
         return box.out
@@ -604,14 +695,14 @@ class CanastaArea(Area):
     def _turn_help(game_id: str, view: dict) -> str:
         phase = view.get("phase")
         if phase == "setup":
-            return "Lay your red 3s: r3 CARDS (r3 alone if you have none)."
+            return _("Lay your red 3s: r3 CARDS (r3 alone if you have none).")
         if phase == "draw":
             if game_id == "kanaszta":
-                return "Draw (dr) or take the pile (t ...)."
-            return "Draw a card: dr."
+                return _("Draw (dr) or take the pile (t ...).")
+            return _("Draw a card: dr.")
         if view.get("can_take_pile") and game_id == "kanasta":
-            return "Take the pile (t ...), meld (m), add (a N ...), or discard (d CARD) to end your turn."
-        return "Meld (m), add (a N ...), or discard (d CARD) to end your turn."
+            return _("Take the pile (t ...), meld (m), add (a N ...), or discard (d CARD) to end your turn.")
+        return _("Meld (m), add (a N ...), or discard (d CARD) to end your turn.")
 
 
 _CANASTA = CanastaArea()

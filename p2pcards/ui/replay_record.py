@@ -14,6 +14,7 @@ import json
 from typing import Iterator
 
 from p2pcards.audit.replay import DEAL_OVER, DEALT, MOVE, STOP, THE_END, Replay
+from p2pcards.i18n import _, ngettext
 from p2pcards.net.messages import printable
 from p2pcards.ui.lobby import options_lines
 from p2pcards.ui.render import match_verdict, sort_hand
@@ -37,8 +38,9 @@ def game_record(replay: Replay, seat: int | None = None, show_all: bool = False,
     with ``show_all`` every hand."""
     table = replay.log.table
     extra = table.extra if isinstance(table.extra, dict) else {}
-    yield _clean(f"{replay.game.id} for {replay.players}: "
-                 + ", ".join(f"{name} (seat {i})" for i, name in enumerate(replay.names)))
+    # Translators: the record's first line: "bura for 3: Ada (seat 0), Bolek (seat 1), ...".
+    seats = ", ".join(_("{name} (seat {seat})").format(name=name, seat=i) for i, name in enumerate(replay.names))
+    yield _clean(_("{game} for {players}: {seats}").format(game=replay.game.id, players=replay.players, seats=seats))
     for line in options_lines(dict(table.options or {}), dict(extra)):
         yield _clean(line)
     session = ReplaySession(replay, seat)
@@ -50,9 +52,11 @@ def game_record(replay: Replay, seat: int | None = None, show_all: bool = False,
             number = 0
             view = replay.view(frame, None) or {}
             dealer = view.get("dealer")
-            who = f", dealt by {replay.names[dealer]}" if isinstance(dealer, int) and 0 <= dealer < replay.players else ""
             yield ""
-            yield _clean(f"Deal {move.deal + 1}{who}")
+            if isinstance(dealer, int) and 0 <= dealer < replay.players:
+                yield _clean(_("Deal {number}, dealt by {name}").format(number=move.deal + 1, name=replay.names[dealer]))
+            else:
+                yield _clean(_("Deal {number}").format(number=move.deal + 1))
             if show_all:
                 yield from _all_hands(replay, session, frame, ascii_only)
             continue
@@ -61,7 +65,7 @@ def game_record(replay: Replay, seat: int | None = None, show_all: bool = False,
             yield _clean(shell_text([f"{number:>4}. {session.move_text(i)}"], ascii_only))
         elif move.kind == DEAL_OVER:
             yield ""
-            for line in session.sheet() or [f"Deal {move.deal + 1} is over."]:
+            for line in session.sheet() or [_("Deal {number} is over.").format(number=move.deal + 1)]:
                 yield _clean(shell_text([line], ascii_only))
             continue
         elif move.kind in (STOP, THE_END):
@@ -70,11 +74,13 @@ def game_record(replay: Replay, seat: int | None = None, show_all: bool = False,
         for f in replay.frames[move.first: move.last + 1]:
             for text in f.chat:
                 if 0 <= f.author < replay.players:
-                    yield _clean(f"      chat {replay.names[f.author]}: {text}")
+                    # Translators: a chat line in the game record.
+                    yield _clean("      " + _("chat {name}: {text}").format(name=replay.names[f.author], text=text))
             for v in replay.findings.get(f.index, []):
                 who = replay.names[v["seat"]] if isinstance(v.get("seat"), int) and 0 <= v["seat"] < replay.players \
-                    else "nobody identified"
-                yield _clean(f"      !! entry {f.index}: {v['kind']} by {who}: {v['detail']}")
+                    else _("nobody identified")
+                yield _clean("      !! " + _("entry {index}: {kind} by {name}: {detail}").format(
+                    index=f.index, kind=v["kind"], name=who, detail=v["detail"]))
         if move.kind != MOVE:
             continue
         if show_all:
@@ -83,7 +89,7 @@ def game_record(replay: Replay, seat: int | None = None, show_all: bool = False,
             view = replay.view(frame, seat)
             if view is not None:
                 hand = sort_hand(replay.game.id, list(view.get("hand") or []), view.get("trump_suit"))
-                yield "      your hand: " + _cards(hand, ascii_only)
+                yield "      " + _("your hand: {cards}").format(cards=_cards(hand, ascii_only))
     yield ""
     yield from _ending(replay, session, ascii_only)
 
@@ -109,13 +115,16 @@ def _ending(replay, session, ascii_only) -> Iterator[str]:
             yield _clean(shell_text([line], ascii_only))
         yield ""
     else:
-        yield f"The game did not finish: the log stops at entry {replay.frames[-1].index}, before its end."
+        yield _("The game did not finish: the log stops at entry {index}, before its end.").format(
+            index=replay.frames[-1].index)
     if report.exit_code == 1:
-        yield f"Audit: {len(report.violations)} violation(s) (p2pcards audit names them)."
+        count = len(report.violations)
+        yield ngettext("Audit: {n} violation (p2pcards audit names it).",
+                       "Audit: {n} violations (p2pcards audit names them).", count).format(n=count)
     elif replay.complete:
-        yield "Audit: clean."
+        yield _("Audit: clean.")
     else:
-        yield "Audit: no fault found as far as the log goes."
+        yield _("Audit: no fault found as far as the log goes.")
 
 
 def _jsonable(value):

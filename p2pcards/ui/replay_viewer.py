@@ -22,12 +22,14 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.mouse_events import MouseEventType
 
 from p2pcards.audit.replay import DEAL_OVER, MOVE
+from p2pcards.i18n import N_, _, ngettext
 from p2pcards.ui.render import Painter, render_table, sort_hand, wrap_fragments
 from p2pcards.ui.scoresheet import deal_sheet
 from p2pcards.ui.session import PHASE_PLAYING, FinishedDeal, Notifier
 from p2pcards.ui.wording import with_own_cards
 
-KEYS_HELP = (
+# Translators: the replay's keys, at the bottom of its screen; keep the keys, translate the words.
+KEYS_HELP = N_(
     "\u2192/n \u2190/p move  \u2191\u2193 list  ]/[ deal  d first decision  g autoplay +/- speed  "
     "r score sheet  e entries  s seat  a all hands  123\u21b5 entry  q quit"
 )
@@ -127,7 +129,7 @@ class ReplaySession:
     # ----- moving ---------------------------------------------------------------------
     def _loading_note(self) -> None:
         if not self.replay.done.is_set():
-            self.note = f"still reading the log ({self.replay.progress():.0%})"
+            self.note = _("still reading the log ({percent})").format(percent=f"{self.replay.progress():.0%}")
 
     def go(self, move: int) -> None:
         """To move number ``move`` (as far as the log is read)."""
@@ -183,7 +185,7 @@ class ReplaySession:
             deal = next((m.deal for m in self.replay.moves[self.move:] if m.kind == MOVE), deal)
         found = self.replay.first_decision(deal)
         if found is None:
-            self.note = "no move of this deal read yet"
+            self.note = _("no move of this deal read yet")
         else:
             self.go(found)
 
@@ -217,32 +219,37 @@ class ReplayViewer:
     def _header(self) -> StyleAndTextTuples:
         s = self.session
         replay = s.replay
-        who = "everybody (spectator)" if s.seat is None else s.names[s.seat]
+        who = _("everybody (spectator)") if s.seat is None else s.names[s.seat]
         p = Painter(self.ascii)
-        p.text(f" replay: {s.game.id} ", "class:title")
-        p.text(f"  deal {s.frame.deal + 1}  move {s.move}/{len(replay.moves) - 1}  entry {s.frame.index}  as {who}")
+        p.text(" " + _("replay: {game}").format(game=s.game.id) + " ", "class:title")
+        # Translators: where the replay stands: deal number, move number/of, protocol entry number, whose view.
+        p.text("  " + _("deal {deal}  move {move}/{moves}  entry {entry}  as {who}").format(
+            deal=s.frame.deal + 1, move=s.move, moves=len(replay.moves) - 1, entry=s.frame.index, who=who))
         if replay.reading and not replay.done.is_set():
-            p.text("  checking the file's signatures\u2026", "class:hint")
+            p.text("  " + _("checking the file's signatures\u2026"), "class:hint")
         elif not replay.done.is_set():
             width = 20
             filled = int(replay.progress() * width)
-            p.text(f"  reading the log [{'#' * filled}{'.' * (width - filled)}] {replay.progress():.0%}", "class:hint")
+            bar = f"[{'#' * filled}{'.' * (width - filled)}] {replay.progress():.0%}"
+            p.text("  " + _("reading the log {progress}").format(progress=bar), "class:hint")
         elif replay.error:
             p.text(f"  {replay.error}", "class:error")
         elif not replay.complete:
-            p.text(f"  the game did not finish: the log stops at entry {replay.frames[-1].index}", "class:error")
+            p.text("  " + _("the game did not finish: the log stops at entry {index}").format(
+                index=replay.frames[-1].index), "class:error")
         elif replay.audit_ok:
-            p.text("  audit: clean", "class:label")
+            p.text("  " + _("audit: clean"), "class:label")
         else:
-            p.text(f"  audit: {len(replay.result['violations'])} violation(s)", "class:error")
+            count = len(replay.result["violations"])
+            p.text("  " + ngettext("audit: {n} violation", "audit: {n} violations", count).format(n=count), "class:error")
         if self.autoplay:
-            p.text(f"  autoplay {SPEEDS[self.speed]:g}/s", "class:warn")
+            p.text("  " + _("autoplay {speed}/s").format(speed=f"{SPEEDS[self.speed]:g}"), "class:warn")
         if self.show_all:
-            p.text("  all hands", "class:warn")
+            p.text("  " + _("all hands"), "class:warn")
         if s.detail:
-            p.text("  entries", "class:warn")
+            p.text("  " + _("entries"), "class:warn")
         if self.typed:
-            p.text(f"   jump to entry: {self.typed}_", "class:hint")
+            p.text("   " + _("jump to entry: {number}").format(number=self.typed) + "_", "class:hint")
         return p.out
 
     def _table(self) -> StyleAndTextTuples:
@@ -254,8 +261,10 @@ class ReplayViewer:
         frames = [s.frame] if s.detail else s.replay.frames[s.current.first: s.current.last + 1]
         for frame in frames:
             for v in s.replay.findings.get(frame.index, []):
-                who = s.names[v["seat"]] if isinstance(v.get("seat"), int) else "nobody identified"
-                p.text(f"!! {v['kind']} by {who}: {v['detail']}", "class:error").nl()
+                who = s.names[v["seat"]] if isinstance(v.get("seat"), int) else _("nobody identified")
+                # Translators: an audit finding: {kind} is the cheat's protocol name, {detail} the audit's words.
+                p.text("!! " + _("{kind} by {name}: {detail}").format(kind=v["kind"], name=who, detail=v["detail"]),
+                       "class:error").nl()
             if 0 <= frame.author < len(s.names):
                 for said in frame.chat:
                     p.text(f"{s.names[frame.author]}: ", "class:label").text(said, "class:chat").nl()
@@ -266,7 +275,7 @@ class ReplayViewer:
                 p.rich(line).nl()
             return wrap_fragments(p.out, width)
         if self.show_sheet:
-            p.text("(this deal's score sheet comes with its end)", "class:label").nl().nl()
+            p.text(_("(this deal's score sheet comes with its end)"), "class:label").nl().nl()
         if s.view() is None:
             for line in _options_lines(s):
                 p.text(line).nl()
@@ -274,9 +283,9 @@ class ReplayViewer:
         p.out += render_table(s, self.ascii, width)
         if self.show_all:
             hands = s.replay.hands(s.frame)
-            p.nl().label("All hands:").nl()
+            p.nl().label(_("All hands:")).nl()
             if hands is None:
-                p.text("  not known: this deal's keys were never revealed", "class:label").nl()
+                p.text("  " + _("not known: this deal's keys were never revealed"), "class:label").nl()
             else:
                 trump = (s.view() or {}).get("trump_suit")
                 for seat, hand in enumerate(hands):
@@ -290,11 +299,11 @@ class ReplayViewer:
         p = Painter(self.ascii)
         rows = max(5, self._rows() - 4)
         if s.detail:
-            p.label(f"Entries of move {s.move}").nl()
+            p.label(_("Entries of move {move}").format(move=s.move)).nl()
             count, current = len(s.replay.frames), s.entry
             text = lambda i: f"#{s.replay.frames[i].index} {s.replay.frames[i].text}"  # noqa: E731
         else:
-            p.label("Moves").nl()
+            p.label(_("Moves")).nl()
             count, current, text = len(s.replay.moves), s.move, s.move_text
         start = max(0, min(current - rows // 2, count - rows))
         for i in range(start, min(count, start + rows)):
@@ -349,7 +358,7 @@ class ReplayViewer:
             [
                 Window(FormattedTextControl(self._header), height=Dimension(min=1, max=2), wrap_lines=True),
                 body,
-                Window(FormattedTextControl(lambda: [("class:label", KEYS_HELP), ("class:error", " " + self.note)]),
+                Window(FormattedTextControl(lambda: [("class:label", _(KEYS_HELP)), ("class:error", " " + self.note)]),
                        height=Dimension(min=1, max=2), wrap_lines=True),
             ]
         )
@@ -404,46 +413,46 @@ class ReplayViewer:
         kb.add("g")(lambda e: self.toggle_autoplay())
 
         @kb.add("+")
-        def _(event):
+        def _key(event):
             self.speed = min(len(SPEEDS) - 1, self.speed + 1)
 
         @kb.add("-")
-        def _(event):
+        def _key(event):
             self.speed = max(0, self.speed - 1)
 
         @kb.add("a")
-        def _(event):
+        def _key(event):
             self.show_all = not self.show_all
 
         @kb.add("r")
-        def _(event):
+        def _key(event):
             self.show_sheet = not self.show_sheet
 
         @kb.add("e")
-        def _(event):
+        def _key(event):
             s.detail = not s.detail
             if not s.detail:
                 s.go(s.move)
 
         for digit in "0123456789":
             @kb.add(digit)
-            def _(event, digit=digit):
+            def _key(event, digit=digit):
                 self.typed += digit
 
         @kb.add("enter")
-        def _(event):
+        def _key(event):
             if self.typed:
                 if not s.jump_to_entry(int(self.typed)):
-                    self.note = f"there is no entry {self.typed}"
+                    self.note = _("there is no entry {number}").format(number=self.typed)
                 self.typed = ""
 
         @kb.add("escape", eager=True)
-        def _(event):
+        def _key(event):
             self.typed = ""
 
         @kb.add("q")
         @kb.add("c-c")
-        def _(event):
+        def _key(event):
             self.autoplay = False
             event.app.exit()
 

@@ -8,8 +8,10 @@ the shell gets the table's own notation (``7♠``) from ``shell_text``."""
 from __future__ import annotations
 
 from p2pcards.cards import display
+from p2pcards.i18n import N_, _
 from p2pcards.ui.commands import split_cards
-from p2pcards.ui.render import sort_hand
+from p2pcards.ui.render import canasta_went_out, declaration_text, sort_hand, warkocz_went_out
+from p2pcards.ui.wording import is_you
 from p2pcards.ui.session import FinishedDeal
 
 
@@ -34,111 +36,117 @@ def _grid(heads: list[str], rows: list[tuple[str, list]]) -> list[str]:
     return lines
 
 
+# A title starting with "+" marks a row of gains (shown +12, -3).
+_CANASTA_ROWS = (("melds", N_("Melds")), ("canastas", N_("Canastas")), ("red3s", N_("Red 3s")),
+                 ("going_out", N_("Going out")), ("hand", N_("Cards in hand")))
+
+
 def _canasta_rows(scores: dict) -> list[tuple[str, list]]:
-    rows = []
-    for key, title in (("melds", "Melds"), ("canastas", "Canastas"), ("red3s", "Red 3s"),
-                       ("going_out", "Going out"), ("hand", "Cards in hand")):
-        if scores.get(key) is not None:
-            rows.append((title, scores[key]))
-    return rows
+    return [(_(title), scores[key]) for key, title in _CANASTA_ROWS if scores.get(key) is not None]
+
+
+def _gains(title: str) -> str:
+    return "+" + title
 
 
 def _warkocz_rows(scores: dict, names: list[str]) -> list[tuple[str, list]]:
-    rows = [("Cards left", scores.get("cards_left") or [])]
+    rows = [(_("Cards left"), scores.get("cards_left") or [])]
     if scores.get("chips") is not None:
-        rows.append(("+Chips this deal", scores["chips"]))
+        rows.append((_gains(_("Chips this deal")), scores["chips"]))
     return rows
 
 
 def deal_sheet(game, names: list[str], options: dict, deal: FinishedDeal) -> list[str]:
     """The lines of one deal's score sheet."""
     s = deal.scores
-    lines = [f"Deal {deal.number}: score sheet", ""]
+    lines = [_("Deal {number}: score sheet").format(number=deal.number), ""]
     if deal.hands is not None:
-        lines.append("Hands at the end:")
+        lines.append(_("Hands at the end:"))
         width = max(len(n) for n in names) + 1
         for seat, hand in enumerate(deal.hands):
             shown = " ".join(sort_hand(game.id, hand, s.get("trump_suit")))
-            lines.append(f"  {names[seat] + ':':<{width}} " + (shown or "(no cards)"))
+            lines.append(f"  {names[seat] + ':':<{width}} " + (shown or _("(no cards)")))
         lines.append("")
     sides = _sides(game, names, options)
     if game.id in ("kanasta", "kanaszta"):
-        rows = _canasta_rows(s) + [("+This deal", s.get("sides") or []), ("Match total", deal.match_scores)]
+        rows = _canasta_rows(s) + [(_gains(_("This deal")), s.get("sides") or []),
+                                   (_("Match total"), deal.match_scores)]
         lines += _grid(sides, rows)
         went = s.get("went_out")
         if went is not None:
-            how = " concealed (from hand)" if s.get("concealed") else ""
-            lines.append(f"{names[went]} went out{how}.")
+            lines.append(canasta_went_out(names[went], s.get("concealed")))
         else:
-            lines.append("Nobody went out.")
+            lines.append(_("Nobody went out."))
         target = options.get("target")
         if target:
-            lines.append(f"The match is played to {target}.")
+            lines.append(_("The match is played to {target}.").format(target=target))
     elif game.id == "warkocz":
-        rows = _warkocz_rows(s, names) + [("+Points this deal", s.get("seats") or []),
-                                          ("Match points", deal.match_scores)]
+        rows = _warkocz_rows(s, names) + [(_gains(_("Points this deal")), s.get("seats") or []),
+                                          (_("Match points"), deal.match_scores)]
         if deal.match_chips is not None:
-            rows.append(("Chips", deal.match_chips))
+            rows.append((_("Chips"), deal.match_chips))
         lines += _grid(sides, rows)
         if s.get("winner") is not None:
-            lines.append(f"{names[s['winner']]} went out.")
+            lines.append(warkocz_went_out(names[s["winner"]]))
         multiplier = s.get("multiplier") or 1
         if s.get("aria"):
-            lines.append(f"An aria: points x{multiplier}.")
+            lines.append(_("An aria: points x{multiplier}.").format(multiplier=multiplier))
         elif multiplier != 1:
-            lines.append(f"Points doubled: x{multiplier}.")
+            lines.append(_("Points doubled: x{multiplier}.").format(multiplier=multiplier))
         if s.get("warkocz_holder") is not None:
-            lines.append(f"{names[s['warkocz_holder']]} was left holding the warkocz (9♣).")
-        lines.append(f"Bank: {s.get('bank', deal.bank)}. The match is played to {options.get('target')} points.")
+            holder = names[s["warkocz_holder"]]
+            lines.append(_("You were left holding the warkocz (9\u2663).") if is_you(holder) else
+                         _("{name} was left holding the warkocz (9\u2663).").format(name=holder))
+        lines.append(_("Bank: {bank}. The match is played to {target} points.").format(
+            bank=s.get("bank", deal.bank), target=options.get("target")))
     elif game.id == "bura":
-        rows = [("+Chips this deal", s.get("seats") or [])]
+        rows = [(_gains(_("Chips this deal")), s.get("seats") or [])]
         if deal.match_chips is not None:
-            rows.append(("Chips", deal.match_chips))
+            rows.append((_("Chips"), deal.match_chips))
         lines += _grid(sides, rows)
         decl = s.get("declaration")
         if decl:
-            verdict = "and won the bank" if decl.get("won") else f"and failed (paid {decl.get('paid', 0)})"
-            lines.append(f"{names[decl['seat']]} declared {decl.get('points')} points {verdict}: "
-                         + " ".join(decl.get("cards") or []))
+            lines.append(declaration_text(names[decl["seat"]], decl) + " " + " ".join(decl.get("cards") or []))
         for bessa in s.get("bessas") or []:
-            lines.append(f"{names[bessa['seat']]} showed a bessa: " + " ".join(bessa["cards"]))
-        end = {"exhausted": "All cards were played without a declaration: the bank doubles.",
-               "failed_declaration": "The declaration failed: the bank grows and the cards are dealt again.",
-               "unpayable": "Somebody could not pay: the bank was shared out."}.get(s.get("end"))
+            who = names[bessa["seat"]]
+            shown = _("You showed a bessa:") if is_you(who) else _("{name} showed a bessa:").format(name=who)
+            lines.append(shown + " " + " ".join(bessa["cards"]))
+        end = {"exhausted": N_("All cards were played without a declaration: the bank doubles."),
+               "failed_declaration": N_("The declaration failed: the bank grows and the cards are dealt again."),
+               "unpayable": N_("Somebody could not pay: the bank was shared out.")}.get(s.get("end"))
         if end:
-            lines.append(end)
-        lines.append(f"Bank now: {s.get('bank', deal.bank)}.")
+            lines.append(_(end))
+        lines.append(_("Bank now: {bank}.").format(bank=s.get("bank", deal.bank)))
     else:
-        lines += _grid(sides, [("+This deal", s.get("sides") or []), ("Match total", deal.match_scores)])
-    return _you(lines, names)
+        lines += _grid(sides, [(_gains(_("This deal")), s.get("sides") or []), (_("Match total"), deal.match_scores)])
+    return lines
 
 
 def match_sheet(game, names: list[str], options: dict, result: dict, verdict: str,
                 log_path: str | None = None) -> list[str]:
     """The end of the match: the winner, the final standings, the log."""
-    lines = [f"The match is over: {verdict}", "", "Final standings:"]
+    lines = [_("The match is over: {verdict}").format(verdict=verdict), "", _("Final standings:")]
     sides = _sides(game, names, options)
     scores = result.get("scores") or []
     chips = result.get("chips")
     if chips is not None:
         order = sorted(range(len(names)), key=lambda s: -chips[s])
         for place, seat in enumerate(order, 1):
-            points = f", {scores[seat]} points" if game.id != "bura" and seat < len(scores) else ""
-            lines.append(f"  {place}. {names[seat]}: {chips[seat]} chips{points}")
+            standing = (_("{place}. {name}: {chips} chips, {points} points") if game.id != "bura" and seat < len(scores)
+                        else _("{place}. {name}: {chips} chips"))
+            lines.append("  " + standing.format(place=place, name=names[seat], chips=chips[seat],
+                                                points=scores[seat] if seat < len(scores) else 0))
     else:
         order = sorted(range(len(scores)), key=lambda side: -scores[side])
         for place, side in enumerate(order, 1):
-            lines.append(f"  {place}. {sides[side]}: {scores[side]} points")
+            lines.append("  " + _("{place}. {name}: {points} points").format(place=place, name=sides[side],
+                                                                           points=scores[side]))
     if log_path:
-        lines += ["", f"The signed log is kept in {log_path}",
-                  f"Check it with:  p2pcards audit {log_path}", f"Replay it with: p2pcards replay {log_path}"]
-    return _you(lines, names)
-
-
-def _you(lines: list[str], names: list[str]) -> list[str]:
-    """Grammar for a player called You: "You went out", not "You wents"; the
-    sentences above already use the plain past tense, so only "You was" needs care."""
-    return [line.replace("You was ", "You were ") for line in lines]
+        lines += ["", _("The signed log is kept in {path}").format(path=log_path),
+                  # Translators: keep the command as it is; the spaces line up the two commands.
+                  _("Check it with:  p2pcards audit {path}").format(path=log_path),
+                  _("Replay it with: p2pcards replay {path}").format(path=log_path)]
+    return lines
 
 
 def shell_text(lines: list[str], ascii: bool = False) -> str:

@@ -27,8 +27,9 @@ import trio
 from p2pcards.bots import Bot
 from p2pcards.games import Game, IllegalAction, get_game
 from p2pcards.games.base import Match
+from p2pcards.i18n import _
 from p2pcards.protocol.narration import describe
-from p2pcards.ui.wording import verb, with_own_cards
+from p2pcards.ui.wording import is_you, with_own_cards, you
 
 # The phases of ``match_info()["phase"]``.
 PHASE_DEALING = "dealing"   # no deal to show yet: shuffling / dealing in progress
@@ -149,7 +150,7 @@ class Notifier:
 
 def seat_name(names: list[str], seat: int | None) -> str:
     if seat is None or not 0 <= seat < len(names):
-        return "nobody"
+        return _("nobody")
     return names[seat]
 
 
@@ -165,8 +166,10 @@ def deal_summary(game: Game, names: list[str], options: dict, deal_scores: dict)
         ]
     else:
         parts = [f"{names[s]} {points:+d}" for s, points in enumerate(deal_scores.get("seats") or sides)]
-    unit = " chips" if game.id == "bura" else ""
-    return "deal over: " + ", ".join(parts) + unit
+    if game.id == "bura":
+        # Translators: a finished deal in the log: "deal over: Ada +20, Bolek -10 chips".
+        return _("deal over: {scores} chips").format(scores=", ".join(parts))
+    return _("deal over: {scores}").format(scores=", ".join(parts))
 
 
 class LocalSession:
@@ -235,7 +238,7 @@ class LocalSession:
     @staticmethod
     def _default_names(players: int, seat: int | None) -> list[str]:
         bot_names = iter(["Ada", "Bolek", "Cili", "Dorka", "Emil", "Franek"])
-        return ["You" if s == seat else next(bot_names) for s in range(players)]
+        return [you() if s == seat else next(bot_names) for s in range(players)]
 
     # ----- reading -----------------------------------------------------------
     def view(self) -> dict | None:
@@ -295,12 +298,12 @@ class LocalSession:
     async def act(self, action: dict) -> None:
         await trio.lowlevel.checkpoint()
         if self.seat is None:
-            raise IllegalAction("spectators do not play")
+            raise IllegalAction(_("spectators do not play"))
         if self._phase != PHASE_PLAYING:
-            raise IllegalAction("no deal is being played now")
+            raise IllegalAction(_("no deal is being played now"))
         who = self.game.to_act(self._state)
         if who != self.seat:
-            raise IllegalAction(f"it is not your turn: {seat_name(self.names, who)} is to play")
+            raise IllegalAction(_("it is not your turn: {name} is to play").format(name=seat_name(self.names, who)))
         self._apply(self.seat, action)
 
     async def chat(self, text: str) -> None:
@@ -347,7 +350,9 @@ class LocalSession:
             self._state = self.game.start_deal(self.match)
             self._phase = PHASE_PLAYING
             dealer = seat_name(self.names, self.match.dealer)
-            self._log(f"deal {self.match.deal_index + 1}: {dealer} {verb(dealer, 'deals')}")
+            number = self.match.deal_index + 1
+            self._log(_("deal {number}: You deal").format(number=number) if is_you(dealer) else
+                      _("deal {number}: {name} deals").format(number=number, name=dealer))
             self._changed()
             await self._play_deal()
             self._last_deal = self.game.deal_scores(self._state)
@@ -366,7 +371,7 @@ class LocalSession:
             await self._between_deals()
         self._phase = PHASE_OVER if self.game.match_over(self.match) else PHASE_BETWEEN
         if self._phase == PHASE_OVER:
-            self._log("the match is over")
+            self._log(_("the match is over"))
         self._changed()
 
     async def _play_deal(self) -> None:
@@ -381,7 +386,7 @@ class LocalSession:
                     await self._wait_change(self._deadline)
                     if self._state is state and self._deadline is not None and trio.current_time() >= self._deadline:
                         action = self._hint_bot.choose(self.game, self._state)
-                        self._apply(who, action, " (time ran out: the bot played)")
+                        self._apply(who, action, " " + _("(time ran out: the bot played)"))
                 self._deadline = None
             else:
                 self._deadline = trio.current_time() + self.bot_delay if self.bot_delay else None
@@ -396,7 +401,7 @@ class LocalSession:
         except Exception as exc:
             # A broken bot must not end the human's game: it plays at random instead.
             fallback = random.Random(f"{self.seed}:{self._version}").choice(self.game.legal_actions(self._state))
-            self._apply(who, fallback, f" (bot error {type(exc).__name__}: played at random)")
+            self._apply(who, fallback, " " + _("(bot error {error}: played at random)").format(error=type(exc).__name__))
 
     async def _between_deals(self) -> None:
         deadline = trio.current_time() + self.pause if self.pause is not None else None

@@ -28,6 +28,7 @@ import trio
 
 from p2pcards.games import IllegalAction
 from p2pcards.files import write_atomically
+from p2pcards.i18n import _
 from p2pcards.protocol.log import TABLE, Entry, LogError, TableInfo
 from p2pcards.protocol.machine import Violation
 from p2pcards.ui.network_session import NetworkSession
@@ -93,14 +94,18 @@ class Spectator:
         """The waiting screen before the table: the lobby as it fills."""
         host = f"{self.address[0]}:{self.address[1]}"
         if self.lobby is None:
-            return [f"Watching the table at {host}: connecting…"]
+            return [_("Watching the table at {address}: connecting\u2026").format(address=host)]
         view = self.lobby
-        lines = [f"Watching the table at {host}: {view.game}, {len(view.seats)} of {view.wanted} seated"]
-        lines += [f"  seat {s.seat}: {s.name:<16} key {s.fingerprint}" for s in view.seats]
+        lines = [_("Watching the table at {address}: {game}, {seated} of {wanted} seated").format(
+            address=host, game=view.game, seated=len(view.seats), wanted=view.wanted)]
+        # Translators: a seat of the lobby: its number, the player's name (padded) and key fingerprint.
+        lines += ["  " + _("seat {seat}: {name} key {fingerprint}").format(seat=s.seat, name=f"{s.name:<16}",
+                                                                        fingerprint=s.fingerprint)
+                  for s in view.seats]
         if view.notice:
             lines.append(view.notice)
         if self.table is not None:
-            lines.append("The table is made; waiting for the players to sign it…")
+            lines.append(_("The table is made; waiting for the players to sign it\u2026"))
         return lines
 
     # ----- running
@@ -129,15 +134,19 @@ class Spectator:
                         self._take(item.index, item.data)
                         self._progress_at = trio.current_time()
                     on_change()
-                reason = watch.ended or "the connection ended"
+                reason = watch.ended or _("the connection ended")
         except NetError as exc:
             if self.driver is None:
-                raise WatchError(f"cannot watch the table at {host}:{port}: {exc}") from None
-            raise WatchError(f"lost the host after entry {len(self.driver.log) - 1}: {exc}") from None
+                raise WatchError(_("cannot watch the table at {address}: {error}").format(
+                    address=f"{host}:{port}", error=exc)) from None
+            raise WatchError(_("lost the host after entry {index}: {error}").format(
+                index=len(self.driver.log) - 1, error=exc)) from None
         if not self.finished:
-            where = "before the table was made" if self.driver is None else \
-                f"after entry {len(self.driver.log) - 1}, before the game ended"
-            raise WatchError(f"the host stopped {where}: {reason}")
+            # Translators: {reason} is the host's own words (may be English).
+            if self.driver is None:
+                raise WatchError(_("the host stopped before the table was made: {reason}").format(reason=reason))
+            raise WatchError(_("the host stopped after entry {index}, before the game ended: {reason}").format(
+                index=len(self.driver.log) - 1, reason=reason))
         self.ended = reason
         on_change()
 
@@ -146,32 +155,35 @@ class Spectator:
         try:
             entry = Entry.from_wire(data, index)
         except LogError as exc:
-            raise WatchError(f"the host sent a malformed log entry: {exc}") from None
+            raise WatchError(_("the host sent a malformed log entry: {error}").format(error=exc)) from None
         if self.driver is None:
             self._start(entry)
             return
         if entry.seq != index:
-            raise WatchError(f"the host sent entry {entry.seq} as entry {index}")
+            raise WatchError(_("the host sent entry {seq} as entry {index}").format(seq=entry.seq, index=index))
         try:
             self.driver.receive(entry)
         except LogError as exc:
-            raise WatchError(f"entry {index} fails verification: {exc.reason}") from None
+            raise WatchError(_("entry {index} fails verification: {error}").format(index=index, error=exc.reason)) from None
         except Violation as exc:
-            who = f"seat {entry.author}'s" if entry.author >= 0 else "the"
-            raise WatchError(f"entry {index} ({who} {entry.kind}) breaks the rules: {exc}") from None
+            # Translators: {kind} is the entry's protocol name (move, reveal...), kept in English.
+            text = (_("entry {index} (seat {seat}'s {kind}) breaks the rules: {error}") if entry.author >= 0 else
+                    _("entry {index} (the {kind}) breaks the rules: {error}"))
+            raise WatchError(text.format(index=index, seat=entry.author, kind=entry.kind, error=exc)) from None
         except Exception as exc:  # a signed entry the checks cannot even read: as bad as a refused one
-            raise WatchError(f"entry {index} cannot be checked ({type(exc).__name__}: {exc})") from None
+            raise WatchError(_("entry {index} cannot be checked ({error})").format(
+                index=index, error=f"{type(exc).__name__}: {exc}")) from None
         if isinstance(entry.payload, dict) and isinstance(entry.payload.get("chat"), list):
             self.chat_seen.extend((entry.author, text) for text in entry.payload["chat"])
 
     def _start(self, genesis: Entry) -> None:
         if genesis.kind != TABLE or genesis.seq != 0:
-            raise WatchError("the host's feed does not begin with the table entry (entry 0); "
-                             "nothing after it can be verified")
+            raise WatchError(_("the host's feed does not begin with the table entry (entry 0); "
+                               "nothing after it can be verified"))
         try:
             driver = SeatDriver(genesis, None)  # checks every player's signature on it
         except (LogError, Violation, ValueError) as exc:
-            raise WatchError(f"the table entry fails verification: {exc}") from None
+            raise WatchError(_("the table entry fails verification: {error}").format(error=exc)) from None
         self._check_table(driver.log.table)
         self.driver = driver
 
@@ -180,14 +192,14 @@ class Spectator:
         if self.table is None:
             return
         if info.session != self.table.session_id or info.game != self.table.game:
-            raise WatchError("the table entry is for another table than the one the host announced")
+            raise WatchError(_("the table entry is for another table than the one the host announced"))
         if [p.key for p in info.players] != [s.key for s in self.table.seats]:
-            raise WatchError("the table entry seats other players than the host announced")
+            raise WatchError(_("the table entry seats other players than the host announced"))
 
     def write(self, path: str | os.PathLike) -> None:
         """Write the verified log to ``path`` (replacing it), durably; blocks."""
         if self.driver is None:
-            raise WatchError("there is no log to write: the table was never made")
+            raise WatchError(_("there is no log to write: the table was never made"))
         path = Path(path)
         if not path.parent.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -216,7 +228,7 @@ class SpectatorSession(NetworkSession):
         error = getattr(self.peer, "error", None)
         if error and info["phase"] not in (PHASE_OVER, PHASE_ABORTED):
             info["phase"] = PHASE_ABORTED
-            info["reason"] = f"watch stopped: {error}"
+            info["reason"] = _("watch stopped: {error}").format(error=error)
         return info
 
     def legal_actions(self) -> list[dict]:
@@ -227,15 +239,15 @@ class SpectatorSession(NetworkSession):
 
     async def act(self, action: dict) -> None:
         await trio.lowlevel.checkpoint()
-        raise IllegalAction("spectators do not play")
+        raise IllegalAction(_("spectators do not play"))
 
     async def chat(self, text: str) -> None:
         await trio.lowlevel.checkpoint()
-        raise IllegalAction("spectators do not chat: only the players write to the table's log")
+        raise IllegalAction(_("spectators do not chat: only the players write to the table's log"))
 
     async def ready(self) -> None:
         await trio.lowlevel.checkpoint()
-        raise IllegalAction("the players deal on by themselves; a spectator waits")
+        raise IllegalAction(_("the players deal on by themselves; a spectator waits"))
 
     def peer_status(self) -> dict[int, str]:
         machine = self._machine
@@ -273,26 +285,28 @@ async def watch_on(ui, spectator: Spectator, out: str | None = None) -> int:
         if session.peer is None:
             session.attach(spectator)
             ui.show(session)
-            ui.say("You are watching: you see what lies open on the table, never a hand. quit leaves.",
+            ui.say(_("You are watching: you see what lies open on the table, never a hand. quit leaves."),
                    "class:label")
         session.changed()
 
     try:
         await spectator.run(on_change)
     except WatchError as exc:
-        unwritten = f" Nothing was written to {out}: the log is not finished." if out else ""
+        unwritten = " " + _("Nothing was written to {path}: the log is not finished.").format(path=out) if out else ""
+        leave = _("Type quit to leave.")
         if session.peer is None:
-            ui.set_status(str(exc)[:1].upper() + str(exc)[1:] + "." + unwritten, "Type quit to leave.")
+            ui.set_status(str(exc)[:1].upper() + str(exc)[1:] + "." + unwritten, leave)
         else:
-            ui.say(f"The watch stopped: {exc}.{unwritten} Type quit to leave.", "class:error")
+            ui.say(_("The watch stopped: {error}.").format(error=exc) + unwritten + " " + leave, "class:error")
         return 1
-    message = "The game is over and every entry of its log checked out."
+    message = _("The game is over and every entry of its log checked out.")
     if out:
         try:
             await trio.to_thread.run_sync(spectator.write, out)
         except (OSError, LogError, WatchError) as exc:
-            ui.say(f"{message} Writing {out} failed: {exc}. Type quit to leave.", "class:error")
+            ui.say(message + " " + _("Writing {path} failed: {error}.").format(path=out, error=exc) + " "
+                   + _("Type quit to leave."), "class:error")
             return 1
-        message += f" The log is in {out}; audit it with: p2pcards audit {out}."
-    ui.say(message + " Type quit to leave.", "class:label")
+        message += " " + _("The log is in {path}; audit it with: p2pcards audit {path}.").format(path=out)
+    ui.say(message + " " + _("Type quit to leave."), "class:label")
     return 0
