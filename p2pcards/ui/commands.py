@@ -145,22 +145,22 @@ VERBS: dict[str, list[Verb]] = {
     ],
 }
 
-# Commands of the table itself, not moves: (words, usage, help); usage and
-# help are N_() marked, translated where shown. The words stay English (they
+# Commands of the table itself, not moves: (words, usage, help); help (and a
+# usage with more than the word) is N_() marked, translated where shown. The words stay English (they
 # are typed), with a local word or two where players would type one.
 UI_COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
     # Translators: the usage lines of the table's commands: keep the first word (typed) as it is.
     (("help", "h", "?", "pomoc", "s\u00fag\u00f3"), N_("help [COMMAND]"), N_("list the commands, or explain one")),
-    (("rules", "zasady", "szab\u00e1lyok"), N_("rules"), N_("the rules of this game (Esc returns to the table)")),
-    (("hint",), N_("hint"), N_("what the bot would play now, and why")),
-    (("moves", "legal"), N_("moves"), N_("list every legal move now")),
+    (("rules", "zasady", "szab\u00e1lyok"), "rules", N_("the rules of this game (Esc returns to the table)")),
+    (("hint",), "hint", N_("what the bot would play now, and why")),
+    (("moves", "legal"), "moves", N_("list every legal move now")),
     (("chat", "say"), N_("chat TEXT"), N_("say something to the table")),
-    (("next", "ready"), N_("next"), N_("start the next deal (after a deal ends)")),
-    (("score", "sheet"), N_("score"), N_("the score sheet of the last deal (and of the match)")),
-    (("keys", "who"), N_("keys"), N_("every player's key fingerprint, to compare in person")),
-    (("away",), N_("away"), N_("let your client play for you until you type back")),
-    (("back",), N_("back"), N_("play your own moves again")),
-    (("quit", "exit"), N_("quit"), N_("leave the table (asks first during a game)")),
+    (("next", "ready"), "next", N_("start the next deal (after a deal ends)")),
+    (("score", "sheet"), "score", N_("the score sheet of the last deal (and of the match)")),
+    (("keys", "who"), "keys", N_("every player's key fingerprint, to compare in person")),
+    (("away",), "away", N_("let your client play for you until you type back")),
+    (("back",), "back", N_("play your own moves again")),
+    (("quit", "exit"), "quit", N_("leave the table (asks first during a game)")),
 ]
 
 # Words players of these games use, explained in help (the word as they say it,

@@ -509,14 +509,20 @@ class BuraArea(Area):
 def declaration_text(who: str, decl: dict) -> str:
     """``Ada declared 33 points and wins the bank:`` (the cards follow)."""
     points, paid = decl.get("points"), decl.get("paid", 0)
+    n = points if isinstance(points, int) else 0
     if decl.get("won"):
-        text = (_("You declared {points} points and win the bank:") if is_you(who) else
-                _("{name} declared {points} points and wins the bank:"))
-    else:
+        text = (ngettext("You declared {n} point and win the bank:", "You declared {n} points and win the bank:", n)
+                if is_you(who) else
+                ngettext("{name} declared {n} point and wins the bank:", "{name} declared {n} points and wins the bank:",
+                         n))
+    elif is_you(who):
         # Translators: a failed declaration in bura; {paid}: the chips paid into the bank.
-        text = (_("You declared {points} points and fail and pay {paid}:") if is_you(who) else
-                _("{name} declared {points} points and fails and pays {paid}:"))
-    return text.format(name=who, points=points, paid=paid)
+        text = ngettext("You declared {n} point and fail and pay {paid}:",
+                        "You declared {n} points and fail and pay {paid}:", n)
+    else:
+        text = ngettext("{name} declared {n} point and fails and pays {paid}:",
+                        "{name} declared {n} points and fails and pays {paid}:", n)
+    return text.format(name=who, n=points, paid=paid)
 
 
 class WarkoczArea(Area):

@@ -8,7 +8,7 @@ the shell gets the table's own notation (``7♠``) from ``shell_text``."""
 from __future__ import annotations
 
 from p2pcards.cards import display
-from p2pcards.i18n import N_, _
+from p2pcards.i18n import N_, _, ngettext
 from p2pcards.ui.commands import split_cards
 from p2pcards.ui.render import canasta_went_out, declaration_text, sort_hand, warkocz_went_out
 from p2pcards.ui.wording import is_you
@@ -39,6 +39,15 @@ def _grid(heads: list[str], rows: list[tuple[str, list]]) -> list[str]:
 # A title starting with "+" marks a row of gains (shown +12, -3).
 _CANASTA_ROWS = (("melds", N_("Melds")), ("canastas", N_("Canastas")), ("red3s", N_("Red 3s")),
                  ("going_out", N_("Going out")), ("hand", N_("Cards in hand")))
+
+
+def _points(n: int) -> str:
+    return ngettext("{n} point", "{n} points", abs(n)).format(n=n)
+
+
+def _points_target(target) -> str:
+    n = target if isinstance(target, int) else 0
+    return ngettext("The match is played to {n} point.", "The match is played to {n} points.", n).format(n=target)
 
 
 def _canasta_rows(scores: dict) -> list[tuple[str, list]]:
@@ -97,8 +106,7 @@ def deal_sheet(game, names: list[str], options: dict, deal: FinishedDeal) -> lis
             holder = names[s["warkocz_holder"]]
             lines.append(_("You were left holding the warkocz (9\u2663).") if is_you(holder) else
                          _("{name} was left holding the warkocz (9\u2663).").format(name=holder))
-        lines.append(_("Bank: {bank}. The match is played to {target} points.").format(
-            bank=s.get("bank", deal.bank), target=options.get("target")))
+        lines.append(_("Bank: {bank}.").format(bank=s.get("bank", deal.bank)) + " " + _points_target(options.get("target")))
     elif game.id == "bura":
         rows = [(_gains(_("Chips this deal")), s.get("seats") or [])]
         if deal.match_chips is not None:
@@ -132,15 +140,14 @@ def match_sheet(game, names: list[str], options: dict, result: dict, verdict: st
     if chips is not None:
         order = sorted(range(len(names)), key=lambda s: -chips[s])
         for place, seat in enumerate(order, 1):
-            standing = (_("{place}. {name}: {chips} chips, {points} points") if game.id != "bura" and seat < len(scores)
-                        else _("{place}. {name}: {chips} chips"))
-            lines.append("  " + standing.format(place=place, name=names[seat], chips=chips[seat],
-                                                points=scores[seat] if seat < len(scores) else 0))
+            counts = [ngettext("{n} chip", "{n} chips", chips[seat]).format(n=chips[seat])]
+            if game.id != "bura" and seat < len(scores):
+                counts.append(_points(scores[seat]))
+            lines.append(f"  {place}. {names[seat]}: " + ", ".join(counts))
     else:
         order = sorted(range(len(scores)), key=lambda side: -scores[side])
         for place, side in enumerate(order, 1):
-            lines.append("  " + _("{place}. {name}: {points} points").format(place=place, name=sides[side],
-                                                                           points=scores[side]))
+            lines.append(f"  {place}. {sides[side]}: " + _points(scores[side]))
     if log_path:
         lines += ["", _("The signed log is kept in {path}").format(path=log_path),
                   # Translators: keep the command as it is; the spaces line up the two commands.
