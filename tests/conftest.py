@@ -2,6 +2,25 @@
 the longest tests are handed out first, so that no worker starts one of them
 while the others have run dry (longest processing time first)."""
 
+import os
+
+import pytest
+
+# The suite checks English texts: whatever the machine's locale, the table
+# speaks English unless a test asks for another language (and such a test
+# passes P2PCARDS_LANG to its subprocesses itself).
+os.environ["P2PCARDS_LANG"] = "en"
+
+
+@pytest.fixture(autouse=True)
+def _english_again():
+    """A test that switched the language (set_language) leaves English behind."""
+    yield
+    from p2pcards import i18n
+
+    i18n.set_language("en")
+
+
 # Node ids (or prefixes) of the tests that take longest, longest first; the
 # rest keep their order.
 LONGEST = (

@@ -102,6 +102,11 @@ def main(argv: list[str] | None = None) -> int:
         logging.basicConfig(level=level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
     parser = build_parser()
     args = parser.parse_args(argv)
+    # The player's language (P2PCARDS_LANG, else the locale) for everything shown
+    # from here on. Minimal: the command-line branch adds --lang and reconciles this.
+    from p2pcards import i18n
+
+    i18n.set_language(i18n.choose_language(None))
     try:
         return int(args.func(args) or 0)
     except CliError as exc:
