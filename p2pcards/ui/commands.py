@@ -458,7 +458,8 @@ def help_text(game_id: str, topic: str = "") -> str:
     lines.append(_("Words:"))
     lines += [f"  {word:<28} {_(text)}" for word, text in GLOSSARY[game_id]]
     # Translators: the last line of help; {card_help} explains how a card is typed.
-    lines.append(_("Tab completes the legal moves. {card_help}.").format(card_help=_(CARD_HELP)))
+    card_help = _(CARD_HELP)
+    lines.append(_("Tab completes the legal moves. {card_help}.").format(card_help=card_help[:1].upper() + card_help[1:]))
     return "\n".join(lines)
 
 

@@ -613,16 +613,21 @@ class CanastaArea(Area):
     """Both canastas: stock, pile, melds by owner (player, or side when a pair
     shares melds), red 3s, the first-meld minimum."""
 
+    @staticmethod
+    def pair_melds(session, view: dict) -> bool:
+        """Whether a pair shares its melds (the engine says: kanaszta's do)."""
+        return bool(getattr(session.game, "side_melds", False) and view.get("pairs"))
+
     def owner_name(self, session, view: dict, owner: int) -> str:
         names = session.names
-        if session.game.id == "kanaszta" and view.get("pairs"):
+        if self.pair_melds(session, view):
             return " + ".join(names[s] for s in range(len(names)) if s % 2 == owner)
         return seat_name(names, owner)
 
     def my_owner(self, session, view: dict) -> int | None:
         if session.seat is None:
             return None
-        if session.game.id == "kanaszta" and view.get("pairs"):
+        if self.pair_melds(session, view):
             return session.seat % 2
         return session.seat
 
@@ -676,7 +681,8 @@ class CanastaArea(Area):
                     p.label(" " + _("(melded this turn: {points})").format(points=view["turn_value"]))
                 p.nl()
         if view.get("to_act") == session.seat and session.seat is not None:
-            p.text(self._turn_help(session.game.id, view), "class:hint").nl()
+            can_take = any(a.get("type") == "take_pile" for a in session.legal_actions())
+            p.text(self._turn_help(view, can_take), "class:hint").nl()
         if view.get("went_out") is not None:
             p.text(canasta_went_out(seat_name(session.names, view["went_out"]), view.get("concealed")),
                    "class:warn").nl()
@@ -698,15 +704,16 @@ class CanastaArea(Area):
         return box.out
 
     @staticmethod
-    def _turn_help(game_id: str, view: dict) -> str:
+    def _turn_help(view: dict, can_take: bool) -> str:
+        """What to do now; ``can_take``: taking the pile is among the legal moves."""
         phase = view.get("phase")
         if phase == "setup":
             return _("Lay your red 3s: r3 CARDS (r3 alone if you have none).")
         if phase == "draw":
-            if game_id == "kanaszta":
+            if can_take:
                 return _("Draw (dr) or take the pile (t ...).")
             return _("Draw a card: dr.")
-        if view.get("can_take_pile") and game_id == "kanasta":
+        if can_take:
             return _("Take the pile (t ...), meld (m), add (a N ...), or discard (d CARD) to end your turn.")
         return _("Meld (m), add (a N ...), or discard (d CARD) to end your turn.")
 
