@@ -193,7 +193,7 @@ def render_header(session, ascii: bool = False, remaining: float | None = None) 
     elif phase == PHASE_BETWEEN and info.get("deals_go_on"):
         p.text(_("deal over \u2014 the next deal is on its way"), "class:warn")
     elif phase == PHASE_BETWEEN:
-        p.text(_("deal over \u2014 type next for the next deal"), "class:warn")
+        p.text(_("deal over \u2014 type next"), "class:warn")
         if remaining is not None:
             p.text(" " + _("(it starts in {clock})").format(clock=fmt_clock(remaining)), "class:label")
     elif phase == PHASE_OVER:
