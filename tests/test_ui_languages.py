@@ -188,7 +188,7 @@ def test_a_whole_match_played_through_the_command_line_in_polish():
     assert said["unknown"] == "nieznane polecenie 'xyzzy'; help wymienia polecenia"
     assert "Ruchy w grze warkocz:" in said["help"] and "Słowa:" in said["help"]
     assert "pl/play KARTA... [as FIGURA]" in said["help"]
-    assert "koniec rozdania" in said["between"] and said["next"] == "Gotowy do następnego rozdania."
+    assert "koniec rozdania" in said["between"] and said["next"] == "Zgłoszono gotowość do następnego rozdania."
     print(said["sheet"])
     assert re.search(r"^Rozdanie \d+: tabela wyników$", said["sheet"], re.M) and "Koniec gry: " in said["sheet"]
     # the standings count chips and points in Polish: 1 oczko, 2-4 oczka, 5 oczek; 22 żetony, 88 żetonów
