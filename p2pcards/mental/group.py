@@ -234,7 +234,8 @@ _TWEAK_MUL, _NEW, _CTX = _lib.secp256k1_ec_pubkey_tweak_mul, _ffi.new, _CONTEXT.
 
 
 def _tweak_mul(point: PublicKey, k: bytes) -> PublicKey:
-    """k*X, constant time, for 32 bytes k already known to be in [1, n-1]."""
+    """k*X for 32 bytes k already known to be in [1, n-1]: libsecp256k1's
+    public-key tweak multiplication, as PublicKey.multiply."""
     out = _NEW("secp256k1_pubkey *", point.public_key[0])
     if not _TWEAK_MUL(_CTX, out, k):
         raise MentalError("a multiplication failed")  # only for k out of range: a bug here
@@ -257,11 +258,11 @@ def add(pts: Sequence[PublicKey]) -> PublicKey:
 
 
 def public_mul_add_base(x: bytes, a: int, b: int = 0) -> PublicKey:
-    """a*X + b*G for a point X given by its canonical encoding ``x``: one
-    variable-time double multiplication of libsecp256k1 (``secp256k1_ecmult``,
-    G from its precomputed table) instead of a constant-time multiplication,
-    a fixed-base one and an addition. For checking proofs only: the running
-    time depends on a and b, which must be public.
+    """a*X + b*G for a point X given by its canonical encoding ``x``, in one
+    double multiplication of libsecp256k1 (``secp256k1_ecmult``: shared
+    doublings, G from its precomputed table) instead of a multiplication, a
+    fixed-base one and an addition. Its running time depends on a and b: for
+    checking proofs, whose values are all public.
 
     libsecp256k1 exposes that double multiplication only as ECDSA public-key
     recovery, Q = r^-1 * (s*R - z*G) with R the point of x-coordinate r (plus
