@@ -112,12 +112,71 @@ def sra_deal(players: int, size: int, plan: dict, sample: int | None) -> float:
 
 
 def scalar_mult_ms(count: int = 400) -> float:
-    """The cost of one scalar multiplication of secp256k1 right now."""
-    from p2pcards.mental import encode_deck, encrypt_all
+    """The cost of one scalar multiplication of secp256k1 right now, with a
+    full-size key as in a deal (libsecp256k1's multiplication takes about
+    half as long for a 64-bit one)."""
+    from p2pcards.mental import N, encode_deck, encrypt_all
     xs = list(encode_deck("kanasta").values) * (count // 108 + 1)
     t = time.process_time()
-    encrypt_all(12345678901234567890, xs[:count])
+    encrypt_all(N // 3, xs[:count])
     return (time.process_time() - t) / count * 1000
+
+
+# The libsecp256k1 calls a deal is made of, and what each one costs alone.
+GROUP_CALLS = {
+    "secp256k1_ec_pubkey_tweak_mul": "k*X (constant time)",
+    "secp256k1_ecdsa_recover": "a*X + b*G (variable time, checks only)",
+    "secp256k1_ec_pubkey_create": "k*G (fixed base)",
+    "secp256k1_ec_pubkey_parse": "reading a compressed point",
+}
+
+
+def group_floor(game: str, players: int, plan: dict) -> dict:
+    """Count the libsecp256k1 calls of one deal per player (cProfile counts
+    C calls exactly), time each kind of call alone right now, and give their
+    product: the CPU a deal cannot go below with these operations, whatever
+    the Python around them costs."""
+    import cProfile
+    import pstats
+
+    from coincurve import PublicKey
+    from p2pcards.mental import encode_deck
+    from p2pcards.mental.group import N, base_mul, mul, public_mul_add_base, scalar_to_bytes
+
+    prof = cProfile.Profile()
+    prof.enable()
+    simulate_deal(game, players, plan, verify="all", audit=False)
+    prof.disable()
+    counts = {name: 0 for name in GROUP_CALLS}
+    for (_, _, func), stat in pstats.Stats(prof).stats.items():
+        for name in counts:
+            if func.endswith("." + name + ">"):  # "<built-in method _libsecp256k1.NAME>"
+                counts[name] += stat[1]
+    pts = [base_mul(k) for k in range(2, 202)]
+    encs = [p.format() for p in pts]
+    ks = [(k * 0x9E3779B97F4A7C15F39CC0605CEDC834) % N for k in range(3, 203)]
+    kbs = [scalar_to_bytes(k) for k in ks]
+    timed = {
+        "secp256k1_ec_pubkey_tweak_mul": lambda: [mul(p, k) for p, k in zip(pts, ks)],
+        "secp256k1_ecdsa_recover": lambda: [public_mul_add_base(x, k, k + 1) for x, k in zip(encs, ks)],
+        "secp256k1_ec_pubkey_create": lambda: [PublicKey.from_valid_secret(k) for k in kbs],
+        "secp256k1_ec_pubkey_parse": lambda: [PublicKey(x) for x in encs],
+    }
+    unit = {}
+    for name, f in timed.items():
+        best = math.inf
+        for _ in range(5):
+            t = time.process_time()
+            f()
+            best = min(best, time.process_time() - t)
+        unit[name] = best / len(pts)
+    per_player = {name: counts[name] / players for name in counts}
+    floor = sum(per_player[name] * unit[name] for name in counts)
+    return {
+        "group_calls_per_player": {name.removeprefix("secp256k1_"): round(c) for name, c in per_player.items()},
+        "group_call_us": {name.removeprefix("secp256k1_"): round(unit[name] * 1e6, 1) for name in unit},
+        "group_floor_s_per_player": round(floor, 4),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -131,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=5,
                     help="runs of the deal without proofs (the least counts)")
     ap.add_argument("--json", action="store_true", help="print one JSON line")
+    ap.add_argument("--floor", action="store_true",
+                    help="also count the libsecp256k1 calls per player and their cost alone")
     args = ap.parse_args(argv)
 
     game = args.game or game_with(args.cards)
@@ -171,6 +232,9 @@ def main(argv: list[str] | None = None) -> int:
         "sra_method": f"extrapolated from {args.sra_sample} pows" if args.sra_sample else "full run",
         "sra_over_cpu_with_proofs": round(sra / cpu, 1),
     }
+    if args.floor:
+        result.update(group_floor(game, args.players, plan))
+        result["cpu_over_group_floor"] = round(cpu / result["group_floor_s_per_player"], 2)
     if args.json:
         print(json.dumps(result))
     else:

@@ -50,7 +50,7 @@ def read_traces(work: str) -> list[tuple[int, int, str, int, str, int]]:
         d = os.path.join(work, peer, "trace")
         for name in os.listdir(d) if os.path.isdir(d) else []:
             for line in open(os.path.join(d, name)):
-                t, seat, event, seq, kind, author, size = line.split()
+                t, seat, event, seq, kind, author, size, _cpu = line.split()
                 if event in ("write", "take"):
                     rows.append((int(t), int(seat), event, int(seq), kind, int(author)))
     return rows

@@ -37,6 +37,20 @@ def _dealing_wall(writes: dict, kinds: dict) -> float | None:
     return round((min(moves) - min(shuffles)) / 1e9, 3)
 
 
+def _dealing_cpu(cpu_at: dict, kinds: dict) -> float | None:
+    """CPU of all peers together from their start to the first move they
+    wrote or took in: the dealing's work (the start before it is a few ms)."""
+    moves = sorted(seq for seq, kind in kinds.items() if kind == "action")
+    if not moves:
+        return None
+    total = 0
+    for seat, marks in cpu_at.items():
+        if "start" not in marks or moves[0] not in marks:
+            return None
+        total += marks[moves[0]] - marks["start"]
+    return round(total / 1e9, 3)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--game", default="kanasta")
@@ -52,16 +66,21 @@ def main() -> None:
                                 "table.turn_timeout": 60})
     wall = time.monotonic() - start
     writes, takes, kinds, sent = {}, defaultdict(list), {}, {}
+    cpu_at: dict = defaultdict(dict)  # seat -> {"start" or seq: process CPU ns}
     first = last = None
     for name in os.listdir(trace):
         if not name.startswith("trace-"):
             continue
         for line in open(os.path.join(trace, name)):
-            t, seat, event, seq, kind, author, size = line.split()
+            t, seat, event, seq, kind, author, size, cpu = line.split()
             t = int(t)
             if event == "bytes":
                 sent[int(seat)] = int(seq)
                 continue
+            if event == "start":
+                cpu_at[seat]["start"] = int(cpu)
+                continue
+            cpu_at[seat].setdefault(int(seq), int(cpu))
             first = t if first is None else min(first, t)
             last = t if last is None else max(last, t)
             if event == "write":
@@ -84,6 +103,9 @@ def main() -> None:
         "wall_s_first_to_last_entry": round((last - first) / 1e9, 2) if first else None,
         # The dealing: from the first shuffle written to the first move written.
         "dealing_wall_s": _dealing_wall(writes, kinds),
+        # All four processes' CPU over the dealing: on c free cores the wall
+        # cannot be below this / c.
+        "dealing_cpu_s_all_peers": _dealing_cpu(cpu_at, kinds),
         "move_latency_ms_p50": round(statistics.median(actions), 2) if actions else None,
         "move_latency_ms_p99": round(percentile(actions, 0.99), 2) if actions else None,
         "entry_latency_ms_p50": round(statistics.median(lat["all"]), 2),

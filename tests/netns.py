@@ -370,7 +370,7 @@ def last_seq(path: str | None) -> int:
         with open(path) as f:
             for line in f:
                 parts = line.split()
-                if len(parts) == 7 and parts[2] in ("write", "take"):
+                if len(parts) >= 7 and parts[2] in ("write", "take"):
                     best = max(best, int(parts[3]))
     return best
 

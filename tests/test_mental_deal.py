@@ -107,6 +107,8 @@ def test_rekey_proof_strictness():
         (dict(msg, responses=msg["responses"][:-32]), "37 scalars"),
         (dict(msg, deck=b"\x00" * 33 + msg["deck"][33:]), "re-keyed deck value 0"),
         (dict(msg, commits=msg["commits"][:33] * 36), None),  # parses; the proof fails
+        # a commitment negated (same x, other y: the check reads both from the encoding)
+        (dict(msg, commits=msg["commits"][:66] + bytes([msg["commits"][66] ^ 1]) + msg["commits"][67:]), None),
         ({k: v for k, v in msg.items() if k != "commits"}, "exactly"),
     ]:
         with pytest.raises((BadMessage, BadProof), match=match):

@@ -3,7 +3,7 @@ and the strict parsing of points and scalars."""
 
 import pytest
 from coincurve import PublicKey
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 from p2pcards.cards import deck_for
 from p2pcards.mental import (
@@ -208,3 +208,35 @@ def test_permutations(seed, size):
 def test_tags_are_version_2():
     from p2pcards.mental.group import frame
     assert frame("deck", [b""]) == b"\x00\x00\x00\x17p2pcards/mental/v2/deck\x00\x00\x00\x00"
+
+
+def _point_with_x_at_least_n() -> bytes:
+    """A point whose x-coordinate lies in [n, p): the ECDSA-recovery shortcut
+    must take its recovery id's second bit for it (about 2^-128 of points)."""
+    from p2pcards.mental.group import is_point
+    for t in range(1, 1000):
+        b = b"\x02" + (N + t).to_bytes(32, "big")
+        if is_point(b):
+            return b
+    raise AssertionError("no point with x >= n near n")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(min_value=0, max_value=N - 1), st.integers(min_value=0, max_value=N - 1),
+       st.sampled_from(["card", "negated card", "x >= n", "negated x >= n"]))
+def test_public_mul_add_base_is_a_times_x_plus_b_times_g(a, b, which):
+    from p2pcards.mental.group import lincomb, public_mul_add_base
+    assume(a or b)  # 0*X + 0*G is the identity: refused, next test
+    x = X if "card" in which else _point_with_x_at_least_n()
+    if which.startswith("negated"):
+        x = bytes([x[0] ^ 1]) + x[1:]  # -X: same x, the other y
+    assert public_mul_add_base(x, a, b).format() == lincomb([a], [load(x)], b).format()
+
+
+def test_public_mul_add_base_refuses_the_identity():
+    from p2pcards.mental.group import public_mul_add_base
+    k, a = 123456789, 987654321
+    with pytest.raises(MentalError, match="identity"):
+        public_mul_add_base(base_mul(k).format(), a, -a * k)  # a*(kG) - (ak)*G = 0
+    with pytest.raises(MentalError, match="identity"):
+        public_mul_add_base(X, 0, 0)

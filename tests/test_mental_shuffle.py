@@ -90,6 +90,20 @@ def test_swapping_two_output_cards_fails():
         verify_shuffle(DECK, _with_deck(MSG, out), CTX)
 
 
+def _negated(blob: bytes, i: int) -> bytes:
+    """The points of ``blob`` with the i-th one negated (same x, other y)."""
+    return blob[:33 * i] + bytes([blob[33 * i] ^ 1]) + blob[33 * i + 1:]
+
+
+@pytest.mark.parametrize("field, index", [("chain", 0), ("chain", 17), ("chain", 35), ("key", 0),
+                                          ("commits", 3)])
+def test_a_negated_point_fails(field, index):
+    """The checks read c*X + s*G from X's encoding (x and the sign of y): a
+    point swapped for its negative, which has the same x, must still fail."""
+    with pytest.raises(BadProof):
+        verify_shuffle(DECK, dict(MSG, **{field: _negated(MSG[field], index)}), CTX)
+
+
 FIELDS = sorted(MSG)
 
 

@@ -20,6 +20,11 @@ import struct
 from typing import Iterable, Sequence
 
 from coincurve import PublicKey
+# coincurve's own binding of libsecp256k1 (what PublicKey.multiply calls),
+# used directly for the one call that dominates a deal's cost: it spares a
+# range check and a conversion per multiplication that ``mul`` has done.
+from coincurve._libsecp256k1 import ffi as _ffi, lib as _lib
+from coincurve.context import GLOBAL_CONTEXT as _CONTEXT
 
 # secp256k1: field prime and group order.
 P = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEFFFFFC2F
@@ -75,6 +80,21 @@ def scalar_from(tag: str, *parts: bytes) -> int:
     """A scalar in [1, n-1] from SHA-512 of the framed parts (bias < 2^-255)."""
     digest = hashlib.sha512(frame(tag, parts)).digest()
     return int.from_bytes(digest, "big") % (N - 1) + 1
+
+
+_INDEX_LEN = struct.pack(">I", 4)
+
+
+def scalars_from(tag: str, parts: Sequence[bytes], indices: Iterable[int]) -> list[int]:
+    """``[scalar_from(tag, *parts, u32(i)) for i in indices]``, hashing the
+    common prefix once (a proof draws one scalar per card this way)."""
+    prefix = hashlib.sha512(frame(tag, parts))
+    out = []
+    for i in indices:
+        digest = prefix.copy()
+        digest.update(_INDEX_LEN + struct.pack(">I", i))
+        out.append(int.from_bytes(digest.digest(), "big") % (N - 1) + 1)
+    return out
 
 
 def challenge_scalar(digest: bytes) -> int:
@@ -141,16 +161,45 @@ def _check_key(k: int) -> bytes:
 
 # ----- points ---------------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=16384)
+# Encoding -> point, for every point this process parsed or computed: a deck
+# is the output of one step, the input of the next and of both proofs'
+# checks, and a seat's own entry comes back to it to be taken in. A plain
+# dict (its operations are atomic for the pipelining thread), emptied when full.
+_POINTS: dict[bytes, PublicKey] = {}
+_POINTS_MAX = 16384
+
+
 def _parse(b: bytes) -> PublicKey | None:
-    # One deck is the input of a shuffle, its proof and its checks: parse once.
+    point = _POINTS.get(b)
+    if point is not None:
+        return point
     if b[0] not in (2, 3):
         return None
     try:
         point = PublicKey(b)
     except (ValueError, TypeError):
         return None
-    return point if point.format() == b else None
+    if point.format() != b:
+        return None
+    _remember(b, point)
+    return point
+
+
+def _remember(b: bytes, point: PublicKey) -> None:
+    if len(_POINTS) >= _POINTS_MAX:
+        _POINTS.clear()
+    _POINTS[b] = point
+
+
+def encodings(pts: Iterable[PublicKey]) -> list[bytes]:
+    """The compressed encodings of points this process computed, remembered
+    so that reading them back (one's own entry taken in) parses nothing."""
+    out = []
+    for point in pts:
+        b = point.format()
+        _remember(b, point)
+        out.append(b)
+    return out
 
 
 def load(b: object, what: str = "value") -> PublicKey:
@@ -178,7 +227,19 @@ def points(xs: Sequence[bytes], what: str = "deck") -> list[PublicKey]:
 
 def mul(point: PublicKey, k: int) -> PublicKey:
     """k*X (k in [1, n-1]; the group has prime order, so never the identity)."""
-    return point.multiply(scalar_to_bytes(k))
+    return _tweak_mul(point, scalar_to_bytes(k))
+
+
+_TWEAK_MUL, _NEW, _CTX = _lib.secp256k1_ec_pubkey_tweak_mul, _ffi.new, _CONTEXT.ctx
+
+
+def _tweak_mul(point: PublicKey, k: bytes) -> PublicKey:
+    """k*X for 32 bytes k already known to be in [1, n-1]: libsecp256k1's
+    public-key tweak multiplication, as PublicKey.multiply."""
+    out = _NEW("secp256k1_pubkey *", point.public_key[0])
+    if not _TWEAK_MUL(_CTX, out, k):
+        raise MentalError("a multiplication failed")  # only for k out of range: a bug here
+    return PublicKey(out)
 
 
 def base_mul(k: int) -> PublicKey:
@@ -196,11 +257,35 @@ def add(pts: Sequence[PublicKey]) -> PublicKey:
         raise MentalError("a sum of points is the identity") from None
 
 
+def public_mul_add_base(x: bytes, a: int, b: int = 0) -> PublicKey:
+    """a*X + b*G for a point X given by its canonical encoding ``x``, in one
+    double multiplication of libsecp256k1 (``secp256k1_ecmult``: shared
+    doublings, G from its precomputed table) instead of a multiplication, a
+    fixed-base one and an addition. Its running time depends on a and b: for
+    checking proofs, whose values are all public.
+
+    libsecp256k1 exposes that double multiplication only as ECDSA public-key
+    recovery, Q = r^-1 * (s*R - z*G) with R the point of x-coordinate r (plus
+    n if recid bit 1) and y-parity recid bit 0. With R = X, s = a*r and
+    z = -b*r, Q = a*X + b*G exactly. MentalError if it is the identity."""
+    a %= N
+    r, recid = int.from_bytes(x[1:], "big"), x[0] & 1
+    if r >= N:  # an x-coordinate in [n, p): about 2^-128 of all points
+        r, recid = r - N, recid | 2
+    if not a or not r:  # not expressible as a recovery: the generic way
+        return lincomb([a], [load(x)], b)
+    signature = scalar_to_bytes(r) + scalar_to_bytes(a * r % N) + bytes([recid])
+    try:
+        return PublicKey.from_signature_and_message(signature, scalar_to_bytes(-b * r % N), hasher=None)
+    except ValueError:  # the result is the identity: the generic way says so
+        return lincomb([a], [load(x)], b)
+
+
 def lincomb(scalars: Sequence[int], pts: Sequence[PublicKey], base: int = 0) -> PublicKey:
     """base*G + sum(s_i * X_i) (scalars mod n; zero terms left out). MentalError
     if it is the identity. (libsecp256k1's fixed-base multiplication plus an
     addition is cheaper than its X + k*G tweak.)"""
-    terms = [p.multiply(scalar_to_bytes(s % N)) for s, p in zip(scalars, pts) if s % N]
+    terms = [_tweak_mul(p, (s % N).to_bytes(SCALAR_LEN, "big")) for s, p in zip(scalars, pts) if s % N]
     if base % N:
         terms.append(base_mul(base % N))
     if not terms:
@@ -221,7 +306,7 @@ def encrypt_all(k: int, xs: Sequence[bytes]) -> list[bytes]:
 def shuffle_points(k: int, perm: Iterable[int], pts: Sequence[PublicKey]) -> list[PublicKey]:
     """out[j] = k * pts[perm[j]]."""
     kb = _check_key(k)
-    return [pts[p].multiply(kb) for p in perm]
+    return [_tweak_mul(pts[p], kb) for p in perm]
 
 
 def shuffle_values(k: int, perm: Iterable[int], xs: Sequence[bytes]) -> list[bytes]:
@@ -307,5 +392,16 @@ def generators(count: int) -> list[PublicKey]:
 
 
 def clear_caches() -> None:
-    """Forget parsed points (benchmarks: charge every seat its own loads)."""
-    _parse.cache_clear()
+    """Forget parsed points (tests: start from a cold process)."""
+    _POINTS.clear()
+
+
+def point_cache() -> dict[bytes, PublicKey]:
+    return _POINTS
+
+
+def use_point_cache(cache: dict[bytes, PublicKey]) -> None:
+    """Make ``cache`` this process's parsed points (the in-memory deal gives
+    each seat its own, as if each were a process)."""
+    global _POINTS
+    _POINTS = cache

@@ -12,7 +12,8 @@ import secrets as _random
 from functools import cached_property
 
 from p2pcards.mental.group import (
-    N, SEED_LEN, BadMessage, MentalError, base_mul, h, inverse, permutation_from, scalar_from, u32,
+    N, SEED_LEN, BadMessage, MentalError, base_mul, h, inverse, permutation_from, scalar_from,
+    scalars_from, u32,
 )
 
 
@@ -59,6 +60,13 @@ class DealSecrets:
             key = self._card_keys[position] = scalar_from("card-key", self.seed, u32(position))
         return key
 
+    def card_keys(self, size: int) -> list[int]:
+        """The per-card keys of positions 0..size-1 (the re-key needs them all)."""
+        missing = [j for j in range(size) if j not in self._card_keys]
+        for j, key in zip(missing, scalars_from("card-key", (self.seed,), missing)):
+            self._card_keys[j] = key
+        return [self._card_keys[j] for j in range(size)]
+
     @cached_property
     def _card_keys(self) -> dict[int, int]:
         return {}
@@ -73,6 +81,10 @@ class DealSecrets:
         reuses a nonce with another challenge, which would give the witness
         away; the same statement gives the same proof."""
         return scalar_from("nonce", self.seed, label.encode("ascii"), statement, u32(index))
+
+    def nonces(self, label: str, statement: bytes, count: int) -> list[int]:
+        """``[nonce(label, statement, i) for i in range(count)]``, faster."""
+        return scalars_from("nonce", (self.seed, label.encode("ascii"), statement), range(count))
 
 
 def seed_commitment(seed: bytes) -> bytes:

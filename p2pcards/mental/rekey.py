@@ -20,8 +20,8 @@ from typing import Sequence
 
 from p2pcards.mental.group import (
     HASH_LEN, N, BadMessage, BadProof, MentalError, Point, base_mul, challenge_scalar, deck_bytes,
-    frame, h, inverse, lincomb, load, points, scalar_from, scalars_bytes, split_points,
-    split_scalars, u32,
+    encodings, frame, h, inverse, lincomb, load, points, public_mul_add_base, scalars_bytes,
+    scalars_from, split_points, split_scalars, u32,
 )
 from p2pcards.mental.keys import DealSecrets
 
@@ -34,7 +34,7 @@ def _weights_state(context: bytes, key: bytes, deck_in: bytes, deck_out: bytes, 
 
 
 def _weights(state: bytes, size: int) -> list[int]:
-    return [scalar_from("rekey-e-j", state, u32(j)) for j in range(size)]
+    return scalars_from("rekey-e-j", (state,), range(size))
 
 
 def _challenge(state: bytes, t_key: Point, t_commits: Sequence[Point], t_deck: Point) -> bytes:
@@ -54,16 +54,16 @@ def rekey_step(secrets: DealSecrets, deck_in: Sequence[bytes], context: bytes,
     b_pts = points(deck_in, "input deck")
     k = secrets.deck_key
     k_inv = inverse(k)
-    kj = [secrets.card_key(j) for j in range(size)]
+    kj = secrets.card_keys(size)
     ratios = [x * k_inv % N for x in kj]
     out = [lincomb([m], [b]) for m, b in zip(ratios, b_pts)]
-    deck_out = deck_bytes(p.format() for p in out)
-    commits = deck_bytes(base_mul(x).format() for x in kj)
+    deck_out = deck_bytes(encodings(out))
+    commits = deck_bytes(encodings(base_mul(x) for x in kj))
     state = _weights_state(context, secrets.deck_key_point, deck_bytes(deck_in), deck_out, commits, size)
     e = _weights(state, size)
     statement = h("rekey-nonce", context, deck_bytes(deck_in))
     a = secrets.nonce("rekey-a", statement)
-    aj = [secrets.nonce("rekey-a-j", statement, j) for j in range(size)]
+    aj = secrets.nonces("rekey-a-j", statement, size)
     # a * sum e_j*B'_j - sum a_j*e_j*B_j, with B'_j = (k_j/k)*B_j: one multiplication a card.
     t_deck = lincomb([e[j] * (a * ratios[j] - aj[j]) for j in range(size)], b_pts)
     t_key, t_commits = base_mul(a), [base_mul(x) for x in aj]
@@ -106,9 +106,9 @@ def verify_rekey(deck_in: Sequence[bytes], key: bytes, msg: object, context: byt
         raise MentalError("the proof context must be bytes")
     size = len(deck_in)
     m = parse_rekey(msg, size)
-    key_pt = load(key, "deck-key commitment")
+    load(key, "deck-key commitment")
     try:
-        ok = _check(deck_in, key_pt, key, m, context)
+        ok = _check(deck_in, key, m, context)
     except MentalError:
         ok = False
     if not ok:
@@ -117,19 +117,19 @@ def verify_rekey(deck_in: Sequence[bytes], key: bytes, msg: object, context: byt
     return m
 
 
-def _check(deck_in, key_pt, key, m: RekeyMessage, context: bytes) -> bool:
+def _check(deck_in, key: bytes, m: RekeyMessage, context: bytes) -> bool:
     size = len(deck_in)
     b_pts = points(deck_in, "input deck")
     out_pts = [load(x) for x in m.deck]
-    c_pts = [load(x) for x in m.commits]
     state = _weights_state(context, key, deck_bytes(deck_in), deck_bytes(m.deck), deck_bytes(m.commits), size)
     e = _weights(state, size)
     c = challenge_scalar(m.challenge)
     if c == 0:
         return False
     z, zj = m.responses[0], m.responses[1:]
-    t_key = lincomb([c], [key_pt], z)
-    t_commits = [lincomb([c], [c_pts[j]], zj[j]) for j in range(size)]
+    # Public values: c*C + z*G as one variable-time double multiplication.
+    t_key = public_mul_add_base(key, c, z)
+    t_commits = [public_mul_add_base(m.commits[j], c, zj[j]) for j in range(size)]
     x = lincomb(e, out_pts)
     t_deck = lincomb([z] + [-zj[j] * e[j] for j in range(size)], [x] + b_pts)
     return _challenge(state, t_key, t_commits, t_deck) == m.challenge

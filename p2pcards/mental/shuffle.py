@@ -23,15 +23,16 @@ Soundness error about N/n + 2^-256 per attempt, and no option changes it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass
 from typing import Sequence
 
 from p2pcards.mental.group import (
     GENERATORS_TAG, HASH_LEN, N, POINT_LEN, BadMessage, BadProof, MentalError, Point,
-    add, base_mul, challenge_scalar, deck_bytes, frame, generators, h,
-    invert_permutation, lincomb, load, mul, points, scalar_from, scalars_bytes, shuffle_points,
-    split_points, split_scalars, u32,
+    add, base_mul, challenge_scalar, deck_bytes, encodings, frame, generators, h,
+    invert_permutation, lincomb, load, mul, points, public_mul_add_base, scalars_bytes,
+    scalars_from, shuffle_points, split_points, split_scalars, u32,
 )
 from p2pcards.mental.keys import DealSecrets
 
@@ -52,7 +53,7 @@ def _u_state(context: bytes, deck_in: bytes, deck_out: bytes, key: bytes, commit
 
 
 def _challenges(state: bytes, size: int) -> list[int]:
-    return [scalar_from("shuffle-u-i", state, u32(j)) for j in range(size)]
+    return scalars_from("shuffle-u-i", (state,), range(size))
 
 
 def _main_challenge(state: bytes, chain: bytes, ts: Sequence[Point], th: Sequence[Point]) -> bytes:
@@ -74,31 +75,31 @@ def shuffle_step(secrets: DealSecrets, deck_in: Sequence[bytes], context: bytes,
     k, psi = secrets.deck_key, secrets.deck_permutation(size)
     inv = invert_permutation(psi)
     b_pts = shuffle_points(k, psi, a_pts)
-    deck_out = deck_bytes(p.format() for p in b_pts)
+    deck_out = deck_bytes(encodings(b_pts))
     key = secrets.deck_key_point
     gens = generators(size)
     h0, hs = gens[0], gens[1:]
 
     statement = h("shuffle-nonce", context, deck_bytes(deck_in))
-    nonce = secrets.nonce
-    r = [nonce("shuffle-r", statement, j) for j in range(size)]
+    nonces = secrets.nonces
+    r = nonces("shuffle-r", statement, size)
     pc = [add([hs[inv[j]], base_mul(r[j])]) for j in range(size)]
-    commits = deck_bytes(p.format() for p in pc)
+    commits = deck_bytes(encodings(pc))
     state = _u_state(context, deck_bytes(deck_in), deck_out, key, commits, size)
     u = _challenges(state, size)
     up = [u[psi[i]] for i in range(size)]
 
-    rh = [nonce("shuffle-r-hat", statement, i) for i in range(size)]
+    rh = nonces("shuffle-r-hat", statement, size)
     chain_pts: list[Point] = []
     prev = h0
     for i in range(size):
         prev = lincomb([up[i]], [prev], rh[i])
         chain_pts.append(prev)
-    chain = deck_bytes(p.format() for p in chain_pts)
+    chain = deck_bytes(encodings(chain_pts))
 
-    w1, w2, w3, w4 = (nonce("shuffle-w", statement, i) for i in range(4))
-    wh = [nonce("shuffle-w-hat", statement, i) for i in range(size)]
-    wp = [nonce("shuffle-w-prime", statement, i) for i in range(size)]
+    w1, w2, w3, w4 = nonces("shuffle-w", statement, 4)
+    wh = nonces("shuffle-w-hat", statement, size)
+    wp = nonces("shuffle-w-prime", statement, size)
     t1, t2, t5 = base_mul(w1), base_mul(w2), base_mul(w4)
     t3 = lincomb(wp, hs, w3)
     # sum w'_i*B_i - w4*sum u_j*A_j, with B_i = k*A_psi(i): one multiplication per card.
@@ -189,22 +190,30 @@ def _check(deck_in: Sequence[bytes], m: ShuffleMessage, context: bytes) -> bool:
         return False
     s1, s2, s3, s4 = m.responses
     sh, sp = m.chain_responses, m.perm_responses
-    minus = N - 1
     u_prod = 1
     for x in u:
         u_prod = u_prod * x % N
+    # Every value is public here: a*X + b*G is one variable-time double
+    # multiplication where X arrived as an encoding (public_mul_add_base).
     # t1 = c*(sum pc_j - sum h_i) + s1*G
-    t1 = lincomb([c], [add([add(pc), mul(add(hs), minus)])], s1)
+    t1 = lincomb([c], [add([add(pc), _minus_sum(size)])], s1)
     # t2 = c*(ch_N - prod(u)*h0) + s2*G
-    t2 = lincomb([c, -c * u_prod], [chain_pts[-1], h0], s2)
+    t2 = add([public_mul_add_base(m.chain[-1], c, s2), mul(h0, -c * u_prod % N)])
     # t3 = c*sum u_j*pc_j + s3*G + sum s'_i*h_i
     t3 = lincomb([c * x for x in u] + list(sp), pc + list(hs), s3)
     # t4 = sum s'_i*B_i - s4*sum u_j*A_j
     t4 = lincomb(list(sp) + [-s4 * x for x in u], b_pts + a_pts)
-    t5 = lincomb([c], [key], s4)
-    th = [lincomb([c, sp[i]], [chain_pts[i], h0 if i == 0 else chain_pts[i - 1]], sh[i])
+    t5 = public_mul_add_base(m.key, c, s4)
+    # th_i = c*ch_i + sh_i*G + s'_i*ch_{i-1}
+    th = [add([public_mul_add_base(m.chain[i], c, sh[i]), mul(h0 if i == 0 else chain_pts[i - 1], sp[i])])
           for i in range(size)]
     return _main_challenge(state, deck_bytes(m.chain), (t1, t2, t3, t4, t5), th) == m.challenge
+
+
+@functools.lru_cache(maxsize=8)
+def _minus_sum(size: int) -> Point:
+    """-(h_1 + ... + h_size): the same for every proof over a deck of that size."""
+    return mul(add(generators(size)[1:]), N - 1)
 
 
 __all__ = ["SOUNDNESS_BITS", "ShuffleMessage", "parse_shuffle", "shuffle_step", "verify_shuffle",

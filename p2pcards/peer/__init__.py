@@ -198,9 +198,12 @@ class TablePeer:
             self.acks.setdefault(entry.seq, {})[self.seat] = entry.hash
 
     # ----- tracing (benchmarks/table.py): P2PCARDS_TRACE=DIR
-    def _trace(self, event: str, entry: Entry, size: int = 0) -> None:
+    def _trace(self, event: str, entry: Entry | None, size: int = 0) -> None:
+        """One line: clock, seat, event, the entry's seq, kind and author,
+        size, and this process's CPU time so far (ns)."""
         if self._trace_file is not None:
-            self._trace_file.write(f"{time.monotonic_ns()} {self.seat} {event} {entry.seq} {entry.kind} {entry.author} {size}\n")
+            what = "0 - -" if entry is None else f"{entry.seq} {entry.kind} {entry.author}"
+            self._trace_file.write(f"{time.monotonic_ns()} {self.seat} {event} {what} {size} {time.process_time_ns()}\n")
 
     # ----- sending
     async def _broadcast(self, msg: dict) -> None:
@@ -479,6 +482,7 @@ class TablePeer:
 
     # ----- the main loop
     async def run(self) -> None:
+        self._trace("start", None)
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._reader)
@@ -504,7 +508,7 @@ class TablePeer:
                 await trio.to_thread.run_sync(self.driver.write_final)
                 self.hooks.after_game(self)
             if self._trace_file is not None:
-                self._trace_file.write(f"{time.monotonic_ns()} {self.seat} bytes {self.bytes_sent} - - 0\n")
+                self._trace_file.write(f"{time.monotonic_ns()} {self.seat} bytes {self.bytes_sent} - - 0 {time.process_time_ns()}\n")
                 self._trace_file.close()
 
     async def _writer(self) -> None:

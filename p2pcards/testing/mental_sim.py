@@ -20,7 +20,9 @@ from p2pcards.mental.deal import (
     parse_card_keys, parse_commit, parse_reveal, rekey_values, reveal_step,
 )
 from p2pcards.mental.encoding import encode_deck
-from p2pcards.mental.group import N, MentalError, NoCard, clear_caches, deck_bytes, split_points
+from p2pcards.mental.group import (
+    N, MentalError, NoCard, deck_bytes, point_cache, split_points, use_point_cache,
+)
 from p2pcards.mental.keys import DealSecrets, seed_commitment
 from p2pcards.mental.rekey import parse_rekey, rekey_step, verify_rekey
 from p2pcards.mental.shuffle import parse_shuffle, shuffle_step, verify_shuffle
@@ -234,16 +236,22 @@ def simulate_deal(game_id: str, players: int, plan: Mapping[int, int | None] | N
     res = SimResult(seats[0].record, [0] * players, [0.0] * players,
                     [{} for _ in range(players)], [{} for _ in range(players)])
 
+    # Each seat parses the points it uses itself, as a process of its own
+    # would: its own cache of parsed points, none shared with the others.
+    caches: list[dict] = [{} for _ in range(players)]
+    outer = point_cache()
+
     class clock:
         def __init__(self, seat: int):
             self.seat = seat
 
         def __enter__(self):
-            clear_caches()  # each seat parses the points it uses itself
+            use_point_cache(caches[self.seat])
             self.t = time.process_time()
 
         def __exit__(self, *exc):
             res.cpu[self.seat] += time.process_time() - self.t
+            use_point_cache(outer)
 
     def publish(seat: int, what: str, msg: object, deliver) -> None:
         res.sent[seat] += wire_size(msg)
