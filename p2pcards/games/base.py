@@ -29,6 +29,7 @@ import random
 from typing import Any
 
 from p2pcards.cards import deck_for
+from p2pcards.i18n import N_, Text, lazy
 
 
 class IllegalAction(ValueError):
@@ -82,6 +83,18 @@ def parse_option_value(text: str) -> Any:
         return int(low)
     except ValueError:
         return text
+
+
+def by(who: str | None, yours: Text, theirs: Text) -> Text:
+    """The words for the reader's own move (``who`` None: "You draw") or for
+    another player's ("Ada draws"): two messages, since a verb changes with
+    the person in every language."""
+    return yours if who is None else theirs
+
+
+def card_list(cards) -> str:
+    """Cards in a line of words: their codes, which every screen shows as cards."""
+    return " ".join(str(c) for c in cards)
 
 
 @dataclasses.dataclass
@@ -187,6 +200,26 @@ class Game:
 
     def deck_size(self) -> int:
         return len(deck_for(self.id))
+
+    # ----- moves in words ----------------------------------------------------
+    def describe_action(self, state, seat: int, action: dict, who: str | None) -> Text:
+        """``action`` of ``seat`` in words everybody may read (as OpenSpiel's
+        ``action_to_string``): face-down cards as a count, a drawn card not at
+        all. ``who`` is the mover's name, or None for the reader's own move
+        ("You draw"). ``state`` is the state before the move, None if unknown.
+        A :class:`~p2pcards.i18n.Text`: English as a str, in the reader's
+        language through ``i18n.shown``. Engines word their own moves; this
+        covers the face-down ones and any move they do not know."""
+        kind = action.get("type")
+        cards = action.get("cards") or []
+        if kind in self.face_down_actions:
+            n = len(cards)
+            # Translators: a move whose cards nobody else sees (bura's throw).
+            return by(who, lazy.ngettext("You play {n} card face down", "You play {n} cards face down", n),
+                      lazy.ngettext("{who} plays {n} card face down", "{who} plays {n} cards face down", n, who=who))
+        # Translators: a move this program has no words for; {move} is its name in the log.
+        return by(who, N_("You: {move} {cards}", move=str(kind), cards=card_list(cards)),
+                  N_("{who}: {move} {cards}", who=who, move=str(kind), cards=card_list(cards)))
 
     # ----- a whole match ---------------------------------------------------
     def new_match(self, players: int, options: dict | None = None, seed=None) -> Match:

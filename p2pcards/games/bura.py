@@ -98,7 +98,8 @@ import dataclasses
 from itertools import combinations, permutations
 
 from p2pcards.cards import bura_deck, is_code, is_unknown
-from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, shuffled_deck
+from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, by, card_list, shuffled_deck
+from p2pcards.i18n import N_, Text, lazy
 
 HAND_SIZE = 3
 SUIT_ORDER = {"C": 0, "D": 1, "H": 2, "S": 3}
@@ -388,6 +389,35 @@ class Bura(Game):
         for combo in combinations(ordered, k):
             out.append({"type": "throw", "cards": list(combo)})
         return out
+
+    # ----- moves in words ----------------------------------------------------
+    def describe_action(self, state, seat: int, action: dict, who: str | None) -> Text:
+        kind = action.get("type")
+        cards = card_list(action.get("cards") or [])
+        if kind == "lead":
+            return by(who, N_("You lead {cards}", cards=cards), N_("{who} leads {cards}", who=who, cards=cards))
+        if kind == "beat":
+            return by(who, N_("You beat with {cards}", cards=cards),
+                      N_("{who} beats with {cards}", who=who, cards=cards))
+        if kind == "throw":
+            n = len(action.get("cards") or [])
+            # Translators: bura: cards played face down, unseen, that cannot take the trick.
+            return by(who, lazy.ngettext("You throw {n} card face down", "You throw {n} cards face down", n),
+                      lazy.ngettext("{who} throws {n} card face down", "{who} throws {n} cards face down", n,
+                                    who=who))
+        if kind == "declare":
+            # Translators: bura: the taker of a trick claims 31 points for the bank.
+            return by(who, N_("You declare"), N_("{who} declares", who=who))
+        if kind == "pass":
+            if getattr(state, "phase", None) == "bessa":
+                # Translators: bura: "pas" in the bessa window: no better bessa shown.
+                return by(who, N_("You show no bessa (pas)"), N_("{who} shows no bessa (pas)", who=who))
+            return by(who, N_("You do not declare (pas)"), N_("{who} does not declare (pas)", who=who))
+        if kind == "bessa":
+            # Translators: bura's bessa: three trumps or three aces shown from the hand.
+            return by(who, N_("You show a bessa {cards}", cards=cards),
+                      N_("{who} shows a bessa {cards}", who=who, cards=cards))
+        return super().describe_action(state, seat, action, who)
 
     # ----- applying an action ------------------------------------------------
     def _parse(self, state: BuraState, action) -> tuple[str, list]:

@@ -34,7 +34,8 @@ import dataclasses
 from functools import lru_cache
 
 from p2pcards import cards as C
-from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, shuffled_deck
+from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, by, card_list, shuffled_deck
+from p2pcards.i18n import N_, Text, lazy
 
 RANK_INDEX = {r: i for i, r in enumerate(C.RANKS)}
 SUIT_INDEX = {s: i for i, s in enumerate(C.SUITS)}
@@ -735,6 +736,91 @@ class CanastaGame(Game):
             return self._finish_error(state, seat, 0, self.has_canasta(state, self.owner_of(state, seat)),
                                       state.turn_value)
         return None
+
+    # ----- moves in words ----------------------------------------------------------------
+    def describe_action(self, state, seat: int, action: dict, who: str | None) -> Text:
+        kind = action.get("type")
+        cards = card_list(action.get("cards") or [])
+        meld = action.get("meld")
+        meld = meld + 1 if isinstance(meld, int) and not isinstance(meld, bool) else None
+        if kind == "draw":
+            return by(who, N_("You draw"), N_("{who} draws", who=who))
+        if kind == "take_pile":
+            return self._describe_take(state, who, cards, meld)
+        if kind == "meld":
+            return by(who, N_("You meld {cards}", cards=cards), N_("{who} melds {cards}", who=who, cards=cards))
+        if kind == "add":
+            if meld is None:
+                return by(who, N_("You add {cards}", cards=cards), N_("{who} adds {cards}", who=who, cards=cards))
+            # Translators: {meld} is the number of a meld on the table, as the table shows it.
+            return by(who, N_("You add to meld {meld} {cards}", meld=meld, cards=cards),
+                      N_("{who} adds to meld {meld} {cards}", who=who, meld=meld, cards=cards))
+        if kind == "discard":
+            if action.get("freeze"):
+                # Translators: kanaszta's freezing discard: a wild laid crosswise on the pile.
+                return by(who, N_("You discard {cards} crosswise (pile frozen)", cards=cards),
+                          N_("{who} discards {cards} crosswise (pile frozen)", who=who, cards=cards))
+            return by(who, N_("You discard {cards}", cards=cards), N_("{who} discards {cards}", who=who, cards=cards))
+        if kind == "red3":
+            n = len(action.get("cards") or [])
+            if not n:
+                return by(who, N_("You have no red 3 to lay"), N_("{who} has no red 3 to lay", who=who))
+            # Translators: red 3s laid apart, face up; {cards} are their codes.
+            return by(who, lazy.ngettext("You lay a red 3: {cards}", "You lay red 3s: {cards}", n, cards=cards),
+                      lazy.ngettext("{who} lays a red 3: {cards}", "{who} lays red 3s: {cards}", n,
+                                    who=who, cards=cards))
+        return super().describe_action(state, seat, action, who)
+
+    @staticmethod
+    def _describe_take(state, who: str | None, cards: str, meld: int | None) -> Text:
+        """Taking the pile: how big it was and its top card, when the state
+        before the move is known; the hand cards melded with the top, or the
+        meld it goes onto."""
+        pile = list(getattr(state, "pile", None) or [])
+        if not pile:
+            if cards and meld is not None:
+                return by(who, N_("You take the pile and meld its top card with {cards} onto meld {meld}",
+                                  cards=cards, meld=meld),
+                          N_("{who} takes the pile and melds its top card with {cards} onto meld {meld}",
+                             who=who, cards=cards, meld=meld))
+            if cards:
+                return by(who, N_("You take the pile and meld its top card with {cards}", cards=cards),
+                          N_("{who} takes the pile and melds its top card with {cards}", who=who, cards=cards))
+            if meld is not None:
+                return by(who, N_("You take the pile and meld its top card onto meld {meld}", meld=meld),
+                          N_("{who} takes the pile and melds its top card onto meld {meld}", who=who, meld=meld))
+            return by(who, N_("You take the pile and meld its top card"),
+                      N_("{who} takes the pile and melds its top card", who=who))
+        n, top = len(pile), pile[-1]
+        # Translators: {n} is the number of cards in the discard pile taken, {top} its top card's code.
+        if cards and meld is not None:
+            return by(who, lazy.ngettext(
+                "You take the pile ({n} card) and meld its top {top} with {cards} onto meld {meld}",
+                "You take the pile ({n} cards) and meld its top {top} with {cards} onto meld {meld}",
+                n, top=top, cards=cards, meld=meld), lazy.ngettext(
+                "{who} takes the pile ({n} card) and melds its top {top} with {cards} onto meld {meld}",
+                "{who} takes the pile ({n} cards) and melds its top {top} with {cards} onto meld {meld}",
+                n, who=who, top=top, cards=cards, meld=meld))
+        if cards:
+            return by(who, lazy.ngettext(
+                "You take the pile ({n} card) and meld its top {top} with {cards}",
+                "You take the pile ({n} cards) and meld its top {top} with {cards}",
+                n, top=top, cards=cards), lazy.ngettext(
+                "{who} takes the pile ({n} card) and melds its top {top} with {cards}",
+                "{who} takes the pile ({n} cards) and melds its top {top} with {cards}",
+                n, who=who, top=top, cards=cards))
+        if meld is not None:
+            return by(who, lazy.ngettext(
+                "You take the pile ({n} card) and meld its top {top} onto meld {meld}",
+                "You take the pile ({n} cards) and meld its top {top} onto meld {meld}",
+                n, top=top, meld=meld), lazy.ngettext(
+                "{who} takes the pile ({n} card) and melds its top {top} onto meld {meld}",
+                "{who} takes the pile ({n} cards) and melds its top {top} onto meld {meld}",
+                n, who=who, top=top, meld=meld))
+        return by(who, lazy.ngettext("You take the pile ({n} card) and meld its top {top}",
+                                     "You take the pile ({n} cards) and meld its top {top}", n, top=top),
+                  lazy.ngettext("{who} takes the pile ({n} card) and melds its top {top}",
+                                "{who} takes the pile ({n} cards) and melds its top {top}", n, who=who, top=top))
 
     # ----- legal actions ------------------------------------------------------------------
     def legal_actions(self, state) -> list[dict]:

@@ -78,7 +78,8 @@ meld, or None) ``scores`` (match totals before the deal) ``options``.
 
 from __future__ import annotations
 
-from p2pcards.games.base import IllegalAction, NeedReveal
+from p2pcards.games.base import IllegalAction, NeedReveal, by, card_list
+from p2pcards.i18n import N_, Text
 from p2pcards.games.canasta import (
     KIND, MELD_RANKS, RED3, WILD, CanastaGame, Meld, _groups, _remove, card_key, describe,
 )
@@ -235,6 +236,24 @@ class Kanasta(CanastaGame):
         return self.possible_takes(state, seat, candidates)
 
     # ----- swaps ---------------------------------------------------------------------------
+    def describe_action(self, state, seat: int, action: dict, who: str | None) -> Text:
+        if action.get("type") != "swap":
+            return super().describe_action(state, seat, action, who)
+        cards = action.get("cards") or ["?"]
+        natural, rest, wild = cards[0], card_list(cards[1:]), action.get("wild")
+        meld = action.get("meld")
+        meld = (meld if isinstance(meld, int) else 0) + 1
+        if rest:
+            return by(who, N_("You swap {natural} for the {wild} in meld {meld} and meld {wild} {cards}",
+                              natural=natural, wild=wild, meld=meld, cards=rest),
+                      N_("{who} swaps {natural} for the {wild} in meld {meld} and melds {wild} {cards}",
+                         who=who, natural=natural, wild=wild, meld=meld, cards=rest))
+        # Translators: kanasta's swap: a natural card takes a wild's place in a meld, the wild is melded anew.
+        return by(who, N_("You swap {natural} for the {wild} in meld {meld} and meld {wild}",
+                          natural=natural, wild=wild, meld=meld),
+                  N_("{who} swaps {natural} for the {wild} in meld {meld} and melds {wild}",
+                     who=who, natural=natural, wild=wild, meld=meld))
+
     def _do_swap(self, state, seat, action):
         self._in_meld_phase(state, seat, "swap")
         if not state.opened[seat] and not state.options["play_before_first_meld"]:

@@ -86,8 +86,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from p2pcards.cards import RANKS, is_code, is_unknown, warkocz_deck
-from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, shuffled_deck
+from p2pcards.cards import RANKS, is_code, is_unknown, rank, rank_label, warkocz_deck
+from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, by, card_list, shuffled_deck
+from p2pcards.i18n import N_, Text
 
 WARKOCZ = "9C"
 W_RANKS = RANKS[:-1]  # 2..K: no aces in this deck
@@ -343,6 +344,47 @@ class Warkocz(Game):
         if need >= 0 and not (opts["must_play"] and (counts.get(D_CODE[need]) or counts.get(H_CODE[need]))):
             acts.append({"type": "pass"})
         return acts
+
+    # ----- moves in words ----------------------------------------------------
+    def ends_row(self, state, action: dict) -> bool:
+        """Whether a play is a gag, ending the row: a K, or a rank whose next
+        rank is then used up. ``state`` is the state before the play (None:
+        only a K is known to end it)."""
+        cards = action.get("cards") or []
+        if action.get("type") != "play" or not cards:
+            return False
+        r = action.get("as") or rank(cards[0])
+        if r == "K":
+            return True
+        if not isinstance(state, WarkoczState) or r not in RANK_INDEX or RANK_INDEX[r] >= KING:
+            return False
+        following = W_RANKS[RANK_INDEX[r] + 1]
+        laid_now = sum(1 for c in cards if c != WARKOCZ and rank(c) == following)
+        return state.played[RANK_INDEX[following]] + laid_now >= NATURALS_PER_RANK
+
+    def describe_action(self, state, seat: int, action: dict, who: str | None) -> Text:
+        kind = action.get("type")
+        if kind == "pass":
+            # Translators: "pas" is what warkocz players say when they cannot go on with the row.
+            return by(who, N_("You pass (pas)"), N_("{who} passes (pas)", who=who))
+        if kind != "play":
+            return super().describe_action(state, seat, action, who)
+        cards = card_list(action.get("cards") or [])
+        gag = self.ends_row(state, action)
+        as_rank = action.get("as")
+        if as_rank:
+            shown = rank_label(str(as_rank))
+            # Translators: {cards} hold the warkocz (9C) standing for the rank {rank}.
+            if gag:
+                return by(who, N_("You play {cards} as {rank} (gag)", cards=cards, rank=shown),
+                          N_("{who} plays {cards} as {rank} (gag)", who=who, cards=cards, rank=shown))
+            return by(who, N_("You play {cards} as {rank}", cards=cards, rank=shown),
+                      N_("{who} plays {cards} as {rank}", who=who, cards=cards, rank=shown))
+        if gag:
+            # Translators: a gag ends the row (a K, or a card whose next rank is used up).
+            return by(who, N_("You play {cards} (gag)", cards=cards),
+                      N_("{who} plays {cards} (gag)", who=who, cards=cards))
+        return by(who, N_("You play {cards}", cards=cards), N_("{who} plays {cards}", who=who, cards=cards))
 
     # ----- applying an action ------------------------------------------------
     def apply(self, state, action):
