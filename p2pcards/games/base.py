@@ -145,12 +145,14 @@ class Game:
         for key, value in (overrides or {}).items():
             if key not in opts:
                 known = ", ".join(sorted(opts))
-                raise IllegalAction(f"unknown option {key!r} for {self.id} (options: {known})")
+                raise IllegalAction(N_("unknown option {key} for {game} (options: {known})",
+                                       key=repr(key), game=self.id, known=known))
             want = type(opts[key])
             if want is bool and not isinstance(value, bool):
-                raise IllegalAction(f"option {key} must be true or false, not {value!r}")
+                raise IllegalAction(N_("option {key} must be true or false, not {value}", key=key, value=repr(value)))
             if want is int and (isinstance(value, bool) or not isinstance(value, int)):
-                raise IllegalAction(f"option {key} must be a whole number, not {value!r}")
+                raise IllegalAction(N_("option {key} must be a whole number, not {value}",
+                                       key=key, value=repr(value)))
             opts[key] = value
         self.check_options(players, opts)
         return opts
@@ -161,7 +163,8 @@ class Game:
     def check_players(self, players: int) -> None:
         if not isinstance(players, int) or not self.min_players <= players <= self.max_players:
             raise IllegalAction(
-                f"{self.id} is played by {self.min_players} to {self.max_players} players, not {players}"
+                N_("{game} is played by {min_players} to {max_players} players, not {players}",
+                   game=self.id, min_players=self.min_players, max_players=self.max_players, players=players)
             )
 
     def sides(self, players: int, options: dict) -> int:
@@ -240,7 +243,7 @@ class Game:
     def start_deal(self, match: Match, deck: list[str] | None = None):
         """The next deal of ``match``: from ``deck`` if given, else from the match seed."""
         if match.over:
-            raise IllegalAction("the match is over")
+            raise IllegalAction(N_("the match is over"))
         if deck is None:
             deck = shuffled_deck(self.id, match.seed if match.seed is not None else 0, match.deal_index)
         return self.start(
