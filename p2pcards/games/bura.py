@@ -442,7 +442,7 @@ class Bura(Game):
             if not isinstance(seat, int) or isinstance(seat, bool):
                 raise IllegalAction(N_("seat must be a seat number, not {seat}", seat=repr(seat)))
             if seat != state.turn:
-                raise IllegalAction(N_("it is seat {turn}'s turn, not seat {seat}'s", turn=state.turn, seat=seat))
+                raise IllegalAction(N_("it is seat {seat}'s turn, not seat {given}'s", seat=state.turn, given=seat))
         cards: list = []
         if "cards" in fields:
             if "cards" not in action:

@@ -408,7 +408,7 @@ class Warkocz(Game):
                 raise IllegalAction(N_("the seat of an action is a seat number, not {claimed}",
                                        claimed=repr(claimed)))
             if claimed != seat:
-                raise IllegalAction(N_("it is seat {seat}'s turn, not seat {claimed}'s", seat=seat, claimed=claimed))
+                raise IllegalAction(N_("it is seat {seat}'s turn, not seat {given}'s", seat=seat, given=claimed))
         kind = action.get("type")
         if kind == "play":
             self._no_extra_keys(action, _PLAY_KEYS)
@@ -585,7 +585,7 @@ class Warkocz(Game):
     def view(self, state, seat) -> dict:
         n = state.players
         if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
-            raise IllegalAction(N_("no seat {seat} at a table of {count}", seat=repr(seat), count=n))
+            raise IllegalAction(N_("no seat {seat} at a table of {players}", seat=repr(seat), players=n))
 
         def steps(row):
             return [{"seat": st["seat"], "cards": list(st["cards"]), "as": st["as"]} for st in row]
