@@ -8,7 +8,7 @@ import json
 import os
 from functools import partial
 
-from p2pcards.cli.args import CliError, game_id, load_identity, parse_options
+from p2pcards.cli.args import CliError, game_id, load_identity, parse_options, rank_options
 
 DEFAULT_SELFPLAY_TIMEOUT = 10
 

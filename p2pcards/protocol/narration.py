@@ -102,6 +102,10 @@ def abort_kind(kind) -> str:
 
 
 _templates: dict[str, list[tuple[str, list[str], list[str]]]] = {}
+# A reason is a sentence: a message counts as its form only with this many
+# letters of its own, and values no longer than a list of cards or a name.
+MIN_LITERAL = 8
+MAX_VALUE = 48
 
 
 def _catalog_templates(lang: str) -> list[tuple[str, list[str], list[str]]]:
@@ -127,6 +131,8 @@ def _catalog_templates(lang: str) -> list[tuple[str, list[str], list[str]]]:
                 continue
             if len(pieces) == len(names):
                 pieces.append("")
+            if sum(len(p) for p in pieces) < MIN_LITERAL:
+                continue  # "seat {seat}", "{who}: {kind}": these would fit any text
             found.append((msgid, pieces, names))
         found.sort(key=lambda t: -sum(len(p) for p in t[1]))
         _templates[lang] = found
@@ -149,7 +155,7 @@ def _fields_of(text: str, pieces: list[str], names: list[str]) -> dict | None:
                 return None
         else:
             end = text.find(literal, pos + 1)
-        if end <= pos:
+        if end <= pos or end - pos > MAX_VALUE:
             return None
         values.append(text[pos:end])
         pos = end + len(literal)

@@ -33,13 +33,16 @@ def plural(n: int, word: str) -> str:
 def with_own_cards(line: str, seat: int | None, author: int, action: dict | None, new_cards=()) -> str:
     """A log line as its author reads it: the cards of one's own face-down
     throw, and the card one drew, which only the author may see. Others'
-    lines, and tokens of cards not yet seen (``?33``), are left as they are."""
+    lines, and tokens of cards not yet seen (``?33``), are left as they are.
+    Decided by the move, not by its words (the line may be in any language):
+    a draw (``action`` None: a draw named later) gets its card, a move whose
+    line does not name its cards (face down) gets them after a colon."""
     if seat is None or author != seat:
         return line
     known = [c for c in new_cards if is_code(c)]
-    if known and line.endswith(("draws", "draw")):
+    if known and (action is None or action.get("type") == "draw"):
         return f"{line} {' '.join(known)}"
     cards = [c for c in (action or {}).get("cards") or [] if is_code(c)]
-    if cards and "face down" in line:
+    if cards and not any(c in line.split() for c in cards):
         return f"{line}: {' '.join(cards)}"
     return line
