@@ -131,6 +131,14 @@ def rank_label(r: str, lang: str | None = None) -> str:
     return LOCAL_RANKS.get(lang, {}).get(r, r)
 
 
+class Rank(str):
+    """A rank in a message: its code as a ``str`` (what the log keeps), its
+    letter under ``--ranks local`` where a player reads it (``i18n.shown``)."""
+
+    def translated(self) -> str:
+        return rank_label(str(self))
+
+
 def display(card: str, ascii_only: bool = False, lang: str | None = None) -> str:
     """A card for people: ``K♥`` (or ``KH`` with ascii_only); ``JK``; ``??``;
     the rank in the local letter under ``--ranks local`` or for ``lang``."""

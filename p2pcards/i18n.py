@@ -178,10 +178,10 @@ class lazy:
 
 def shown(value) -> str:
     """``value`` as the reader sees it: a :class:`Text` (or an exception
-    whose message is one) in the current language; anything else, e.g.
-    free text a peer wrote, as it is."""
+    whose message is one) in the current language, a rank in the letters
+    the player asked for; anything else, e.g. free text a peer wrote, as it is."""
     if isinstance(value, BaseException) and len(value.args) == 1:
         value = value.args[0]
-    if isinstance(value, Text):
-        return value.translated()
+    if isinstance(value, str) and callable(getattr(value, "translated", None)):
+        return value.translated()  # a Text, or a card rank (cards.Rank)
     return str(value)

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from p2pcards import cards, i18n
 from p2pcards.cli import build_parser
 from p2pcards.games import IllegalAction, get_game
+from p2pcards.games.canasta import Meld
 from p2pcards.protocol import narration
 from p2pcards.protocol.machine import ABORT
 from p2pcards.ui import commands as C
@@ -308,3 +309,14 @@ def test_ranks_are_the_codes_unless_asked(lang):
     assert cards.display("JH") == "J\u2665"
     args = build_parser().parse_args(["play", "warkocz"])
     assert args.ranks == "codes" and cards.display("QS") == "Q\u2660"
+
+
+def test_what_the_log_keeps_holds_rank_codes_even_under_local_letters(lang):
+    cards.set_rank_style("local")
+    lang("pl")
+    move = narration.narrate(get_game("warkocz"), None, 0, {"type": "play", "cards": ["9C"], "as": "Q"}, NAMES)
+    assert str(move) == "Ada plays 9C as Q" and i18n.shown(move) == "Ada wykłada 9C jako D"
+    kings = Meld(owner=0, by=0, rank="K", cards=["KH", "KS", "KD"], naturals=3, wilds=0)
+    error = get_game("kanasta")._add_error(kings, "Q", 1, 0)
+    assert str(error) == "Qs don't go into a meld of Ks"
+    assert i18n.shown(error) == "D nie pasuje do kombinacji: K"

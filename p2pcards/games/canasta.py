@@ -450,7 +450,7 @@ class CanastaGame(Game):
         if err:
             return err
         if self._rank_taken(state, owner, rank):
-            return N_("you already have a meld of {rank}s: add to it", rank=rank)
+            return N_("you already have a meld of {rank}s: add to it", rank=C.Rank(rank))
         return None
 
     @staticmethod
@@ -462,12 +462,13 @@ class CanastaGame(Game):
 
     def _add_error(self, meld: Meld, rank: str, nat: int, wild: int) -> str | None:
         if rank != "W" and rank != meld.rank:
-            return N_("{rank}s don't go into a meld of {rank_name}", rank=rank, rank_name=self.rank_name(meld.rank))
+            return N_("{rank}s don't go into a meld of {rank_name}", rank=C.Rank(rank),
+                      rank_name=self.rank_name(meld.rank))
         return self.shape_error(meld.rank, meld.naturals + nat, meld.wilds + wild, len(meld.cards) + nat + wild)
 
     @staticmethod
     def rank_name(rank: str) -> str:
-        return {"W": N_("wild cards"), "3": N_("black 3s")}.get(rank) or N_("{rank}s", rank=rank)
+        return {"W": N_("wild cards"), "3": N_("black 3s")}.get(rank) or N_("{rank}s", rank=C.Rank(rank))
 
     # ----- after-action checks shared by apply and legal_actions -------------------------
     def _canasta_after(self, state, owner: int, changed: Meld | None) -> bool:

@@ -276,7 +276,7 @@ class Kanasta(CanastaGame):
         natural = cards[0]
         if KIND[natural] != "N" or C.rank(natural) != meld.rank:
             raise IllegalAction(N_("the card put in place of {wild} must be a {rank}, not {natural}",
-                                   wild=w, rank=meld.rank, natural=natural))
+                                   wild=w, rank=C.Rank(meld.rank), natural=natural))
         rest = _remove(state.hands[seat], cards)
         # The natural takes the wild's place; whoever laid the wild no longer has it on the table.
         changed_cards = meld.cards[:]

@@ -284,7 +284,7 @@ class Kanaszta(CanastaGame):
             if any(KIND[c] != NAT or C.rank(c) != C.rank(top) for c in cards) or len(cards) < 2:
                 raise IllegalAction(N_("the pile is frozen: the top card {top} must be melded with at least two "
                                        "natural {rank}s from hand",
-                                       top=top, rank=C.rank(top)))
+                                       top=top, rank=C.Rank(C.rank(top))))
             if not opened and i is not None:
                 raise IllegalAction(N_("your side has no meld yet: the top card goes into a new meld"))
         elif not opened:

@@ -86,7 +86,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from p2pcards.cards import RANKS, is_code, is_unknown, rank, rank_label, warkocz_deck
+from p2pcards.cards import RANKS, Rank, is_code, is_unknown, rank, warkocz_deck
 from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, by, card_list, shuffled_deck
 from p2pcards.i18n import N_, Text
 
@@ -168,7 +168,7 @@ def _pay(chips: list, payer: int, amount: int, debt: bool) -> int:
 def _a(rank: str) -> Text:
     """"a 7", "an 8": a rank with its article (none in Polish or Hungarian)."""
     # Translators: a card rank with the English article; {rank} is 2..10, J, Q or K.
-    return N_("an {rank}", rank=rank_label(rank)) if rank == "8" else N_("a {rank}", rank=rank_label(rank))
+    return N_("an {rank}", rank=Rank(rank)) if rank == "8" else N_("a {rank}", rank=Rank(rank))
 
 
 def _describe(card: object) -> str:
@@ -379,7 +379,7 @@ class Warkocz(Game):
         gag = self.ends_row(state, action)
         as_rank = action.get("as")
         if as_rank:
-            shown = rank_label(str(as_rank))
+            shown = Rank(str(as_rank))
             # Translators: {cards} hold the warkocz (9C) standing for the rank {rank}.
             if gag:
                 return by(who, N_("You play {cards} as {rank} (gag)", cards=cards, rank=shown),
