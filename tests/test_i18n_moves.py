@@ -320,3 +320,15 @@ def test_what_the_log_keeps_holds_rank_codes_even_under_local_letters(lang):
     error = get_game("kanasta")._add_error(kings, "Q", 1, 0)
     assert str(error) == "Qs don't go into a meld of Ks"
     assert i18n.shown(error) == "D nie pasuje do kombinacji: K"
+
+
+def test_a_reason_inside_a_reason_is_translated_and_a_huge_one_left_alone(lang):
+    lang("pl")
+    # the audit's words around an engine's: both known
+    outer = "GAME STOPPED by {who}: {kind}: {detail}"
+    assert narration.logged_reason(outer.format(who="Ada", kind="x", detail="the deal is over")) == \
+        "GRA PRZERWANA (Ada): x: rozdanie się skończyło"
+    huge = "you don't hold " + "7H " * 5000
+    start = time.perf_counter()
+    assert narration.logged_reason(huge) == huge
+    assert time.perf_counter() - start < 0.5

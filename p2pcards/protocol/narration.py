@@ -13,6 +13,7 @@ narrate with these functions.
 
 from __future__ import annotations
 
+from p2pcards import limits
 from p2pcards.i18n import N_, Text, _, language, shown, translations
 
 
@@ -103,9 +104,10 @@ def abort_kind(kind) -> str:
 
 _templates: dict[str, list[tuple[str, list[str], list[str]]]] = {}
 # A reason is a sentence: a message counts as its form only with this many
-# letters of its own, and values no longer than a list of cards or a name.
+# letters of its own, and with values no longer than a short sentence.
 MIN_LITERAL = 8
-MAX_VALUE = 48
+MAX_VALUE = 160
+MAX_REASON = 2 * limits.MAX_ABORT_DETAIL  # longer: nobody's message, shown as written
 
 
 def _catalog_templates(lang: str) -> list[tuple[str, list[str], list[str]]]:
@@ -169,7 +171,7 @@ def _fields_of(text: str, pieces: list[str], names: list[str]) -> dict | None:
     return fields
 
 
-def logged_reason(text) -> str:
+def logged_reason(text, _depth: int = 0) -> str:
     """A reason the log keeps in English (an abort's detail, a refusal) in
     the reader's language: a known message, also one with its values filled
     in (an engine's "you don't hold 7H"), is translated; anything else (a
@@ -178,13 +180,14 @@ def logged_reason(text) -> str:
     if language() == "en" or not text:
         return text
     translated = _(text)
-    if translated != text:
+    if translated != text or len(text) > MAX_REASON:
         return translated
     for msgid, pieces, names in _catalog_templates(language()):
         fields = _fields_of(text, pieces, names)
         if fields is not None:
-            try:
-                return _(msgid).format(**fields)
+            try:  # a value may be a known message itself ("...illegal: you don't hold 7H")
+                inner = {k: logged_reason(v, _depth + 1) if _depth < 1 else v for k, v in fields.items()}
+                return _(msgid).format(**inner)
             except (KeyError, IndexError, ValueError):
                 return text
     return text
