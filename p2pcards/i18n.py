@@ -127,7 +127,16 @@ def N_(message: str, **fields) -> "Text":
     text (translate it with :func:`_` where it is shown), or, with ``fields``,
     a message that must stay English where it is kept (the log, JSON) and be
     translated where a player reads it (:func:`shown`)."""
-    return Text(message, fields=fields)
+    if fields:
+        return Text(message, fields=fields)
+    # The engines return their fixed reasons in hot loops (a refused meld shape): one Text each.
+    text = _plain.get(message)
+    if text is None:
+        text = _plain[message] = Text(message)
+    return text
+
+
+_plain: dict[str, "Text"] = {}
 
 
 class Text(str):

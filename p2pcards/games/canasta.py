@@ -468,7 +468,9 @@ class CanastaGame(Game):
 
     @staticmethod
     def rank_name(rank: str) -> str:
-        return {"W": N_("wild cards"), "3": N_("black 3s")}.get(rank) or N_("{rank}s", rank=C.Rank(rank))
+        if rank == "W":
+            return N_("wild cards")
+        return N_("black 3s") if rank == "3" else N_("{rank}s", rank=C.Rank(rank))
 
     # ----- after-action checks shared by apply and legal_actions -------------------------
     def _canasta_after(self, state, owner: int, changed: Meld | None) -> bool:

@@ -86,6 +86,11 @@ from p2pcards.games.canasta import (
 from p2pcards import cards as C
 
 
+# Why a meld's shape is refused (asked thousands of times while listing the moves).
+_NO_THREES = N_("3s are never melded")
+_AT_LEAST_3 = N_("a meld needs at least 3 cards")
+
+
 class Kanasta(CanastaGame):
     id = "kanasta"
     hand_size = 12
@@ -125,9 +130,9 @@ class Kanasta(CanastaGame):
     # ----- melds ---------------------------------------------------------------------
     def shape_error(self, rank, naturals, wilds, size):
         if rank == "3":
-            return N_("3s are never melded")
+            return _NO_THREES
         if size < 3:
-            return N_("a meld needs at least 3 cards")
+            return _AT_LEAST_3
         return None
 
     def meld_status(self, meld: Meld):

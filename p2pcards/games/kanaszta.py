@@ -110,6 +110,14 @@ from p2pcards.games.canasta import (
 from p2pcards.i18n import N_
 
 
+# Why a meld's shape is refused (asked thousands of times while listing the moves).
+_MORE_NATURALS = N_("a meld needs more natural cards than wild cards")
+_BLACK_NO_WILDS = N_("black 3s are melded without wild cards")
+_BLACK_3_OR_4 = N_("black 3s are melded 3 or 4 together")
+_AT_LEAST_3 = N_("a meld needs at least 3 cards")
+_AT_MOST_3_WILDS = N_("a meld holds at most 3 wild cards")
+
+
 class Kanaszta(CanastaGame):
     id = "kanaszta"
     hand_size = 15
@@ -152,19 +160,19 @@ class Kanaszta(CanastaGame):
     # ----- melds -----------------------------------------------------------------------
     def shape_error(self, rank, naturals, wilds, size):
         if rank == "W":
-            return N_("a meld needs more natural cards than wild cards")
+            return _MORE_NATURALS
         if rank == "3":
             if wilds:
-                return N_("black 3s are melded without wild cards")
+                return _BLACK_NO_WILDS
             if naturals < 3:
-                return N_("black 3s are melded 3 or 4 together")
+                return _BLACK_3_OR_4
             return None
         if size < 3:
-            return N_("a meld needs at least 3 cards")
+            return _AT_LEAST_3
         if wilds > 3:
-            return N_("a meld holds at most 3 wild cards")
+            return _AT_MOST_3_WILDS
         if naturals <= wilds:
-            return N_("a meld needs more natural cards than wild cards")
+            return _MORE_NATURALS
         return None
 
     def meld_status(self, meld: Meld):
