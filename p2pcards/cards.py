@@ -11,6 +11,8 @@ around like any card but never look inside them; see ``p2pcards.games.base``.
 
 from __future__ import annotations
 
+from p2pcards.i18n import language
+
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 SUITS = ("C", "D", "H", "S")
 JOKER = "JK"
@@ -93,10 +95,56 @@ def deck_for(game_id: str) -> list[str]:
     return DECKS[game_id]()
 
 
-def display(card: str, ascii_only: bool = False) -> str:
-    """A card for people: ``K♥`` (or ``KH`` with ascii_only); ``JK``; ``??``."""
+# The letters Polish and Hungarian players write for the face cards and the ace
+# (walet, dama, król, as; bubi, dáma, király, ász); the other ranks are numbers.
+# None of them is an English rank letter, so a typed code reads the same in
+# every language: rank first, suit (C/D/H/S) last, "DH" the queen of hearts and
+# "10D" the ten of diamonds.
+LOCAL_RANKS = {
+    "pl": {"J": "W", "Q": "D", "K": "K", "A": "A"},
+    "hu": {"J": "B", "Q": "D", "K": "K", "A": "\u00c1"},
+}
+# A local letter typed (upper case) -> the rank of the card code.
+LOCAL_RANK_LETTERS = {letter: r for table in LOCAL_RANKS.values() for r, letter in table.items() if letter != r}
+
+RANK_STYLES = ("codes", "local")
+_rank_style = "codes"
+
+
+def set_rank_style(style: str) -> None:
+    """``local``: cards are shown with the rank letters of the player's
+    language (``W♥`` in Polish, ``B♥`` in Hungarian); ``codes`` (the default):
+    as typed in the codes (``J♥``). What is kept or sent is always the code."""
+    global _rank_style
+    if style not in RANK_STYLES:
+        raise ValueError(f"rank style must be one of {RANK_STYLES}, not {style!r}")
+    _rank_style = style
+
+
+def rank_label(r: str, lang: str | None = None) -> str:
+    """A rank (``"Q"``) as shown: the local letter under ``--ranks local``
+    (or in ``lang`` when given), else the code's."""
+    if lang is None:
+        if _rank_style != "local":
+            return r
+        lang = language()
+    return LOCAL_RANKS.get(lang, {}).get(r, r)
+
+
+class Rank(str):
+    """A rank in a message: its code as a ``str`` (what the log keeps), its
+    letter under ``--ranks local`` where a player reads it (``i18n.shown``)."""
+
+    def translated(self) -> str:
+        return rank_label(str(self))
+
+
+def display(card: str, ascii_only: bool = False, lang: str | None = None) -> str:
+    """A card for people: ``K♥`` (or ``KH`` with ascii_only); ``JK``; ``??``;
+    the rank in the local letter under ``--ranks local`` or for ``lang``."""
     if is_unknown(card):
         return "??"
-    if card == JOKER or ascii_only or not is_code(card):
+    if card == JOKER or not is_code(card):
         return card
-    return card[:-1] + SUIT_SYMBOLS[card[-1]]
+    shown = rank_label(card[:-1], lang)
+    return shown + (card[-1] if ascii_only else SUIT_SYMBOLS[card[-1]])

@@ -122,6 +122,75 @@ def npgettext(context: str, singular: str, plural: str, n: int) -> str:
     return translations(_current).npgettext(context, singular, plural, n)
 
 
-def N_(message: str) -> str:
-    """Marks a module-level text for the catalogs; translate it with :func:`_` where it is shown."""
-    return message
+def N_(message: str, **fields) -> "Text":
+    """Marks a text for the catalogs without translating it now: a module-level
+    text (translate it with :func:`_` where it is shown), or, with ``fields``,
+    a message that must stay English where it is kept (the log, JSON) and be
+    translated where a player reads it (:func:`shown`)."""
+    if fields:
+        return Text(message, fields=fields)
+    # The engines return their fixed reasons in hot loops (a refused meld shape): one Text each.
+    text = _plain.get(message)
+    if text is None:
+        text = _plain[message] = Text(message)
+    return text
+
+
+_plain: dict[str, "Text"] = {}
+
+
+class Text(str):
+    """A message as a ``str`` in English (what the log, the JSON output and
+    the tests see) that knows how to say itself in the reader's language:
+    :func:`shown` (or :meth:`translated`) gives that. Made by :func:`N_` and
+    the :class:`lazy` markers; its fields may be Texts themselves."""
+
+    def __new__(cls, message: str, plural: str | None = None, n: int | None = None,
+                context: str | None = None, fields: dict | None = None):
+        fields = dict(fields or {})
+        if plural is not None:
+            fields.setdefault("n", n)
+        english = plural if plural is not None and n != 1 else message
+        self = super().__new__(cls, english.format(**fields) if fields else english)
+        self.message, self.plural, self.n, self.context, self.fields = message, plural, n, context, fields
+        return self
+
+    def translated(self) -> str:
+        t = translations(_current)
+        if self.plural is not None:
+            form = (t.npgettext(self.context, self.message, self.plural, self.n) if self.context
+                    else t.ngettext(self.message, self.plural, self.n))
+        else:
+            form = t.pgettext(self.context, self.message) if self.context else t.gettext(self.message)
+        if not self.fields:
+            return form
+        return form.format(**{k: shown(v) for k, v in self.fields.items()})
+
+
+class lazy:
+    """Markers for :class:`Text` messages the extractor finds by their names:
+    ``lazy.ngettext("{n} card", "{n} cards", n, **fields)`` and
+    ``lazy.pgettext(context, message, **fields)``."""
+
+    @staticmethod
+    def ngettext(singular: str, plural: str, n: int, **fields) -> Text:
+        return Text(singular, plural, n, fields=fields)
+
+    @staticmethod
+    def pgettext(context: str, message: str, **fields) -> Text:
+        return Text(message, context=context, fields=fields)
+
+    @staticmethod
+    def npgettext(context: str, singular: str, plural: str, n: int, **fields) -> Text:
+        return Text(singular, plural, n, context=context, fields=fields)
+
+
+def shown(value) -> str:
+    """``value`` as the reader sees it: a :class:`Text` (or an exception
+    whose message is one) in the current language, a rank in the letters
+    the player asked for; anything else, e.g. free text a peer wrote, as it is."""
+    if isinstance(value, BaseException) and len(value.args) == 1:
+        value = value.args[0]
+    if isinstance(value, str) and callable(getattr(value, "translated", None)):
+        return value.translated()  # a Text, or a card rank (cards.Rank)
+    return str(value)

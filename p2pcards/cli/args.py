@@ -33,6 +33,23 @@ def parse_options(pairs: list[str] | None) -> dict:
     return options
 
 
+class _RankStyle(argparse.Action):
+    """``--ranks``: takes effect as it is parsed (the cards module draws every card)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from p2pcards.cards import set_rank_style
+
+        set_rank_style(values)
+        setattr(namespace, self.dest, values)
+
+
+def rank_options(p: argparse.ArgumentParser) -> None:
+    """``--ranks codes|local``, for every command that shows cards."""
+    p.add_argument("--ranks", choices=("codes", "local"), default="codes", action=_RankStyle,
+                   help="card ranks as in the codes (J Q K A, the default) or in your language's "
+                        "letters (Polish W D K A, Hungarian B D K \u00c1); typing either always works")
+
+
 def load_identity(key_path=None):
     """The user's identity (``--key FILE``, else the default one, made if missing)."""
     from p2pcards import identity

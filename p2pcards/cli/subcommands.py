@@ -8,7 +8,7 @@ import json
 import os
 from functools import partial
 
-from p2pcards.cli.args import CliError, game_id, load_identity, parse_options
+from p2pcards.cli.args import CliError, game_id, load_identity, parse_options, rank_options
 
 DEFAULT_SELFPLAY_TIMEOUT = 10
 
@@ -349,6 +349,7 @@ def register(sub) -> None:
     p.add_argument("--seat-strategy", type=_seat_strategy, action="append", help=argparse.SUPPRESS)
     p.add_argument("--print-port", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--ascii", action="store_true", help="plain letters for suits")
+    rank_options(p)
     p.add_argument("--new", action="store_true", help="start a new game even if one of this table is unfinished")
     seat_options(p)
     p.set_defaults(func=cmd_host, strategy=None)
@@ -357,6 +358,7 @@ def register(sub) -> None:
     p.add_argument("address", type=_address, nargs="?", metavar="ADDR:PORT")
     p.add_argument("--watch", action="store_true", help="follow the table as a spectator (public cards only)")
     p.add_argument("--ascii", action="store_true", help="plain letters for suits")
+    rank_options(p)
     p.add_argument("--new", action="store_true", help="start a new game even if one of this table is unfinished")
     seat_options(p, bot_flags=False)
     p.set_defaults(func=cmd_join)
@@ -387,6 +389,7 @@ def register(sub) -> None:
     p.add_argument("-o", dest="option", action="append", metavar="KEY=VALUE", help="a rules option")
     p.add_argument("--turn-timeout", type=int, metavar="S", help="seconds a player may take (default 120)")
     p.add_argument("--ascii", action="store_true", help="plain letters for suits")
+    rank_options(p)
     p.add_argument("--new", action="store_true", help="start a new game even if one of this table is unfinished")
     p.set_defaults(func=cmd_play)
 
@@ -418,6 +421,7 @@ def register(sub) -> None:
                    help="the .state file beside the game's log (none: list the games to come back to)")
     p.add_argument("--bot", action="store_true", help="let a bot play the rest")
     p.add_argument("--ascii", action="store_true", help="plain letters for suits")
+    rank_options(p)
     p.set_defaults(func=cmd_resume)
 
     p = sub.add_parser("audit", help="verify a log (exit 0 clean, 1 violations, 2 not verifiable, 3 did not finish)")
@@ -434,4 +438,5 @@ def register(sub) -> None:
     form = p.add_mutually_exclusive_group()
     form.add_argument("--text", action="store_true", help="print the game record (moves, results, score sheets)")
     form.add_argument("--json", action="store_true", help="print one JSON object a move, for tools (protocol/replay-json.md)")
+    rank_options(p)
     p.set_defaults(func=cmd_replay)

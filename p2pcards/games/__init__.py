@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 
 from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, substitute
+from p2pcards.i18n import N_
 
 GAME_IDS = ("kanasta", "kanaszta", "warkocz", "bura")
 
@@ -24,7 +25,8 @@ _MODULES = {
 def get_game(game_id: str) -> Game:
     """The engine of ``game_id``; an unknown id raises IllegalAction naming the games."""
     if game_id not in _MODULES:
-        raise IllegalAction(f"unknown game {game_id!r}; the games are {', '.join(GAME_IDS)}")
+        raise IllegalAction(N_("unknown game {game_id}; the games are {games}",
+                               game_id=repr(game_id), games=', '.join(GAME_IDS)))
     return importlib.import_module(_MODULES[game_id]).GAME
 
 

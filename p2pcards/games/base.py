@@ -29,6 +29,7 @@ import random
 from typing import Any
 
 from p2pcards.cards import deck_for
+from p2pcards.i18n import N_, Text, lazy
 
 
 class IllegalAction(ValueError):
@@ -84,6 +85,18 @@ def parse_option_value(text: str) -> Any:
         return text
 
 
+def by(who: str | None, yours: Text, theirs: Text) -> Text:
+    """The words for the reader's own move (``who`` None: "You draw") or for
+    another player's ("Ada draws"): two messages, since a verb changes with
+    the person in every language."""
+    return yours if who is None else theirs
+
+
+def card_list(cards) -> str:
+    """Cards in a line of words: their codes, which every screen shows as cards."""
+    return " ".join(str(c) for c in cards)
+
+
 @dataclasses.dataclass
 class Match:
     """A match in progress: what carries over from deal to deal.
@@ -132,12 +145,14 @@ class Game:
         for key, value in (overrides or {}).items():
             if key not in opts:
                 known = ", ".join(sorted(opts))
-                raise IllegalAction(f"unknown option {key!r} for {self.id} (options: {known})")
+                raise IllegalAction(N_("unknown option {key} for {game} (options: {known})",
+                                       key=repr(key), game=self.id, known=known))
             want = type(opts[key])
             if want is bool and not isinstance(value, bool):
-                raise IllegalAction(f"option {key} must be true or false, not {value!r}")
+                raise IllegalAction(N_("option {key} must be true or false, not {value}", key=key, value=repr(value)))
             if want is int and (isinstance(value, bool) or not isinstance(value, int)):
-                raise IllegalAction(f"option {key} must be a whole number, not {value!r}")
+                raise IllegalAction(N_("option {key} must be a whole number, not {value}",
+                                       key=key, value=repr(value)))
             opts[key] = value
         self.check_options(players, opts)
         return opts
@@ -148,7 +163,8 @@ class Game:
     def check_players(self, players: int) -> None:
         if not isinstance(players, int) or not self.min_players <= players <= self.max_players:
             raise IllegalAction(
-                f"{self.id} is played by {self.min_players} to {self.max_players} players, not {players}"
+                N_("{game} is played by {min_players} to {max_players} players, not {players}",
+                   game=self.id, min_players=self.min_players, max_players=self.max_players, players=players)
             )
 
     def sides(self, players: int, options: dict) -> int:
@@ -188,6 +204,26 @@ class Game:
     def deck_size(self) -> int:
         return len(deck_for(self.id))
 
+    # ----- moves in words ----------------------------------------------------
+    def describe_action(self, state, seat: int, action: dict, who: str | None) -> Text:
+        """``action`` of ``seat`` in words everybody may read (as OpenSpiel's
+        ``action_to_string``): face-down cards as a count, a drawn card not at
+        all. ``who`` is the mover's name, or None for the reader's own move
+        ("You draw"). ``state`` is the state before the move, None if unknown.
+        A :class:`~p2pcards.i18n.Text`: English as a str, in the reader's
+        language through ``i18n.shown``. Engines word their own moves; this
+        covers the face-down ones and any move they do not know."""
+        kind = action.get("type")
+        cards = action.get("cards") or []
+        if kind in self.face_down_actions:
+            n = len(cards)
+            # Translators: a move whose cards nobody else sees (bura's throw).
+            return by(who, lazy.ngettext("You play {n} card face down", "You play {n} cards face down", n),
+                      lazy.ngettext("{who} plays {n} card face down", "{who} plays {n} cards face down", n, who=who))
+        # Translators: a move this program has no words for; {move} is its name in the log.
+        return by(who, N_("You: {move} {cards}", move=str(kind), cards=card_list(cards)),
+                  N_("{who}: {move} {cards}", who=who, move=str(kind), cards=card_list(cards)))
+
     # ----- a whole match ---------------------------------------------------
     def new_match(self, players: int, options: dict | None = None, seed=None) -> Match:
         opts = self.options(players, options)
@@ -207,7 +243,7 @@ class Game:
     def start_deal(self, match: Match, deck: list[str] | None = None):
         """The next deal of ``match``: from ``deck`` if given, else from the match seed."""
         if match.over:
-            raise IllegalAction("the match is over")
+            raise IllegalAction(N_("the match is over"))
         if deck is None:
             deck = shuffled_deck(self.id, match.seed if match.seed is not None else 0, match.deal_index)
         return self.start(

@@ -98,11 +98,12 @@ import dataclasses
 from itertools import combinations, permutations
 
 from p2pcards.cards import bura_deck, is_code, is_unknown
-from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, shuffled_deck
+from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, by, card_list, shuffled_deck
+from p2pcards.i18n import N_, Text, lazy
 
 HAND_SIZE = 3
 SUIT_ORDER = {"C": 0, "D": 1, "H": 2, "S": 3}
-SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+SUIT_NAMES = {"C": N_("clubs"), "D": N_("diamonds"), "H": N_("hearts"), "S": N_("spades")}
 # Bura's rank order, low to high: the ten ranks just below the ace.
 RANK_STRENGTH = {"6": 0, "7": 1, "8": 2, "9": 3, "J": 4, "Q": 5, "K": 6, "10": 7, "A": 8}
 POINTS = {"A": 11, "10": 10, "K": 4, "Q": 3, "J": 2}
@@ -231,13 +232,15 @@ class Bura(Game):
 
     def check_options(self, players: int, opts: dict) -> None:
         if opts["ante"] < 1:
-            raise IllegalAction(f"option ante must be at least 1, not {opts['ante']}")
+            raise IllegalAction(N_("option ante must be at least 1, not {ante}", ante=opts['ante']))
         if opts["rounds"] < 1:
-            raise IllegalAction(f"option rounds must be at least 1, not {opts['rounds']}")
+            raise IllegalAction(N_("option rounds must be at least 1, not {rounds}", rounds=opts['rounds']))
         if opts["chips"] < opts["ante"]:
-            raise IllegalAction(f"option chips ({opts['chips']}) must cover the ante ({opts['ante']})")
+            raise IllegalAction(N_("option chips ({chips}) must cover the ante ({ante})",
+                                   chips=opts['chips'], ante=opts['ante']))
         if not 1 <= opts["target"] <= 120:
-            raise IllegalAction(f"option target must be between 1 and 120 (the deck's points), not {opts['target']}")
+            raise IllegalAction(N_("option target must be between 1 and 120 (the deck's points), not {target}",
+                                   target=opts['target']))
 
     # ----- one deal --------------------------------------------------------
     def start(self, players, seed=None, deck=None, dealer=0, options=None, scores=None,
@@ -248,7 +251,8 @@ class Bura(Game):
         the match through ``deal_context``."""
         opts = self.options(players, options)
         if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < players:
-            raise IllegalAction(f"dealer must be a seat 0..{players - 1}, not {dealer!r}")
+            raise IllegalAction(N_("dealer must be a seat 0..{last}, not {dealer}",
+                                   last=players - 1, dealer=repr(dealer)))
         if deck is None:
             deck = shuffled_deck(self.id, seed if seed is not None else 0, 0)
         deck = self._check_deck(deck)
@@ -258,7 +262,8 @@ class Bura(Game):
             ante = opts["ante"]
             for seat, stack in enumerate(chips):
                 if stack < ante:
-                    raise IllegalAction(f"seat {seat} cannot pay the ante of {ante} (holds {stack})")
+                    raise IllegalAction(N_("seat {seat} cannot pay the ante of {ante} (holds {stack})",
+                                           seat=seat, ante=ante, stack=stack))
             chips = tuple(c - ante for c in chips)
             bank += ante * players
         dealt = HAND_SIZE * players
@@ -295,13 +300,13 @@ class Bura(Game):
     @staticmethod
     def _check_deck(deck) -> tuple:
         if not isinstance(deck, (list, tuple)) or len(deck) != len(DECK):
-            raise IllegalAction(f"a bura deck is a list of {len(DECK)} cards")
+            raise IllegalAction(N_("a bura deck is a list of {count} cards", count=len(DECK)))
         seen = set()
         for card in deck:
             if not isinstance(card, str) or not (card in DECK_SET or is_unknown(card)):
-                raise IllegalAction(f"{card!r} is not a bura card (6 to A) nor an unknown token")
+                raise IllegalAction(N_("{card} is not a bura card (6 to A) nor an unknown token", card=repr(card)))
             if card in seen:
-                raise IllegalAction(f"{card} appears twice in the deck")
+                raise IllegalAction(N_("{card} appears twice in the deck", card=card))
             seen.add(card)
         return tuple(deck)
 
@@ -310,10 +315,10 @@ class Bura(Game):
         if chips is None:
             chips = [opts["chips"]] * players
         if not isinstance(chips, (list, tuple)) or len(chips) != players:
-            raise IllegalAction(f"chips must give one stack per player ({players})")
+            raise IllegalAction(N_("chips must give one stack per player ({players})", players=players))
         for c in list(chips) + [bank]:
             if not isinstance(c, int) or isinstance(c, bool) or c < 0:
-                raise IllegalAction(f"chip counts are whole numbers, not {c!r}")
+                raise IllegalAction(N_("chip counts are whole numbers, not {value}", value=repr(c)))
         return tuple(chips)
 
     def to_act(self, state: BuraState) -> int:
@@ -329,7 +334,7 @@ class Bura(Game):
     @staticmethod
     def _check_seat(state: BuraState, seat) -> None:
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.players:
-            raise IllegalAction(f"no seat {seat!r} at this table")
+            raise IllegalAction(N_("no seat {seat} at this table", seat=repr(seat)))
 
     # ----- what may be done ----------------------------------------------
     def _lead_limit(self, state: BuraState) -> int:
@@ -389,37 +394,67 @@ class Bura(Game):
             out.append({"type": "throw", "cards": list(combo)})
         return out
 
+    # ----- moves in words ----------------------------------------------------
+    def describe_action(self, state, seat: int, action: dict, who: str | None) -> Text:
+        kind = action.get("type")
+        cards = card_list(action.get("cards") or [])
+        if kind == "lead":
+            return by(who, N_("You lead {cards}", cards=cards), N_("{who} leads {cards}", who=who, cards=cards))
+        if kind == "beat":
+            return by(who, N_("You beat with {cards}", cards=cards),
+                      N_("{who} beats with {cards}", who=who, cards=cards))
+        if kind == "throw":
+            n = len(action.get("cards") or [])
+            # Translators: bura: cards played face down, unseen, that cannot take the trick.
+            return by(who, lazy.ngettext("You throw {n} card face down", "You throw {n} cards face down", n),
+                      lazy.ngettext("{who} throws {n} card face down", "{who} throws {n} cards face down", n,
+                                    who=who))
+        if kind == "declare":
+            # Translators: bura: the taker of a trick claims 31 points for the bank.
+            return by(who, N_("You declare"), N_("{who} declares", who=who))
+        if kind == "pass":
+            if getattr(state, "phase", None) == "bessa":
+                # Translators: bura: "pas" in the bessa window: no better bessa shown.
+                return by(who, N_("You show no bessa (pas)"), N_("{who} shows no bessa (pas)", who=who))
+            return by(who, N_("You do not declare (pas)"), N_("{who} does not declare (pas)", who=who))
+        if kind == "bessa":
+            # Translators: bura's bessa: three trumps or three aces shown from the hand.
+            return by(who, N_("You show a bessa {cards}", cards=cards),
+                      N_("{who} shows a bessa {cards}", who=who, cards=cards))
+        return super().describe_action(state, seat, action, who)
+
     # ----- applying an action ------------------------------------------------
     def _parse(self, state: BuraState, action) -> tuple[str, list]:
         if not isinstance(action, dict):
-            raise IllegalAction(f"an action is a dict with a 'type', not {type(action).__name__}")
+            raise IllegalAction(N_("an action is a dict with a 'type', not {type}", type=type(action).__name__))
         kind = action.get("type")
         if not isinstance(kind, str) or kind not in ACTION_FIELDS:
-            raise IllegalAction(f"unknown action type {kind!r}; bura's are {', '.join(ACTION_FIELDS)}")
+            raise IllegalAction(N_("unknown action type {action}; bura's are {actions}",
+                                   action=repr(kind), actions=', '.join(ACTION_FIELDS)))
         fields = ACTION_FIELDS[kind]
         for key in action:
             if key != "type" and key != "seat" and key not in fields:
-                raise IllegalAction(f"a {kind} action has no field {key!r}")
+                raise IllegalAction(N_("a {action} action has no field {key}", action=kind, key=repr(key)))
         if state.phase == "over":
-            raise IllegalAction("the deal is over")
+            raise IllegalAction(N_("the deal is over"))
         if "seat" in action:
             seat = action["seat"]
             if not isinstance(seat, int) or isinstance(seat, bool):
-                raise IllegalAction(f"seat must be a seat number, not {seat!r}")
+                raise IllegalAction(N_("seat must be a seat number, not {seat}", seat=repr(seat)))
             if seat != state.turn:
-                raise IllegalAction(f"it is seat {state.turn}'s turn, not seat {seat}'s")
+                raise IllegalAction(N_("it is seat {seat}'s turn, not seat {given}'s", seat=state.turn, given=seat))
         cards: list = []
         if "cards" in fields:
             if "cards" not in action:
-                raise IllegalAction(f"a {kind} action must name its cards")
+                raise IllegalAction(N_("a {action} action must name its cards", action=kind))
             cards = action["cards"]
             if not isinstance(cards, list):
-                raise IllegalAction(f"cards must be a list of card codes, not {cards!r}")
+                raise IllegalAction(N_("cards must be a list of card codes, not {cards}", cards=repr(cards)))
             for c in cards:
                 if not isinstance(c, str) or not (c in INFO or is_unknown(c)):
-                    raise IllegalAction(f"{c!r} is not a bura card")
+                    raise IllegalAction(N_("{card} is not a bura card", card=repr(c)))
             if len(set(cards)) != len(cards):
-                raise IllegalAction("the same card is named twice")
+                raise IllegalAction(N_("the same card is named twice"))
         return kind, cards
 
     def apply(self, state: BuraState, action) -> BuraState:
@@ -431,57 +466,65 @@ class Bura(Game):
                 return self._declare(state)
             if kind == "pass":
                 return self._refill(state._copy())
-            raise IllegalAction(f"seat {seat} took the trick and must declare or pass, not {kind}")
+            raise IllegalAction(N_("seat {seat} took the trick and must declare or pass, not {action}",
+                                   seat=seat, action=kind))
         if phase == "bessa":
             if kind == "bessa":
                 return self._bessa(state, cards)
             if kind == "pass":
                 return self._next_in_window(state._copy(), state.window[1:])
-            raise IllegalAction(f"a bessa was shown: seat {seat} may show a stronger bessa or pass, not {kind}")
+            raise IllegalAction(N_("a bessa was shown: seat {seat} may show a stronger bessa or pass, not {action}",
+                                   seat=seat, action=kind))
         # phase "play"
         if kind == "bessa":
             return self._bessa(state, cards)
         if kind in ("declare", "pass"):
-            raise IllegalAction(f"there is nothing to {kind} now: seat {seat} must play to the trick")
+            raise IllegalAction(N_("there is nothing to {action} now: seat {seat} must play to the trick",
+                                   action=kind, seat=seat))
         hand = state.hands[seat]
         if not cards:
-            raise IllegalAction(f"a {kind} names at least one card")
+            raise IllegalAction(N_("a {action} names at least one card", action=kind))
         if not state.trick:
             if kind != "lead":
-                raise IllegalAction(f"seat {seat} leads this trick: {kind} is not a lead")
+                raise IllegalAction(N_("seat {seat} leads this trick: {action} is not a lead",
+                                       seat=seat, action=kind))
             self._face_up(hand, cards)
             limit = self._lead_limit(state)
             if len(cards) > limit:
                 raise IllegalAction(
-                    f"a lead has at most {limit} card{'s' if limit > 1 else ''} now, not {len(cards)}"
+                    lazy.ngettext("a lead has at most {n} card now, not {count}",
+                                  "a lead has at most {n} cards now, not {count}",
+                                  limit, count=len(cards))
                 )
             suits = {INFO[c][0] for c in cards}
             if len(suits) > 1:
-                raise IllegalAction(f"a lead is of one suit: {' '.join(cards)} are not")
+                raise IllegalAction(N_("a lead is of one suit: {cards} are not", cards=' '.join(cards)))
             return self._play(state, cards, face_down=False, beat=True)
         if kind == "lead":
-            raise IllegalAction(f"seat {state.leader} has led this trick: beat or throw")
+            raise IllegalAction(N_("seat {leader} has led this trick: beat or throw", leader=state.leader))
         best = state.trick[state.best][2]
         if len(cards) != len(best):
-            raise IllegalAction(f"this trick is played with {len(best)} card(s), not {len(cards)}")
+            raise IllegalAction(lazy.ngettext("this trick is played with {n} card, not {count}",
+                                                "this trick is played with {n} cards, not {count}", len(best),
+                                                count=len(cards)))
         if kind == "beat":
             self._face_up(hand, cards)
             if not play_beats(cards, best, state.trump_suit):
-                raise IllegalAction(f"{' '.join(cards)} does not beat {' '.join(best)}")
+                raise IllegalAction(N_("{cards} does not beat {best}", cards=' '.join(cards), best=' '.join(best)))
             return self._play(state, cards, face_down=False, beat=True)
         # throw: face down, tokens welcome
         for c in cards:
             if c not in hand:
-                raise IllegalAction(f"you don't hold {c}")
+                raise IllegalAction(N_("you don't hold {card}", card=c))
         return self._play(state, cards, face_down=True, beat=False)
 
     @staticmethod
     def _face_up(hand, cards) -> None:
         for c in cards:
             if is_unknown(c):
-                raise IllegalAction(f"a card played face up is named by its code, not {c}")
+                raise IllegalAction(N_("a card played face up is named by its code, not {card}", card=c))
             if c not in hand:
-                raise IllegalAction(f"you don't hold {c}")
+                raise IllegalAction(N_("you don't hold {card}", card=c))
 
     def _next_holder(self, state: BuraState, seat: int) -> int:
         """The next seat after ``seat`` (clockwise) holding cards, else -1."""
@@ -628,18 +671,20 @@ class Bura(Game):
     def _bessa(self, state: BuraState, cards: list) -> BuraState:
         seat = state.turn
         if not state.options["bessa"]:
-            raise IllegalAction("bessa is not played at this table (option bessa=false)")
+            raise IllegalAction(N_("bessa is not played at this table (option bessa=false)"))
         hand = state.hands[seat]
         if len(hand) != 3:
-            raise IllegalAction("a bessa is shown with three cards in hand, right after a deal or a refill")
+            raise IllegalAction(N_("a bessa is shown with three cards in hand, right after a deal or a refill"))
         self._face_up(hand, cards)
         if not self._bessa_ok(state, cards):
             raise IllegalAction(
-                f"{' '.join(cards)} is no bessa: it takes three trumps ({SUIT_NAMES[state.trump_suit]}) or three aces"
+                N_("{cards} is no bessa: it takes three trumps ({suit}) or three aces", cards=' '.join(cards),
+                   suit=SUIT_NAMES[state.trump_suit])
             )
         if state.bessas and not self._bessa_beats_shown(state, cards):
             prev_seat, prev = state.bessas[-1]
-            raise IllegalAction(f"{' '.join(cards)} does not beat seat {prev_seat}'s bessa {' '.join(prev)}")
+            raise IllegalAction(N_("{cards} does not beat seat {prev_seat}'s bessa {prev}",
+                                   cards=' '.join(cards), prev_seat=prev_seat, prev=' '.join(prev)))
         new = state._copy()
         new.bessas = state.bessas + ((seat, tuple(cards)),)
         if state.phase == "bessa":
@@ -749,9 +794,9 @@ class Bura(Game):
 
     def end_deal(self, match: Match, state: BuraState) -> Match:
         if state.phase != "over":
-            raise IllegalAction("the deal is not over")
+            raise IllegalAction(N_("the deal is not over"))
         if match.chips is not None and (list(state.start_chips) != list(match.chips)):
-            raise IllegalAction("this deal was not started from this match's stacks")
+            raise IllegalAction(N_("this deal was not started from this match's stacks"))
         scores = self.deal_scores(state)
         chips = list(state.chips)
         rounds_played = match.extra.get("rounds_played", 0) + (1 if state.round_over else 0)

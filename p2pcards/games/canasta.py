@@ -34,7 +34,8 @@ import dataclasses
 from functools import lru_cache
 
 from p2pcards import cards as C
-from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, shuffled_deck
+from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, by, card_list, shuffled_deck
+from p2pcards.i18n import N_, Text, lazy
 
 RANK_INDEX = {r: i for i, r in enumerate(C.RANKS)}
 SUIT_INDEX = {s: i for i, s in enumerate(C.SUITS)}
@@ -207,7 +208,7 @@ def _remove(hand: list, cards: list) -> list:
         try:
             rest.remove(c)
         except ValueError:
-            raise IllegalAction(f"you don't hold {c}") from None
+            raise IllegalAction(N_("you don't hold {card}", card=c)) from None
     return rest
 
 
@@ -229,13 +230,13 @@ class CanastaGame(Game):
     # ----- options -------------------------------------------------------------
     def check_options(self, players: int, opts: dict) -> None:
         if opts["pairs"] and players != 4:
-            raise IllegalAction("pairs need exactly 4 players")
+            raise IllegalAction(N_("pairs need exactly 4 players"))
         if opts["target"] <= 0:
-            raise IllegalAction("target must be positive")
+            raise IllegalAction(N_("target must be positive"))
 
     def _opts(self, players, options) -> dict:
         if options is not None and not isinstance(options, dict):
-            raise IllegalAction("options must be a dict of option names to values")
+            raise IllegalAction(N_("options must be a dict of option names to values"))
         return self.options(players, options)
 
     # ----- cards ----------------------------------------------------------------
@@ -303,13 +304,14 @@ class CanastaGame(Game):
         self.check_players(players)
         opts = self._opts(players, options)
         if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < players:
-            raise IllegalAction(f"dealer must be a seat 0..{players - 1}, not {dealer!r}")
+            raise IllegalAction(N_("dealer must be a seat 0..{last}, not {dealer}",
+                                   last=players - 1, dealer=repr(dealer)))
         n_sides = self.sides(players, opts)
         if scores is None:
             scores = [0] * n_sides
         if (not isinstance(scores, (list, tuple)) or len(scores) != n_sides
                 or any(not isinstance(x, int) or isinstance(x, bool) for x in scores)):
-            raise IllegalAction(f"scores must be {n_sides} whole numbers, one per side")
+            raise IllegalAction(N_("scores must be {n_sides} whole numbers, one per side", n_sides=n_sides))
         if deck is None:
             deck = shuffled_deck(self.id, 0 if seed is None else seed, 0)
         deck = self._check_deck(deck)
@@ -338,19 +340,21 @@ class CanastaGame(Game):
 
     def _check_deck(self, deck) -> list:
         if not isinstance(deck, (list, tuple)):
-            raise IllegalAction("deck must be a list of card codes")
+            raise IllegalAction(N_("deck must be a list of card codes"))
         deck = list(deck)
         if len(deck) != self.deck_size():
-            raise IllegalAction(f"a {self.id} deck has {self.deck_size()} cards, not {len(deck)}")
+            raise IllegalAction(N_("a {game} deck has {size} cards, not {count}",
+                                   game=self.id, size=self.deck_size(), count=len(deck)))
         known = [c for c in deck if not C.is_unknown(c)]
         for c in known:
             if not C.is_code(c):
-                raise IllegalAction(f"{describe(c)} is not a card")
+                raise IllegalAction(N_("{card} is not a card", card=describe(c)))
         full = _groups(C.deck_for(self.id))
         have = dict(_groups(known))
         for code, count in full:
             if have.get(code, 0) > count:
-                raise IllegalAction(f"the deck holds {code} {have[code]} times, at most {count}")
+                raise IllegalAction(N_("the deck holds {code} {have} times, at most {count}",
+                                       code=code, have=have[code], count=count))
         return deck
 
     def to_act(self, state) -> int:
@@ -375,35 +379,36 @@ class CanastaGame(Game):
 
     def _parse(self, state, action) -> tuple[str, int]:
         if not isinstance(action, dict):
-            raise IllegalAction(f"an action must be a dict, not {type(action).__name__}")
+            raise IllegalAction(N_("an action must be a dict, not {type}", type=type(action).__name__))
         kind = action.get("type")
         if kind not in self.action_types:
-            raise IllegalAction(f"unknown action type {describe(kind)} (allowed: {', '.join(self.action_types)})")
+            raise IllegalAction(N_("unknown action type {action} (allowed: {actions})", action=describe(kind),
+                                   actions=', '.join(self.action_types)))
         allowed = self._FIELDS[kind] | {"type", "seat"}
         for key in action:
             if key not in allowed:
-                raise IllegalAction(f"unexpected field {describe(key)} in a {kind} action")
+                raise IllegalAction(N_("unexpected field {key} in a {action} action", key=describe(key), action=kind))
         if state.phase == "over":
-            raise IllegalAction("the deal is over")
+            raise IllegalAction(N_("the deal is over"))
         seat = state.turn
         if "seat" in action:
             given = action["seat"]
             if not isinstance(given, int) or isinstance(given, bool):
-                raise IllegalAction(f"seat must be a number, not {describe(given)}")
+                raise IllegalAction(N_("seat must be a number, not {given}", given=describe(given)))
             if given != seat:
-                raise IllegalAction(f"it is seat {seat}'s turn, not seat {given}'s")
+                raise IllegalAction(N_("it is seat {seat}'s turn, not seat {given}'s", seat=seat, given=given))
         return kind, seat
 
     @staticmethod
     def _cards(action, empty_ok: bool = False) -> list:
         cards = action.get("cards")
         if not isinstance(cards, list):
-            raise IllegalAction(f"a {action['type']} action needs \"cards\": a list of card codes")
+            raise IllegalAction(N_("a {type} action needs \"cards\": a list of card codes", type=action['type']))
         for c in cards:
             if not C.is_code(c):
-                raise IllegalAction(f"{describe(c)} is not a card code")
+                raise IllegalAction(N_("{card} is not a card code", card=describe(c)))
         if not cards and not empty_ok:
-            raise IllegalAction(f"a {action['type']} action needs at least one card")
+            raise IllegalAction(N_("a {type} action needs at least one card", type=action['type']))
         return cards
 
     @staticmethod
@@ -412,9 +417,9 @@ class CanastaGame(Game):
             return None
         i = action.get("meld")
         if not isinstance(i, int) or isinstance(i, bool):
-            raise IllegalAction(f"give the number of a meld on the table, not {describe(i)}")
+            raise IllegalAction(N_("give the number of a meld on the table, not {meld}", meld=describe(i)))
         if not 0 <= i < len(state.melds):
-            raise IllegalAction(f"there is no meld {i} (the table has {len(state.melds)})")
+            raise IllegalAction(N_("there is no meld {meld} (the table has {count})", meld=i, count=len(state.melds)))
         return i
 
     # ----- meld make-up ------------------------------------------------------------------
@@ -445,7 +450,7 @@ class CanastaGame(Game):
         if err:
             return err
         if self._rank_taken(state, owner, rank):
-            return f"you already have a meld of {rank}s: add to it"
+            return N_("you already have a meld of {rank}s: add to it", rank=C.Rank(rank))
         return None
 
     @staticmethod
@@ -457,12 +462,15 @@ class CanastaGame(Game):
 
     def _add_error(self, meld: Meld, rank: str, nat: int, wild: int) -> str | None:
         if rank != "W" and rank != meld.rank:
-            return f"{rank}s don't go into a meld of {self.rank_name(meld.rank)}"
+            return N_("{rank}s don't go into a meld of {rank_name}", rank=C.Rank(rank),
+                      rank_name=self.rank_name(meld.rank))
         return self.shape_error(meld.rank, meld.naturals + nat, meld.wilds + wild, len(meld.cards) + nat + wild)
 
     @staticmethod
     def rank_name(rank: str) -> str:
-        return {"W": "wild cards", "3": "black 3s"}.get(rank, rank + "s")
+        if rank == "W":
+            return N_("wild cards")
+        return N_("black 3s") if rank == "3" else N_("{rank}s", rank=C.Rank(rank))
 
     # ----- after-action checks shared by apply and legal_actions -------------------------
     def _canasta_after(self, state, owner: int, changed: Meld | None) -> bool:
@@ -476,12 +484,13 @@ class CanastaGame(Game):
         if hand_left > 1:
             return None
         if not self.out_in_first_turn and state.turns_done[seat] == 0:
-            return "you may not go out in your first turn (keep a card to discard)"
+            return N_("you may not go out in your first turn (keep a card to discard)")
         if state.options["go_out_canasta"] and not canasta:
-            return "you need a canasta to go out (keep a card to discard)"
+            return N_("you need a canasta to go out (keep a card to discard)")
         owner = self.owner_of(state, seat)
         if self.side_melds and state.turn_opening and turn_value < state.minimum[owner]:
-            return f"your side's first melds must be worth {state.minimum[owner]} before going out"
+            return N_("your side's first melds must be worth {minimum} before going out",
+                      minimum=state.minimum[owner])
         return None
 
     def _opening_error(self, state, seat: int, value: int, rest, meld: Meld, replace: int | None,
@@ -502,8 +511,9 @@ class CanastaGame(Game):
             return None
         reach = total + max_meldable(self, rest, self._owner_ranks(state, owner, meld, replace), keep)
         if reach < need:
-            return (f"your side's first melds must be worth {need}; with this one the most you "
-                    f"can meld this turn is {reach}")
+            return (N_("your side's first melds must be worth {need}; with this one the most you can meld this turn "
+                       "is {reach}",
+                       need=need, reach=reach))
         return None
 
     def _owner_ranks(self, state, owner: int, changed: Meld, replace: int | None) -> dict:
@@ -530,18 +540,18 @@ class CanastaGame(Game):
 
     def _in_meld_phase(self, state, seat, what: str) -> None:
         if state.phase == "setup":
-            raise IllegalAction("first every player lays their red 3s (red3 action)")
+            raise IllegalAction(N_("first every player lays their red 3s (red3 action)"))
         if state.phase == "draw":
-            raise IllegalAction(f"draw first (or take the pile) before you {what}")
+            raise IllegalAction(N_("draw first (or take the pile) before you {what}", what=what))
         if self._need_red3_first(state, seat):
-            raise IllegalAction("lay your red 3 first")
+            raise IllegalAction(N_("lay your red 3 first"))
         if state.pending and what != "meld":
-            raise IllegalAction(f"first lay the freed {state.pending} in a new meld")
+            raise IllegalAction(N_("first lay the freed {pending} in a new meld", pending=state.pending))
 
     def _do_draw(self, state, seat, action):
         if state.phase != "draw":
-            raise IllegalAction("you have already drawn this turn" if state.phase == "meld"
-                                else "first every player lays their red 3s (red3 action)")
+            raise IllegalAction(N_("you have already drawn this turn") if state.phase == "meld"
+                                else N_("first every player lays their red 3s (red3 action)"))
         s = state.evolve()
         if not s.stock:
             # Decision: the stock is empty when a player must draw: the deal ends.
@@ -583,7 +593,7 @@ class CanastaGame(Game):
         self._in_meld_phase(state, seat, "meld")
         cards = self._cards(action)
         if state.pending and state.pending not in cards:
-            raise IllegalAction(f"the freed {state.pending} must go into this new meld")
+            raise IllegalAction(N_("the freed {pending} must go into this new meld", pending=state.pending))
         rest = _remove(state.hands[seat], cards)
         rank, nat, wild, value = self._check_new_meld(state, seat, cards)
         owner = self.owner_of(state, seat)
@@ -623,7 +633,7 @@ class CanastaGame(Game):
             left = len(rest)
         owner = self.owner_of(state, seat)
         if meld.rank == "3" and left > 1:
-            return "black 3s may be melded only as you go out (meld them last, keeping at most one card)"
+            return N_("black 3s may be melded only as you go out (meld them last, keeping at most one card)")
         canasta = self._canasta_after(state, owner, meld)
         err = self._finish_error(state, seat, left, canasta, state.turn_value + value)
         if err:
@@ -669,13 +679,13 @@ class CanastaGame(Game):
         meld = state.melds[i]
         owner = self.owner_of(state, seat)
         if meld.rank == "3":
-            return "nothing can be added to black 3s"
+            return N_("nothing can be added to black 3s")
         if self.side_melds:
             if meld.owner != owner:
-                return "you may add only to your own side's melds"
+                return N_("you may add only to your own side's melds")
             return None
         if meld.owner != owner and not state.opened[owner] and not state.options["play_before_first_meld"]:
-            return "lay your own first meld before adding to other players' melds"
+            return N_("lay your own first meld before adding to other players' melds")
         return None
 
     def _do_red3(self, state, seat, action):
@@ -685,10 +695,10 @@ class CanastaGame(Game):
         self._in_meld_phase(state, seat, "discard")
         cards = self._cards(action)
         if len(cards) != 1:
-            raise IllegalAction("discard exactly one card")
+            raise IllegalAction(N_("discard exactly one card"))
         freeze = action.get("freeze", False)
         if not isinstance(freeze, bool):
-            raise IllegalAction("\"freeze\" must be true or false")
+            raise IllegalAction(N_('"freeze" must be true or false'))
         card = cards[0]
         rest = _remove(state.hands[seat], cards)
         err = self._discard_error(state, seat, card, freeze, len(rest))
@@ -730,11 +740,96 @@ class CanastaGame(Game):
     def _discard_error(self, state, seat, card, freeze, left: int) -> str | None:
         """Why ``card`` may not be discarded leaving ``left`` cards, or None."""
         if freeze:
-            return f"{self.id} has no freezing discards"
+            return N_("{game} has no freezing discards", game=self.id)
         if not left:
             return self._finish_error(state, seat, 0, self.has_canasta(state, self.owner_of(state, seat)),
                                       state.turn_value)
         return None
+
+    # ----- moves in words ----------------------------------------------------------------
+    def describe_action(self, state, seat: int, action: dict, who: str | None) -> Text:
+        kind = action.get("type")
+        cards = card_list(action.get("cards") or [])
+        meld = action.get("meld")
+        meld = meld + 1 if isinstance(meld, int) and not isinstance(meld, bool) else None
+        if kind == "draw":
+            return by(who, N_("You draw"), N_("{who} draws", who=who))
+        if kind == "take_pile":
+            return self._describe_take(state, who, cards, meld)
+        if kind == "meld":
+            return by(who, N_("You meld {cards}", cards=cards), N_("{who} melds {cards}", who=who, cards=cards))
+        if kind == "add":
+            if meld is None:
+                return by(who, N_("You add {cards}", cards=cards), N_("{who} adds {cards}", who=who, cards=cards))
+            # Translators: {meld} is the number of a meld on the table, as the table shows it.
+            return by(who, N_("You add to meld {meld} {cards}", meld=meld, cards=cards),
+                      N_("{who} adds to meld {meld} {cards}", who=who, meld=meld, cards=cards))
+        if kind == "discard":
+            if action.get("freeze"):
+                # Translators: kanaszta's freezing discard: a wild laid crosswise on the pile.
+                return by(who, N_("You discard {cards} crosswise (pile frozen)", cards=cards),
+                          N_("{who} discards {cards} crosswise (pile frozen)", who=who, cards=cards))
+            return by(who, N_("You discard {cards}", cards=cards), N_("{who} discards {cards}", who=who, cards=cards))
+        if kind == "red3":
+            n = len(action.get("cards") or [])
+            if not n:
+                return by(who, N_("You have no red 3 to lay"), N_("{who} has no red 3 to lay", who=who))
+            # Translators: red 3s laid apart, face up; {cards} are their codes.
+            return by(who, lazy.ngettext("You lay a red 3: {cards}", "You lay red 3s: {cards}", n, cards=cards),
+                      lazy.ngettext("{who} lays a red 3: {cards}", "{who} lays red 3s: {cards}", n,
+                                    who=who, cards=cards))
+        return super().describe_action(state, seat, action, who)
+
+    @staticmethod
+    def _describe_take(state, who: str | None, cards: str, meld: int | None) -> Text:
+        """Taking the pile: how big it was and its top card, when the state
+        before the move is known; the hand cards melded with the top, or the
+        meld it goes onto."""
+        pile = list(getattr(state, "pile", None) or [])
+        if not pile:
+            if cards and meld is not None:
+                return by(who, N_("You take the pile and meld its top card with {cards} onto meld {meld}",
+                                  cards=cards, meld=meld),
+                          N_("{who} takes the pile and melds its top card with {cards} onto meld {meld}",
+                             who=who, cards=cards, meld=meld))
+            if cards:
+                return by(who, N_("You take the pile and meld its top card with {cards}", cards=cards),
+                          N_("{who} takes the pile and melds its top card with {cards}", who=who, cards=cards))
+            if meld is not None:
+                return by(who, N_("You take the pile and meld its top card onto meld {meld}", meld=meld),
+                          N_("{who} takes the pile and melds its top card onto meld {meld}", who=who, meld=meld))
+            return by(who, N_("You take the pile and meld its top card"),
+                      N_("{who} takes the pile and melds its top card", who=who))
+        n, top = len(pile), pile[-1]
+        # Translators: {n} is the number of cards in the discard pile taken, {top} its top card's code.
+        if cards and meld is not None:
+            return by(who, lazy.ngettext(
+                "You take the pile ({n} card) and meld its top {top} with {cards} onto meld {meld}",
+                "You take the pile ({n} cards) and meld its top {top} with {cards} onto meld {meld}",
+                n, top=top, cards=cards, meld=meld), lazy.ngettext(
+                "{who} takes the pile ({n} card) and melds its top {top} with {cards} onto meld {meld}",
+                "{who} takes the pile ({n} cards) and melds its top {top} with {cards} onto meld {meld}",
+                n, who=who, top=top, cards=cards, meld=meld))
+        if cards:
+            return by(who, lazy.ngettext(
+                "You take the pile ({n} card) and meld its top {top} with {cards}",
+                "You take the pile ({n} cards) and meld its top {top} with {cards}",
+                n, top=top, cards=cards), lazy.ngettext(
+                "{who} takes the pile ({n} card) and melds its top {top} with {cards}",
+                "{who} takes the pile ({n} cards) and melds its top {top} with {cards}",
+                n, who=who, top=top, cards=cards))
+        if meld is not None:
+            return by(who, lazy.ngettext(
+                "You take the pile ({n} card) and meld its top {top} onto meld {meld}",
+                "You take the pile ({n} cards) and meld its top {top} onto meld {meld}",
+                n, top=top, meld=meld), lazy.ngettext(
+                "{who} takes the pile ({n} card) and melds its top {top} onto meld {meld}",
+                "{who} takes the pile ({n} cards) and melds its top {top} onto meld {meld}",
+                n, who=who, top=top, meld=meld))
+        return by(who, lazy.ngettext("You take the pile ({n} card) and meld its top {top}",
+                                     "You take the pile ({n} cards) and meld its top {top}", n, top=top),
+                  lazy.ngettext("{who} takes the pile ({n} card) and melds its top {top}",
+                                "{who} takes the pile ({n} cards) and melds its top {top}", n, who=who, top=top))
 
     # ----- legal actions ------------------------------------------------------------------
     def legal_actions(self, state) -> list[dict]:
@@ -882,7 +977,7 @@ class CanastaGame(Game):
     # ----- scoring ---------------------------------------------------------------------------
     def deal_scores(self, state) -> dict:
         if state.phase != "over":
-            raise IllegalAction("the deal is not over yet")
+            raise IllegalAction(N_("the deal is not over yet"))
         for h in state.hands:
             for c in h:
                 if C.is_unknown(c):
@@ -893,7 +988,7 @@ class CanastaGame(Game):
     # ----- view ----------------------------------------------------------------------------------
     def view(self, state, seat) -> dict:
         if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.players):
-            raise IllegalAction(f"no seat {seat!r} at this table")
+            raise IllegalAction(N_("no seat {seat} at this table", seat=repr(seat)))
         top = state.pile[-1] if state.pile else None
         v = {
             "game": self.id,
@@ -933,7 +1028,7 @@ class CanastaGame(Game):
     # ----- match -------------------------------------------------------------------------------------
     def end_deal(self, match: Match, state) -> Match:
         if state.phase != "over":
-            raise IllegalAction("the deal is not over yet")
+            raise IllegalAction(N_("the deal is not over yet"))
         result = self.deal_scores(state)
         scores = [a + b for a, b in zip(match.scores, result["sides"])]
         target = match.options["target"]

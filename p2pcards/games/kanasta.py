@@ -78,11 +78,17 @@ meld, or None) ``scores`` (match totals before the deal) ``options``.
 
 from __future__ import annotations
 
-from p2pcards.games.base import IllegalAction, NeedReveal
+from p2pcards.games.base import IllegalAction, NeedReveal, by, card_list
+from p2pcards.i18n import N_, Text
 from p2pcards.games.canasta import (
     KIND, MELD_RANKS, RED3, WILD, CanastaGame, Meld, _groups, _remove, card_key, describe,
 )
 from p2pcards import cards as C
+
+
+# Why a meld's shape is refused (asked thousands of times while listing the moves).
+_NO_THREES = N_("3s are never melded")
+_AT_LEAST_3 = N_("a meld needs at least 3 cards")
 
 
 class Kanasta(CanastaGame):
@@ -116,7 +122,7 @@ class Kanasta(CanastaGame):
     def check_options(self, players: int, opts: dict) -> None:
         super().check_options(players, opts)
         if opts["first_meld"] < 0:
-            raise IllegalAction("first_meld can't be negative")
+            raise IllegalAction(N_("first_meld can't be negative"))
 
     def minimums(self, opts, scores, owners):
         return [opts["first_meld"]] * owners
@@ -124,9 +130,9 @@ class Kanasta(CanastaGame):
     # ----- melds ---------------------------------------------------------------------
     def shape_error(self, rank, naturals, wilds, size):
         if rank == "3":
-            return "3s are never melded"
+            return _NO_THREES
         if size < 3:
-            return "a meld needs at least 3 cards"
+            return _AT_LEAST_3
         return None
 
     def meld_status(self, meld: Meld):
@@ -139,7 +145,7 @@ class Kanasta(CanastaGame):
     def _meld_context_error(self, state, seat, value, first):
         need = state.options["first_meld"]
         if first and value < need:
-            return f"your first meld must be worth {need}, this one is worth {value}"
+            return N_("your first meld must be worth {need}, this one is worth {value}", need=need, value=value)
         return None
 
     # ----- deal ------------------------------------------------------------------------
@@ -160,23 +166,23 @@ class Kanasta(CanastaGame):
 
     def take_pile(self, state, seat, action, check_only=False):
         if state.phase == "draw":
-            raise IllegalAction("draw first: in kanasta the pile is taken after the draw")
+            raise IllegalAction(N_("draw first: in kanasta the pile is taken after the draw"))
         if not state.can_take:
-            raise IllegalAction("the pile may be taken only in your turn, after the draw")
+            raise IllegalAction(N_("the pile may be taken only in your turn, after the draw"))
         if state.pending:
-            raise IllegalAction(f"first lay the freed {state.pending} in a new meld")
+            raise IllegalAction(N_("first lay the freed {pending} in a new meld", pending=state.pending))
         if not state.pile:
-            raise IllegalAction("the discard pile is empty")
+            raise IllegalAction(N_("the discard pile is empty"))
         top = self._top(state)
         cards = self._cards(action, empty_ok=True)
         i = self._meld_index(state, action, required=False)
         rest = _remove(state.hands[seat], cards)
         owner = seat
         if KIND[top] == RED3 or C.rank(top) == "3":
-            raise IllegalAction(f"the top card {top} can't be melded, so the pile can't be taken")
+            raise IllegalAction(N_("the top card {top} can't be melded, so the pile can't be taken", top=top))
         if i is not None:
             if cards:
-                raise IllegalAction("to put the top card into a meld take it alone; add more cards afterwards")
+                raise IllegalAction(N_("to put the top card into a meld take it alone; add more cards afterwards"))
             err = self._add_context_error(state, seat, i)
             rank, nat, wild, _ = self._make_up([top])
             old = state.melds[i]
@@ -235,27 +241,47 @@ class Kanasta(CanastaGame):
         return self.possible_takes(state, seat, candidates)
 
     # ----- swaps ---------------------------------------------------------------------------
+    def describe_action(self, state, seat: int, action: dict, who: str | None) -> Text:
+        if action.get("type") != "swap":
+            return super().describe_action(state, seat, action, who)
+        cards = action.get("cards") or ["?"]
+        natural, rest, wild = cards[0], card_list(cards[1:]), action.get("wild")
+        meld = action.get("meld")
+        meld = (meld if isinstance(meld, int) else 0) + 1
+        if rest:
+            return by(who, N_("You swap {natural} for the {wild} in meld {meld} and meld {wild} {cards}",
+                              natural=natural, wild=wild, meld=meld, cards=rest),
+                      N_("{who} swaps {natural} for the {wild} in meld {meld} and melds {wild} {cards}",
+                         who=who, natural=natural, wild=wild, meld=meld, cards=rest))
+        # Translators: kanasta's swap: a natural card takes a wild's place in a meld, the wild is melded anew.
+        return by(who, N_("You swap {natural} for the {wild} in meld {meld} and meld {wild}",
+                          natural=natural, wild=wild, meld=meld),
+                  N_("{who} swaps {natural} for the {wild} in meld {meld} and melds {wild}",
+                     who=who, natural=natural, wild=wild, meld=meld))
+
     def _do_swap(self, state, seat, action):
         self._in_meld_phase(state, seat, "swap")
         if not state.opened[seat] and not state.options["play_before_first_meld"]:
-            raise IllegalAction("lay your own first meld before swapping wilds out of melds")
+            raise IllegalAction(N_("lay your own first meld before swapping wilds out of melds"))
         i = self._meld_index(state, action)
         cards = self._cards(action)
         w = action.get("wild")
         meld = state.melds[i]
         if meld.rank not in MELD_RANKS:
-            raise IllegalAction("no wild can be swapped out of an all-wild meld")
+            raise IllegalAction(N_("no wild can be swapped out of an all-wild meld"))
         if not isinstance(w, str) or KIND.get(w) != WILD:
-            raise IllegalAction(f"the card swapped out must be a joker or a 2 of the meld, not {describe(w)}")
+            raise IllegalAction(N_("the card swapped out must be a joker or a 2 of the meld, not {wild}",
+                                   wild=describe(w)))
         if w not in meld.cards:
-            raise IllegalAction(f"meld {i} has no {w}")
+            raise IllegalAction(N_("meld {meld} has no {wild}", meld=i, wild=w))
         if w != C.JOKER and not state.options["swap_twos"]:
-            raise IllegalAction("only a joker may be swapped out of a meld")
+            raise IllegalAction(N_("only a joker may be swapped out of a meld"))
         if len(cards) != 1:
-            raise IllegalAction("a swap puts exactly one natural card in place of the wild")
+            raise IllegalAction(N_("a swap puts exactly one natural card in place of the wild"))
         natural = cards[0]
         if KIND[natural] != "N" or C.rank(natural) != meld.rank:
-            raise IllegalAction(f"the card put in place of {w} must be a {meld.rank}, not {natural}")
+            raise IllegalAction(N_("the card put in place of {wild} must be a {rank}, not {natural}",
+                                   wild=w, rank=C.Rank(meld.rank), natural=natural))
         rest = _remove(state.hands[seat], cards)
         # The natural takes the wild's place; whoever laid the wild no longer has it on the table.
         changed_cards = meld.cards[:]
@@ -273,7 +299,7 @@ class Kanasta(CanastaGame):
         # when no such meld can follow (known only with the hand known).
         known = not any(c[0] == "?" for c in rest)
         if known and not self._meld_actions(s, seat, first_only=True):
-            raise IllegalAction(f"the freed {w} could not go into a new meld with your cards")
+            raise IllegalAction(N_("the freed {wild} could not go into a new meld with your cards", wild=w))
         return s
 
     def _swap_actions(self, state, seat):
@@ -316,9 +342,9 @@ class Kanasta(CanastaGame):
         self._in_meld_phase(state, seat, "lay a red 3")
         cards = self._cards(action)
         if len(cards) != 1 or KIND[cards[0]] != RED3:
-            raise IllegalAction("lay one red 3 at a time")
+            raise IllegalAction(N_("lay one red 3 at a time"))
         if not state.stock:
-            raise IllegalAction("the stock is empty: there is no replacement to draw for a red 3")
+            raise IllegalAction(N_("the stock is empty: there is no replacement to draw for a red 3"))
         rest = _remove(state.hands[seat], cards)
         s = state.evolve()
         s.hands[seat] = rest

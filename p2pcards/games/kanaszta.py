@@ -107,6 +107,15 @@ from p2pcards.games.base import IllegalAction, NeedReveal
 from p2pcards.games.canasta import (
     BLACK3, KIND, NAT, NO_WILDS, RED3, WILD, CanastaGame, Meld, _remove, card_key,
 )
+from p2pcards.i18n import N_
+
+
+# Why a meld's shape is refused (asked thousands of times while listing the moves).
+_MORE_NATURALS = N_("a meld needs more natural cards than wild cards")
+_BLACK_NO_WILDS = N_("black 3s are melded without wild cards")
+_BLACK_3_OR_4 = N_("black 3s are melded 3 or 4 together")
+_AT_LEAST_3 = N_("a meld needs at least 3 cards")
+_AT_MOST_3_WILDS = N_("a meld holds at most 3 wild cards")
 
 
 class Kanaszta(CanastaGame):
@@ -151,19 +160,19 @@ class Kanaszta(CanastaGame):
     # ----- melds -----------------------------------------------------------------------
     def shape_error(self, rank, naturals, wilds, size):
         if rank == "W":
-            return "a meld needs more natural cards than wild cards"
+            return _MORE_NATURALS
         if rank == "3":
             if wilds:
-                return "black 3s are melded without wild cards"
+                return _BLACK_NO_WILDS
             if naturals < 3:
-                return "black 3s are melded 3 or 4 together"
+                return _BLACK_3_OR_4
             return None
         if size < 3:
-            return "a meld needs at least 3 cards"
+            return _AT_LEAST_3
         if wilds > 3:
-            return "a meld holds at most 3 wild cards"
+            return _AT_MOST_3_WILDS
         if naturals <= wilds:
-            return "a meld needs more natural cards than wild cards"
+            return _MORE_NATURALS
         return None
 
     def meld_status(self, meld: Meld):
@@ -189,16 +198,16 @@ class Kanaszta(CanastaGame):
 
     def _do_red3(self, state, seat, action):
         if state.phase == "draw":
-            raise IllegalAction("draw first (or take the pile)")
+            raise IllegalAction(N_("draw first (or take the pile)"))
         setup = state.phase == "setup"
         cards = self._cards(action, empty_ok=setup)
         for c in cards:
             if KIND[c] != RED3:
-                raise IllegalAction(f"only red 3s are laid apart, not {c}")
+                raise IllegalAction(N_("only red 3s are laid apart, not {card}", card=c))
         rest = _remove(state.hands[seat], cards)
         left = [c for c in rest if KIND.get(c) == RED3]
         if left:
-            raise IllegalAction(f"lay all your red 3s: you still hold {left[0]}")
+            raise IllegalAction(N_("lay all your red 3s: you still hold {left}", left=left[0]))
         s = state.evolve()
         s.hands[seat] = rest
         s.red3s[seat] += cards
@@ -247,19 +256,19 @@ class Kanaszta(CanastaGame):
     def _do_draw(self, state, seat, action):
         if (state.phase == "draw" and self._must_take(state, seat)
                 and not any(C.is_unknown(c) for c in state.hands[seat]) and self.pile_actions(state, seat)):
-            raise IllegalAction("the stock is empty and you can take the pile: you must take it")
+            raise IllegalAction(N_("the stock is empty and you can take the pile: you must take it"))
         return super()._do_draw(state, seat, action)
 
     def _pile_closed(self, state, seat) -> str | None:
         if state.phase != "draw":
-            return ("you take the pile instead of drawing, not after it" if state.phase == "meld"
-                    else "first every player lays their red 3s (red3 action)")
+            return (N_("you take the pile instead of drawing, not after it") if state.phase == "meld"
+                    else N_("first every player lays their red 3s (red3 action)"))
         if not state.pile:
-            return "the discard pile is empty"
+            return N_("the discard pile is empty")
         if state.stopped:
-            return "the last discard was a stop card: the pile can't be taken this turn"
+            return N_("the last discard was a stop card: the pile can't be taken this turn")
         if len(state.hands[seat]) <= 1:
-            return "nobody may take the pile while holding only one card"
+            return N_("nobody may take the pile while holding only one card")
         return None
 
     def take_pile(self, state, seat, action, check_only=False):
@@ -275,25 +284,26 @@ class Kanaszta(CanastaGame):
         owner = self.owner_of(state, seat)
         kind = KIND[top]
         if kind in (RED3, BLACK3):
-            raise IllegalAction(f"the top card {top} can't be melded, so the pile can't be taken")
+            raise IllegalAction(N_("the top card {top} can't be melded, so the pile can't be taken", top=top))
         opened = state.opened[owner]
         if self._frozen_for(state, owner):
             if kind != NAT:
-                raise IllegalAction("the pile is frozen under a wild card: it can't be taken until covered")
+                raise IllegalAction(N_("the pile is frozen under a wild card: it can't be taken until covered"))
             if any(KIND[c] != NAT or C.rank(c) != C.rank(top) for c in cards) or len(cards) < 2:
-                raise IllegalAction(f"the pile is frozen: the top card {top} must be melded with at least "
-                                    f"two natural {C.rank(top)}s from hand")
+                raise IllegalAction(N_("the pile is frozen: the top card {top} must be melded with at least two "
+                                       "natural {rank}s from hand",
+                                       top=top, rank=C.Rank(C.rank(top))))
             if not opened and i is not None:
-                raise IllegalAction("your side has no meld yet: the top card goes into a new meld")
+                raise IllegalAction(N_("your side has no meld yet: the top card goes into a new meld"))
         elif not opened:
             if i is not None:
-                raise IllegalAction("your side has no meld yet: the top card goes into a new meld")
+                raise IllegalAction(N_("your side has no meld yet: the top card goes into a new meld"))
             if not cards:
-                raise IllegalAction("before your side's first meld the top card goes into a new meld "
-                                    "with cards from your hand")
+                raise IllegalAction(N_("before your side's first meld the top card goes into a new meld with cards "
+                                       "from your hand"))
         elif cards or i is None:
-            raise IllegalAction("after your side's first meld the top card is taken alone into one of "
-                                "its melds: name the meld and no cards from your hand (t N)")
+            raise IllegalAction(N_("after your side's first meld the top card is taken alone into one of its melds: "
+                                   "name the meld and no cards from your hand (t N)"))
         both = [top] + cards
         rank, nat, wild, err = self._make_up(both)
         if err:
@@ -367,11 +377,12 @@ class Kanaszta(CanastaGame):
 
     def _discard_error(self, state, seat, card, freeze, left):
         if freeze and KIND.get(card) != WILD:
-            return "only a wild card can be discarded crosswise to freeze the pile"
+            return N_("only a wild card can be discarded crosswise to freeze the pile")
         owner = self.owner_of(state, seat)
         need = state.minimum[owner]
         if state.turn_opening and 0 < state.turn_value < need:
-            return f"your side's first melds this turn are worth {state.turn_value}; they must reach {need}"
+            return N_("your side's first melds this turn are worth {turn_value}; they must reach {need}",
+                      turn_value=state.turn_value, need=need)
         # A last card that can't go out (only after a red 3 with no
         # replacement: melds never leave one) is discarded without going out.
         return None

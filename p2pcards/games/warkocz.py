@@ -86,8 +86,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from p2pcards.cards import RANKS, is_code, is_unknown, warkocz_deck
-from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, shuffled_deck
+from p2pcards.cards import RANKS, Rank, is_code, is_unknown, rank, warkocz_deck
+from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, by, card_list, shuffled_deck
+from p2pcards.i18n import N_, Text
 
 WARKOCZ = "9C"
 W_RANKS = RANKS[:-1]  # 2..K: no aces in this deck
@@ -164,8 +165,10 @@ def _pay(chips: list, payer: int, amount: int, debt: bool) -> int:
     return paid
 
 
-def _a(rank: str) -> str:
-    return ("an " if rank == "8" else "a ") + rank
+def _a(rank: str) -> Text:
+    """"a 7", "an 8": a rank with its article (none in Polish or Hungarian)."""
+    # Translators: a card rank with the English article; {rank} is 2..10, J, Q or K.
+    return N_("an {rank}", rank=Rank(rank)) if rank == "8" else N_("a {rank}", rank=Rank(rank))
 
 
 def _describe(card: object) -> str:
@@ -205,21 +208,22 @@ class Warkocz(Game):
 
     def check_options(self, players: int, opts: dict) -> None:
         if opts["target"] < 1:
-            raise IllegalAction(f"option target must be at least 1, not {opts['target']}")
+            raise IllegalAction(N_("option target must be at least 1, not {target}", target=opts['target']))
         for key in ("ante", "deal_fee", "warkocz_fee", "chips"):
             if opts[key] < 0:
-                raise IllegalAction(f"option {key} may not be negative ({opts[key]})")
+                raise IllegalAction(N_("option {key} may not be negative ({value})", key=key, value=opts[key]))
         hs = opts["hand_size"]
         if hs < 1 or hs * players > len(DECK):
             raise IllegalAction(
-                f"option hand_size must be 1..{len(DECK) // players} for {players} players, not {hs}"
+                N_("option hand_size must be 1..{last} for {players} players, not {hand_size}",
+                   last=len(DECK) // players, players=players, hand_size=hs)
             )
 
     def _opts(self, players: int, options) -> dict:
         if options is None:
             return self.default_options(players)
         if not isinstance(options, dict):
-            raise IllegalAction(f"options must be a dict, not {type(options).__name__}")
+            raise IllegalAction(N_("options must be a dict, not {type}", type=type(options).__name__))
         return self.options(players, options)
 
     @staticmethod
@@ -237,9 +241,11 @@ class Warkocz(Game):
         opts = self._opts(players, options)
         unknown_keys = set(context) - {"chips", "bank"}
         if unknown_keys:
-            raise IllegalAction(f"warkocz.start got unknown arguments: {', '.join(sorted(unknown_keys))}")
+            raise IllegalAction(N_("warkocz.start got unknown arguments: {names}",
+                                   names=', '.join(sorted(unknown_keys))))
         if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < players:
-            raise IllegalAction(f"dealer must be a seat 0..{players - 1}, not {dealer!r}")
+            raise IllegalAction(N_("dealer must be a seat 0..{last}, not {dealer}",
+                                   last=players - 1, dealer=repr(dealer)))
         if deck is None:
             deck = shuffled_deck(self.id, seed if seed is not None else 0, 0)
         deck = self._check_deck(deck)
@@ -251,7 +257,7 @@ class Warkocz(Game):
         else:
             chips = self._int_list("chips", chips, players, None)
             if isinstance(bank, bool) or not isinstance(bank, int):
-                raise IllegalAction(f"bank must be a whole number, not {bank!r}")
+                raise IllegalAction(N_("bank must be a whole number, not {bank}", bank=repr(bank)))
         chips0, bank0 = list(chips), bank
         chips = list(chips)
         bank += _pay(chips, dealer, opts["deal_fee"], opts["debt"])
@@ -277,13 +283,14 @@ class Warkocz(Game):
             or len(value) != players
             or any(isinstance(v, bool) or not isinstance(v, int) for v in value)
         ):
-            raise IllegalAction(f"{name} must be a list of {players} whole numbers, not {value!r}")
+            raise IllegalAction(N_("{name} must be a list of {players} whole numbers, not {value}",
+                                   name=name, players=players, value=repr(value)))
         return list(value)
 
     @staticmethod
     def _check_deck(deck) -> list:
         if not isinstance(deck, (list, tuple)) or len(deck) != len(DECK):
-            raise IllegalAction(f"a warkocz deck is a list of {len(DECK)} cards")
+            raise IllegalAction(N_("a warkocz deck is a list of {count} cards", count=len(DECK)))
         remaining = {}
         for c in DECK:
             remaining[c] = remaining.get(c, 0) + 1
@@ -291,9 +298,9 @@ class Warkocz(Game):
             if not isinstance(c, str) or c not in DECK_CODES:
                 if isinstance(c, str) and is_unknown(c):
                     continue
-                raise IllegalAction(f"bad deck: {_describe(c)} is not a card of the warkocz deck")
+                raise IllegalAction(N_("bad deck: {card} is not a card of the warkocz deck", card=_describe(c)))
             if not remaining[c]:
-                raise IllegalAction(f"bad deck: {c} appears more often than the deck holds it")
+                raise IllegalAction(N_("bad deck: {card} appears more often than the deck holds it", card=c))
             remaining[c] -= 1
         return list(deck)
 
@@ -305,7 +312,7 @@ class Warkocz(Game):
 
     def hand(self, state, seat: int) -> list[str]:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.players:
-            raise IllegalAction(f"no seat {seat!r} at a table of {state.players}")
+            raise IllegalAction(N_("no seat {seat} at a table of {players}", seat=repr(seat), players=state.players))
         return list(state.hands[seat])
 
     def legal_actions(self, state) -> list[dict]:
@@ -344,21 +351,64 @@ class Warkocz(Game):
             acts.append({"type": "pass"})
         return acts
 
+    # ----- moves in words ----------------------------------------------------
+    def ends_row(self, state, action: dict) -> bool:
+        """Whether a play is a gag, ending the row: a K, or a rank whose next
+        rank is then used up. ``state`` is the state before the play (None:
+        only a K is known to end it)."""
+        cards = action.get("cards") or []
+        if action.get("type") != "play" or not cards:
+            return False
+        r = action.get("as") or rank(cards[0])
+        if r == "K":
+            return True
+        if not isinstance(state, WarkoczState) or r not in RANK_INDEX or RANK_INDEX[r] >= KING:
+            return False
+        following = W_RANKS[RANK_INDEX[r] + 1]
+        laid_now = sum(1 for c in cards if c != WARKOCZ and rank(c) == following)
+        return state.played[RANK_INDEX[following]] + laid_now >= NATURALS_PER_RANK
+
+    def describe_action(self, state, seat: int, action: dict, who: str | None) -> Text:
+        kind = action.get("type")
+        if kind == "pass":
+            # Translators: "pas" is what warkocz players say when they cannot go on with the row.
+            return by(who, N_("You pass (pas)"), N_("{who} passes (pas)", who=who))
+        if kind != "play":
+            return super().describe_action(state, seat, action, who)
+        cards = card_list(action.get("cards") or [])
+        gag = self.ends_row(state, action)
+        as_rank = action.get("as")
+        if as_rank:
+            shown = Rank(str(as_rank))
+            # Translators: {cards} hold the warkocz (9C) standing for the rank {rank}.
+            if gag:
+                return by(who, N_("You play {cards} as {rank} (gag)", cards=cards, rank=shown),
+                          N_("{who} plays {cards} as {rank} (gag)", who=who, cards=cards, rank=shown))
+            return by(who, N_("You play {cards} as {rank}", cards=cards, rank=shown),
+                      N_("{who} plays {cards} as {rank}", who=who, cards=cards, rank=shown))
+        if gag:
+            # Translators: a gag ends the row (a K, or a card whose next rank is used up).
+            return by(who, N_("You play {cards} (gag)", cards=cards),
+                      N_("{who} plays {cards} (gag)", who=who, cards=cards))
+        return by(who, N_("You play {cards}", cards=cards), N_("{who} plays {cards}", who=who, cards=cards))
+
     # ----- applying an action ------------------------------------------------
     def apply(self, state, action):
         if not isinstance(action, dict):
             raise IllegalAction(
-                f"an action is a dict like {{'type': 'play', 'cards': ['7H']}}, not {type(action).__name__}"
+                N_("an action is a dict like {{'type': 'play', 'cards': ['7H']}}, not {type}",
+                   type=type(action).__name__)
             )
         if state.winner >= 0:
-            raise IllegalAction("the deal is over")
+            raise IllegalAction(N_("the deal is over"))
         seat = state.to_act
         if "seat" in action:
             claimed = action["seat"]
             if isinstance(claimed, bool) or not isinstance(claimed, int):
-                raise IllegalAction(f"the seat of an action is a seat number, not {claimed!r}")
+                raise IllegalAction(N_("the seat of an action is a seat number, not {claimed}",
+                                       claimed=repr(claimed)))
             if claimed != seat:
-                raise IllegalAction(f"it is seat {seat}'s turn, not seat {claimed}'s")
+                raise IllegalAction(N_("it is seat {seat}'s turn, not seat {given}'s", seat=seat, given=claimed))
         kind = action.get("type")
         if kind == "play":
             self._no_extra_keys(action, _PLAY_KEYS)
@@ -366,54 +416,57 @@ class Warkocz(Game):
         if kind == "pass":
             self._no_extra_keys(action, _PASS_KEYS)
             return self._pass(state, seat)
-        raise IllegalAction(f"unknown action type {kind!r}: warkocz actions are 'play' and 'pass'")
+        raise IllegalAction(N_("unknown action type {action}: warkocz actions are 'play' and 'pass'",
+                               action=repr(kind)))
 
     @staticmethod
     def _no_extra_keys(action: dict, allowed: frozenset) -> None:
         extra = [k for k in action if k not in allowed]
         if extra:
             raise IllegalAction(
-                f"a {action['type']} action takes only {', '.join(sorted(allowed))}; "
-                f"unexpected: {', '.join(map(repr, extra))}"
+                N_("a {type} action takes only {names}; unexpected: {fields}", type=action['type'],
+                   names=', '.join(sorted(allowed)), fields=', '.join(map(repr, extra)))
             )
 
     def _play(self, state: WarkoczState, seat: int, action: dict) -> WarkoczState:
         cards = action.get("cards")
         if not isinstance(cards, list) or not cards:
-            raise IllegalAction("a play names its cards: 'cards' must be a non-empty list of card codes")
+            raise IllegalAction(N_("a play names its cards: 'cards' must be a non-empty list of card codes"))
         for c in cards:
             if not isinstance(c, str) or c not in DECK_CODES:
                 if isinstance(c, str) and is_unknown(c):
-                    raise IllegalAction(f"{c} is a hidden card: name the card itself")
+                    raise IllegalAction(N_("{card} is a hidden card: name the card itself", card=c))
                 if is_code(c):
-                    raise IllegalAction(f"there is no {c} in the warkocz deck")
-                raise IllegalAction(f"{_describe(c)} is not a card code (like 7H, 10D, KH)")
+                    raise IllegalAction(N_("there is no {card} in the warkocz deck", card=c))
+                raise IllegalAction(N_("{card} is not a card code (like 7H, 10D, KH)", card=_describe(c)))
         opts = state.options
         need = state.need
         has_w = WARKOCZ in cards
         if has_w:
             as_rank = action.get("as")
             if as_rank is None:
-                raise IllegalAction("say which rank the warkocz stands for: as 2..K (pl 9C as 8)")
+                raise IllegalAction(N_("say which rank the warkocz stands for: as 2..K (pl 9C as 8)"))
             if not isinstance(as_rank, str) or as_rank not in RANK_INDEX:
-                raise IllegalAction(f"the warkocz stands for a rank 2..K, not {_describe(as_rank)}")
+                raise IllegalAction(N_("the warkocz stands for a rank 2..K, not {as_rank}",
+                                       as_rank=_describe(as_rank)))
             r = RANK_INDEX[as_rank]
             for c in cards:
                 if c != WARKOCZ and NATURAL_RANK[c] != NINE:
-                    raise IllegalAction(f"with the warkocz you may lay only 9s besides it, not {c}")
+                    raise IllegalAction(N_("with the warkocz you may lay only 9s besides it, not {card}", card=c))
             naturals = len(cards) - 1
         else:
             if "as" in action:
-                raise IllegalAction("a rank given with as is only for the warkocz 9C")
+                raise IllegalAction(N_("a rank given with as is only for the warkocz 9C"))
             r = NATURAL_RANK[cards[0]]
             for c in cards:
                 if NATURAL_RANK[c] != r:
-                    raise IllegalAction(f"cards laid together must be of one rank: {' '.join(cards)}")
+                    raise IllegalAction(N_("cards laid together must be of one rank: {cards}", cards=' '.join(cards)))
             naturals = len(cards)
             if naturals == 2 and not opts["two_of_a_kind"]:
-                raise IllegalAction("lay one card, or 3 or 4 of a rank together, never exactly 2")
+                raise IllegalAction(N_("lay one card, or 3 or 4 of a rank together, never exactly 2"))
         if need >= 0 and r != need:
-            raise IllegalAction(f"the row needs {_a(W_RANKS[need])}, not {_a(W_RANKS[r])}")
+            raise IllegalAction(N_("the row needs {need}, not {played}",
+                                   need=_a(W_RANKS[need]), played=_a(W_RANKS[r])))
         hand = list(state.hands[seat])
         for c in cards:
             try:
@@ -421,7 +474,8 @@ class Warkocz(Game):
             except ValueError:
                 held = state.hands[seat].count(c)
                 raise IllegalAction(
-                    f"you don't hold {c}" if not held else f"you hold only {held} {c}, not {cards.count(c)}"
+                    N_("you don't hold {card}", card=c) if not held
+                    else N_("you hold only {held} {card}, not {count}", held=held, card=c, count=cards.count(c))
                 ) from None
 
         new = state.evolve()
@@ -473,11 +527,12 @@ class Warkocz(Game):
     def _pass(self, state: WarkoczState, seat: int) -> WarkoczState:
         need = state.need
         if need < 0:
-            raise IllegalAction("you lead: lay any card (there is no row to pass on)")
+            raise IllegalAction(N_("you lead: lay any card (there is no row to pass on)"))
         if state.options["must_play"]:
             for c in state.hands[seat]:
                 if NATURAL_RANK.get(c) == need:  # unknown tokens and the warkocz never match
-                    raise IllegalAction(f"you hold {c} and must play it: the row needs {_a(W_RANKS[need])}")
+                    raise IllegalAction(N_("you hold {card} and must play it: the row needs {need}", card=c,
+                                                       need=_a(W_RANKS[need])))
         new = state.evolve()
         new.passes = state.passes + 1
         if state.streak == seat:
@@ -499,7 +554,7 @@ class Warkocz(Game):
     # ----- results ---------------------------------------------------------
     def deal_scores(self, state) -> dict:
         if state.winner < 0:
-            raise IllegalAction("the deal is not over yet")
+            raise IllegalAction(N_("the deal is not over yet"))
         n, w = state.players, state.winner
         holder = None
         if state.warkocz_by < 0:
@@ -530,7 +585,7 @@ class Warkocz(Game):
     def view(self, state, seat) -> dict:
         n = state.players
         if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
-            raise IllegalAction(f"no seat {seat!r} at a table of {n}")
+            raise IllegalAction(N_("no seat {seat} at a table of {players}", seat=repr(seat), players=n))
 
         def steps(row):
             return [{"seat": st["seat"], "cards": list(st["cards"]), "as": st["as"]} for st in row]
@@ -582,9 +637,10 @@ class Warkocz(Game):
 
     def end_deal(self, match: Match, state) -> Match:
         if match.over:
-            raise IllegalAction("the match is over")
+            raise IllegalAction(N_("the match is over"))
         if state.players != match.players:
-            raise IllegalAction(f"a deal of {state.players} players cannot end a match of {match.players}")
+            raise IllegalAction(N_("a deal of {players} players cannot end a match of {players2}",
+                                   players=state.players, players2=match.players))
         result = self.deal_scores(state)
         n = match.players
         scores = [match.scores[i] + result["seats"][i] for i in range(n)]

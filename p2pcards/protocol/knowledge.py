@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from p2pcards.cards import is_code, is_unknown, unknown, unknown_position
 from p2pcards.games.base import Game, IllegalAction, substitute
+from p2pcards.i18n import N_
 
 
 def tokens_in(obj) -> set[str]:
@@ -111,7 +112,7 @@ def public_form(game: Game, public_state, action: dict, seat: int, known: dict[i
     for code in cards:
         if is_unknown(code):
             if code not in hand:
-                raise IllegalAction(f"{code} is not in your hand")
+                raise IllegalAction(N_("{code} is not in your hand", code=code))
             hand.remove(code)
             public_cards.append(code)
             positions.append(unknown_position(code))
@@ -128,7 +129,7 @@ def public_form(game: Game, public_state, action: dict, seat: int, known: dict[i
             positions.append(None)
             continue
         if match is None:
-            raise IllegalAction(f"you don't hold {code}")
+            raise IllegalAction(N_("you don't hold {card}", card=code))
         hand.remove(match)
         public_cards.append(match if face_down else code)
         positions.append(unknown_position(match))
@@ -149,23 +150,24 @@ def check_positions(game: Game, public_state, action: dict, positions, seat: int
     cards = action.get("cards")
     if cards is None:
         if positions:
-            raise IllegalAction("positions given for an action that moves no card")
+            raise IllegalAction(N_("positions given for an action that moves no card"))
         return
     if not isinstance(cards, list) or not isinstance(positions, list) or len(positions) != len(cards):
-        raise IllegalAction("each card of the action needs its position (or none)")
+        raise IllegalAction(N_("each card of the action needs its position (or none)"))
     hand = list(game.hand(public_state, seat))
     for card, position in zip(cards, positions):
         if position is None:
             if is_unknown(card):
-                raise IllegalAction(f"card {card} is face down: its position must be named")
+                raise IllegalAction(N_("card {card} is face down: its position must be named", card=card))
             continue
         if not isinstance(position, int) or isinstance(position, bool):
-            raise IllegalAction(f"position {position!r} is not a number")
+            raise IllegalAction(N_("position {position} is not a number", position=repr(position)))
         token = unknown(position)
         if token not in hand:
-            raise IllegalAction(f"position {position} is not a hidden card of seat {seat}'s hand")
+            raise IllegalAction(N_("position {position} is not a hidden card of seat {seat}'s hand",
+                                   position=position, seat=seat))
         if is_unknown(card) and card != token:
-            raise IllegalAction(f"card {card} does not match position {position}")
+            raise IllegalAction(N_("card {card} does not match position {position}", card=card, position=position))
         hand.remove(token)
 
 

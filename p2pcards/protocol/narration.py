@@ -1,117 +1,49 @@
-"""A move put into words for the log people read: one line per action, showing
-only what everybody may see. The table, the spectator and the replay all
-narrate with ``describe``."""
+"""The log people read: one line per entry, showing only what everybody may
+see, in the reader's language. The table, the spectator and the replay all
+narrate with these functions.
+
+- Moves: each engine words its own (``Game.describe_action``, as OpenSpiel's
+  ``action_to_string``); ``describe`` picks the mover's name, or the second
+  person for the reader's own move.
+- The other entries (the dealing, the reveal, an abort, the end): ``entry_line``.
+- What the log keeps in English (an abort's kind and reason) is put into the
+  reader's language when shown: ``logged_reason``; free text a peer wrote
+  stays as it is.
+"""
 
 from __future__ import annotations
 
-from p2pcards.cards import RANKS, rank
-
-_PAST = {
-    "draw": "draws",
-    "take_pile": "takes the pile",
-    "meld": "melds",
-    "add": "adds",
-    "swap": "swaps in",
-    "red3": "lays a red 3",
-    "discard": "discards",
-    "play": "plays",
-    "pass": "passes (pas)",
-    "lead": "leads",
-    "beat": "beats with",
-    "throw": "throws",
-    "declare": "declares",
-    "bessa": "shows a bessa",
-}
+from p2pcards import limits
+from p2pcards.i18n import N_, Text, _, language, shown, translations
 
 
-# Face-down moves even where an engine does not list them in face_down_actions.
-_FACE_DOWN = {"bura": ("throw",)}
+def _mover(names: list[str], seat: int, me: int | None) -> str | None:
+    """The mover's name, or None when the reader made the move (``me``, or
+    the name "You" a local table gives its player)."""
+    if seat == me:
+        return None
+    who = names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else None
+    if who is None:
+        return _("seat {seat}").format(seat=seat)
+    return None if who == "You" else who
 
 
-def describe(game, state, seat: int, action: dict, names: list[str]) -> str:
-    """One log line for a move, showing only what everybody may see: face-down
-    cards as a count, a drawn card not at all. ``state`` is the state before
-    the move (None if unknown); it tells how big a pile taken was."""
-    who = names[seat] if 0 <= seat < len(names) else f"seat {seat}"
-    line = _describe(game, state, who, action)
-    if who == "You":  # "You beat with J♦", not "You beats"
-        verb, _, rest = line[len(who) + 1:].partition(" ")
-        line = f"{who} {_SECOND_PERSON.get(verb, verb)} {rest}".rstrip()
-    return line
+def narrate(game, state, seat: int, action: dict, names: list[str], me: int | None = None) -> Text:
+    """A move in words as a :class:`~p2pcards.i18n.Text`: English as a str,
+    the reader's language through ``i18n.shown``. ``state`` is the state
+    before the move (None if unknown): it tells how big a pile taken was."""
+    return game.describe_action(state, seat, action, _mover(names, seat, me))
 
 
-_SECOND_PERSON = {"draws": "draw", "takes": "take", "melds": "meld", "adds": "add", "swaps": "swap",
-                  "lays": "lay", "discards": "discard", "plays": "play", "passes": "pass", "leads": "lead",
-                  "beats": "beat", "throws": "throw", "declares": "declare", "shows": "show", "does": "do",
-                  "has": "have"}
-
-
-def _describe(game, state, who: str, action: dict) -> str:
-    kind = action.get("type", "?")
-    cards = " ".join(action.get("cards") or [])
-    n = len(action.get("cards") or [])
-    meld = action.get("meld")
-    if kind in getattr(game, "face_down_actions", ()) or kind in _FACE_DOWN.get(game.id, ()):
-        return f"{who} {_PAST.get(kind, kind)} {n} card{'s' if n != 1 else ''} face down"
-    if kind == "draw":
-        return f"{who} draws"
-    if kind == "pass":
-        return f"{who} does not declare (pas)" if game.id == "bura" else f"{who} passes (pas)"
-    if kind == "take_pile":
-        pile = _public_pile(game, state)
-        size = f" ({len(pile)} cards)" if pile else ""
-        top = f" and melds its top {pile[-1]}" if pile else " and melds its top card"
-        where = f" onto meld {meld + 1}" if meld is not None else ""
-        return f"{who} takes the pile{size}{top}{' with ' + cards if cards else ''}{where}"
-    if kind == "swap":
-        natural, rest = (action.get("cards") or ["?"])[0], " ".join((action.get("cards") or [])[1:])
-        return f"{who} swaps {natural} for the {action.get('wild')} in meld {(meld or 0) + 1} and melds {action.get('wild')} {rest}".rstrip()
-    if kind == "red3":
-        return f"{who} lays red 3s: {cards}" if n > 1 else f"{who} lays a red 3: {cards}" if n else f"{who} has no red 3 to lay"
-    text = f"{who} {_PAST.get(kind, kind)}"
-    if kind == "add" and meld is not None:
-        text += f" to meld {meld + 1}"
-    if cards:
-        text += " " + cards
-    if action.get("as"):
-        text += f" as {action['as']}"
-    if game.id == "warkocz" and _warkocz_gag(game, state, action):
-        text += " (gag)"
-    if action.get("freeze"):
-        text += " crosswise (pile frozen)"
-    return text
-
-
-def _warkocz_gag(game, state, action: dict) -> bool:
-    """Whether a warkocz play ends the row: a K, or its next rank used up."""
-    cards = action.get("cards") or []
-    if action.get("type") != "play" or not cards:
-        return False
-    r = action.get("as") or rank(cards[0])
-    if r == "K":
-        return True
-    if state is None or r not in RANKS[:-2]:
-        return False
-    following = RANKS[RANKS.index(r) + 1]
-    try:
-        played = game.view(state, None).get("played") or {}
-    except Exception:  # a log line is not worth failing a move for
-        return False
-    laid_now = sum(1 for c in cards if c != "9C" and rank(c) == following)
-    return played.get(following, 0) + laid_now >= 4
-
-
-def _public_pile(game, state) -> list[str]:
-    if state is None:
-        return []
-    try:
-        return list(game.view(state, None).get("pile") or [])
-    except Exception:  # a log line is not worth failing a move for
-        return []
+def describe(game, state, seat: int, action: dict, names: list[str], me: int | None = None) -> str:
+    """One log line for a move in the reader's language, showing only what
+    everybody may see: face-down cards as a count, a drawn card not at all.
+    ``me`` is the reader's seat (their own moves read "You draw")."""
+    return shown(narrate(game, state, seat, action, names, me))
 
 
 def _name(names: list[str], seat) -> str:
-    return names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else "somebody"
+    return names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else _("somebody")
 
 
 def entry_line(kind: str, author: int, payload: dict, names: list[str], deal: int,
@@ -122,23 +54,140 @@ def entry_line(kind: str, author: int, payload: dict, names: list[str], deal: in
     from p2pcards.protocol.machine import ABORT, END, KEYS, REKEY, REVEAL, SHUFFLE
 
     payload = payload if isinstance(payload, dict) else {}
+    number = deal + 1
     if kind == SHUFFLE:
         if author == 0:
-            return f"deal {deal + 1}: shuffling (every player in turn, with proofs)"
-        return f"deal {deal + 1}: {_name(names, author)} shuffled in turn (with proof)"
+            return _("deal {deal}: shuffling (every player in turn, with proofs)").format(deal=number)
+        return _("deal {deal}: {who} shuffled in turn (with proof)").format(deal=number, who=_name(names, author))
     if kind == REKEY:
-        return f"deal {deal + 1}: {_name(names, author)} locked the cards for dealing"
+        return _("deal {deal}: {who} locked the cards for dealing").format(deal=number, who=_name(names, author))
     if kind == KEYS:
-        return f"{_name(names, author)} unlocked the cards others may now see"
+        return _("{who} unlocked the cards others may now see").format(who=_name(names, author))
     if kind == REVEAL:
         if author == 0:
-            return "the deal is over: every player reveals its keys"
-        return f"{_name(names, author)} revealed the deal's keys"
+            return _("the deal is over: every player reveals its keys")
+        return _("{who} revealed the deal's keys").format(who=_name(names, author))
     if kind == ABORT:
         culprit = payload.get("culprit")
-        return (f"GAME STOPPED by {_name(names, author)}: {payload.get('kind')}"
-                + (f" by {_name(names, culprit)}" if isinstance(culprit, int) else "")
-                + f": {payload.get('detail')}")
+        fields = {"who": _name(names, author), "kind": abort_kind(payload.get("kind")),
+                  "detail": logged_reason(payload.get("detail"))}
+        if isinstance(culprit, int):
+            # Translators: {kind} is what went wrong (e.g. "illegal move"), {detail} the reason given.
+            return _("GAME STOPPED by {who}: {kind} by {culprit}: {detail}").format(
+                culprit=_name(names, culprit), **fields)
+        return _("GAME STOPPED by {who}: {kind}: {detail}").format(**fields)
     if kind == END:
-        return "the match is over; the log is signed by " + ", ".join(_name(names, s) for s in signers or [])
-    return f"{_name(names, author)}: {kind}"
+        return _("the match is over; the log is signed by {names}").format(
+            names=", ".join(_name(names, s) for s in signers or []))
+    return _("{who}: {kind}").format(who=_name(names, author), kind=kind)
+
+
+# ----- what the log keeps in English, in the reader's language --------------------
+
+# The kinds of abort and violation the log and the audit name (short codes).
+ABORT_KINDS = {
+    "bad-end": N_("bad-end"), "bad-entry": N_("bad-entry"), "bad-rekey": N_("bad-rekey"),
+    "bad-reveal": N_("bad-reveal"), "bad-shuffle": N_("bad-shuffle"), "bad-deal": N_("bad-deal"),
+    "bad-score": N_("bad-score"), "equivocate": N_("equivocate"), "finished": N_("finished"),
+    "hidden-rule": N_("hidden-rule"), "illegal-move": N_("illegal-move"), "no-card": N_("no-card"),
+    "out-of-turn": N_("out-of-turn"), "phantom-card": N_("phantom-card"), "timeout": N_("timeout"),
+    "silent": N_("silent"), "left": N_("left"), "wrong-key": N_("wrong-key"),
+}
+
+
+def abort_kind(kind) -> str:
+    """An abort's kind as the log names it, in the reader's language if it
+    is one of the known kinds (else as written)."""
+    known = ABORT_KINDS.get(kind) if isinstance(kind, str) else None
+    return _(known) if known is not None else str(kind)
+
+
+_templates: dict[str, list[tuple[str, list[str], list[str]]]] = {}
+# A reason is a sentence: a message counts as its form only with this many
+# letters of its own, and with values no longer than a short sentence.
+MIN_LITERAL = 8
+MAX_VALUE = 160
+MAX_REASON = 2 * limits.MAX_ABORT_DETAIL  # longer: nobody's message, shown as written
+
+
+def _catalog_templates(lang: str) -> list[tuple[str, list[str], list[str]]]:
+    """The messages of ``lang``'s catalog that have placeholders, cut into
+    their literal pieces and field names (longest literal text first)."""
+    if lang not in _templates:
+        import string
+
+        catalog = getattr(translations(lang), "_catalog", {})
+        found = []
+        for key in catalog:
+            msgid = key if isinstance(key, str) else None  # plural forms are not looked up backwards
+            if not msgid or "{" not in msgid or "\x04" in msgid:
+                continue
+            try:
+                parsed = list(string.Formatter().parse(msgid))
+            except ValueError:
+                continue
+            pieces = [literal for literal, _f, _s, _c in parsed]
+            names = [name for _l, name, _s, _c in parsed if name is not None]
+            if len(names) != len([p for p in parsed if p[1] is not None]) or not names or any(
+                    not n.isidentifier() for n in names):
+                continue
+            if len(pieces) == len(names):
+                pieces.append("")
+            if sum(len(p) for p in pieces) < MIN_LITERAL:
+                continue  # "seat {seat}", "{who}: {kind}": these would fit any text
+            found.append((msgid, pieces, names))
+        found.sort(key=lambda t: -sum(len(p) for p in t[1]))
+        _templates[lang] = found
+    return _templates[lang]
+
+
+def _fields_of(text: str, pieces: list[str], names: list[str]) -> dict | None:
+    """The field values if ``text`` is ``pieces`` with values between them:
+    each literal found at its first place after the last (no backtracking,
+    so a long crafted reason costs linear time per message)."""
+    if not text.startswith(pieces[0]):
+        return None
+    pos, values = len(pieces[0]), []
+    for i, literal in enumerate(pieces[1:], 1):
+        if i == len(pieces) - 1 and literal == "":
+            end = len(text)
+        elif i == len(pieces) - 1:
+            end = len(text) - len(literal) if text.endswith(literal) else -1
+            if end < pos:
+                return None
+        else:
+            end = text.find(literal, pos + 1)
+        if end <= pos or end - pos > MAX_VALUE:
+            return None
+        values.append(text[pos:end])
+        pos = end + len(literal)
+    if pos != len(text) or len(values) != len(names):
+        return None
+    fields: dict = {}
+    for name, value in zip(names, values):
+        if fields.get(name, value) != value:
+            return None
+        fields[name] = value
+    return fields
+
+
+def logged_reason(text, _depth: int = 0) -> str:
+    """A reason the log keeps in English (an abort's detail, a refusal) in
+    the reader's language: a known message, also one with its values filled
+    in (an engine's "you don't hold 7H"), is translated; anything else (a
+    peer's own words) is shown as written."""
+    text = "" if text is None else str(text)
+    if language() == "en" or not text:
+        return text
+    translated = _(text)
+    if translated != text or len(text) > MAX_REASON:
+        return translated
+    for msgid, pieces, names in _catalog_templates(language()):
+        fields = _fields_of(text, pieces, names)
+        if fields is not None:
+            try:  # a value may be a known message itself ("...illegal: you don't hold 7H")
+                inner = {k: logged_reason(v, _depth + 1) if _depth < 1 else v for k, v in fields.items()}
+                return _(msgid).format(**inner)
+            except (KeyError, IndexError, ValueError):
+                return text
+    return text

@@ -56,7 +56,7 @@ from prompt_toolkit.widgets import TextArea
 from p2pcards import i18n
 from p2pcards.cards import display
 from p2pcards.games import IllegalAction
-from p2pcards.i18n import _, ngettext
+from p2pcards.i18n import _, ngettext, shown
 from p2pcards.ui import commands
 from p2pcards.ui.render import (
     Painter, match_verdict, render_hand, render_header, render_log, render_table, wrap_fragments,
@@ -694,8 +694,8 @@ class TableApp:
         async def job():
             try:
                 await session.act(action)
-            except IllegalAction as exc:
-                self.say(f"{line}: {exc}", "class:error")
+            except IllegalAction as exc:  # the engine's reason, in the player's language
+                self.say(f"{line}: {shown(exc)}", "class:error")
             except Exception as exc:  # the network may fail; the player must hear why
                 self.say(_("{move}: could not be played: {error}").format(move=line, error=exc), "class:error")
             else:

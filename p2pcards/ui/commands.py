@@ -4,7 +4,9 @@ terminal, no session, so every game's commands are unit-testable.
 A move is typed as a verb and its arguments: ``m KH KS KD`` (meld), ``d 7C``
 (discard), ``a 2 KH`` (add KH to meld 2), ``pl 9C as 8`` (warkocz), ``b QS``
 (beat). Cards are case-insensitive and may use suit symbols (``k♥``) and
-``T`` for ten. The parser looks the typed move up among the legal actions, so
+``T`` for ten; the Polish and Hungarian rank letters (``W``/``B`` jack, ``D``
+queen, ``Á`` ace) are read in every language, the suit always last (``DH``
+the queen of hearts). The parser looks the typed move up among the legal actions, so
 what goes to the engine is exactly the engine's own action (with any extra
 fields it needs); a move that is not legal is still built and sent, so the
 player gets the engine's own explanation of why not.
@@ -16,7 +18,7 @@ import dataclasses
 import re
 from collections import Counter
 
-from p2pcards.cards import JOKER, RANKS, SUIT_SYMBOLS, is_code
+from p2pcards.cards import JOKER, LOCAL_RANK_LETTERS, RANKS, SUITS, SUIT_SYMBOLS, is_code
 from p2pcards.i18n import N_, _, pgettext
 from p2pcards.protocol.narration import describe  # noqa: F401  (re-exported: the log lines the screen shows)
 
@@ -25,6 +27,10 @@ from p2pcards.protocol.narration import describe  # noqa: F401  (re-exported: th
 _SYMBOL_TO_SUIT = {sym: s for s, sym in SUIT_SYMBOLS.items()} | {"\u2661": "H", "\u2662": "D", "\u2664": "S", "\u2667": "C"}
 _RANK_WORDS = {"T": "10", "1": "A", "JO": JOKER, "JOKER": JOKER, "*": JOKER}
 CARD_HELP = N_("write a card as rank and suit: KH, 10S, TD, 7\u2666, JK for a joker")
+# Local rank letters are read in every language: none is an English rank, and
+# the suit is always the last letter, so "DD" is the queen of diamonds.
+RANK_LETTERS_HELP = N_("Polish W D K A and Hungarian B D K \u00c1 work as ranks too: "
+                       "DH is the queen of hearts, \u00c1S the ace of spades (the suit comes last)")
 
 
 class CommandError(ValueError):
@@ -36,21 +42,21 @@ def parse_card(token: str) -> str:
     t = token.strip().upper()
     for sym, s in _SYMBOL_TO_SUIT.items():
         t = t.replace(sym, s)
-    if t in _RANK_WORDS and _RANK_WORDS[t] == JOKER:
+    if t == JOKER or (t in _RANK_WORDS and _RANK_WORDS[t] == JOKER):
         return JOKER
     if len(t) >= 2:
         r, s = t[:-1], t[-1]
-        r = _RANK_WORDS.get(r, r)
-        if is_code(r + s):
+        r = _RANK_WORDS.get(r) or LOCAL_RANK_LETTERS.get(r, r)
+        if s in SUITS and is_code(r + s):  # a rank and a suit (W+K is no joker)
             return r + s
-    raise CommandError(f"{token!r} is not a card: {CARD_HELP}")
+    raise CommandError(_("{token} is not a card: {card_help}").format(token=repr(token), card_help=_(CARD_HELP)))
 
 
 def parse_rank(token: str) -> str:
     t = token.strip().upper()
-    t = _RANK_WORDS.get(t, t)
+    t = _RANK_WORDS.get(t) or LOCAL_RANK_LETTERS.get(t, t)
     if t not in RANKS:
-        raise CommandError(f"{token!r} is not a rank: one of {' '.join(RANKS)}")
+        raise CommandError(_("{token} is not a rank: one of {ranks}").format(token=repr(token), ranks=" ".join(RANKS)))
     return t
 
 
@@ -460,6 +466,7 @@ def help_text(game_id: str, topic: str = "") -> str:
     # Translators: the last line of help; {card_help} explains how a card is typed.
     card_help = _(CARD_HELP)
     lines.append(_("Tab completes the legal moves. {card_help}.").format(card_help=card_help[:1].upper() + card_help[1:]))
+    lines.append(_(RANK_LETTERS_HELP) + ".")
     return "\n".join(lines)
 
 

@@ -319,7 +319,8 @@ class LocalSession:
     def _apply(self, seat: int, action: dict, note: str = "") -> None:
         before = self._state
         self._state = self.game.apply(self._state, action)  # IllegalAction leaves everything as it was
-        line = describe(self.game, before, seat, action, self.names)
+        me = self.seat if is_you(seat_name(self.names, self.seat)) else None  # "You draw", not "You draws"
+        line = describe(self.game, before, seat, action, self.names, me=me)
         if seat == self.seat:
             drawn = Counter(self.game.view(self._state, seat).get("hand") or []) - \
                 Counter(self.game.view(before, seat).get("hand") or [])
