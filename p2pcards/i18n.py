@@ -18,9 +18,12 @@ log is language-neutral and each client words it in its own language.
 
 from __future__ import annotations
 
+import functools
 import gettext as _gettext
 import io
 import os
+import re
+import string
 from pathlib import Path
 
 LANGUAGES = ("en", "pl", "hu")
@@ -125,3 +128,50 @@ def npgettext(context: str, singular: str, plural: str, n: int) -> str:
 def N_(message: str) -> str:
     """Marks a module-level text for the catalogs; translate it with :func:`_` where it is shown."""
     return message
+
+
+def known(text: str, templates) -> str:
+    """``text`` in the player's language if it is one of ``templates`` (fixed
+    English texts marked with :func:`N_`, their ``{placeholders}`` filled in),
+    else ``text`` as it is.
+
+    For words that come from elsewhere in English: a reason another peer gave
+    over the network, a note the audit keeps in its JSON. A text no template
+    fits (free text from a peer, another version's wording) is shown as it came;
+    the values taken from it are inserted, never formatted again. The value of
+    a ``{reason}`` placeholder is looked up in ``templates`` in turn."""
+    return _known(text, tuple(templates), 3)
+
+
+def _known(text: str, templates: tuple, depth: int) -> str:
+    if len(text) > _KNOWN_MAX or depth == 0:
+        return text
+    for template in templates:
+        values = _fill(template, text)
+        if values is not None:
+            # A {reason} is words again ("peer rejected us: the table is full");
+            # names, addresses and numbers stay as they came.
+            if "reason" in values:
+                values["reason"] = _known(values["reason"], templates, depth - 1)
+            return _(template).format(**values)
+    return text
+
+
+_KNOWN_MAX = 500  # longer texts are no fixed reason; bounds the matching
+
+
+@functools.lru_cache(maxsize=None)
+def _pattern(template: str) -> re.Pattern:
+    parts, seen = [], set()
+    for literal, field, _spec, _conv in string.Formatter().parse(template):
+        parts.append(re.escape(literal))
+        if field is not None:
+            parts.append(f"(?P={field})" if field in seen else f"(?P<{field}>.+?)")
+            seen.add(field)
+    return re.compile("".join(parts), re.DOTALL)
+
+
+def _fill(template: str, text: str) -> dict | None:
+    """The values that make ``template.format(**values) == text``, or None."""
+    match = _pattern(template).fullmatch(text)
+    return match.groupdict() if match else None

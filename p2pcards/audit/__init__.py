@@ -29,6 +29,7 @@ import dataclasses
 from typing import Any
 
 from p2pcards.cards import unknown
+from p2pcards.i18n import N_
 from p2pcards.games import IllegalAction, NeedReveal, substitute
 from p2pcards.protocol.log import END, Entry, GameLog, LogError, read_log
 from p2pcards.protocol.machine import (
@@ -44,6 +45,17 @@ from p2pcards.protocol.machine import (
 from p2pcards.protocol.silence import SILENCE_KINDS
 
 CLEAN, VIOLATIONS, UNVERIFIABLE, UNFINISHED = 0, 1, 2, 3
+
+# The report's own words (its notes and errors) stay English in the JSON; the
+# text output puts them in the reader's language (``i18n.known(text, NOTES)``).
+REPLAY_STOPPED = N_("replay stopped at entry {entry}")
+STOPS_BEFORE_END = N_("the log stops after entry {entry}, before its end")
+END_NOT_SIGNED = N_("the end entry is not signed by every player not blamed: {detail}")
+MINORITY_SILENCE = N_("the game stopped at a silence only a minority of the players attests")
+LOGS_PART = N_("the logs part at entry {entry}")
+NO_ENTRY = N_("the file holds no entry")
+NOT_ONE_GAME = N_("the two files are not logs of the same game (their table entries differ)")
+NOTES = (REPLAY_STOPPED, STOPS_BEFORE_END, END_NOT_SIGNED, MINORITY_SILENCE, LOGS_PART, NO_ENTRY, NOT_ONE_GAME)
 
 
 class Unverifiable(Exception):
@@ -100,7 +112,7 @@ def load(path) -> GameLog:
     except LogError as exc:
         raise Unverifiable(str(exc)) from None
     if len(log) == 0:
-        raise Unverifiable("the file holds no entry")
+        raise Unverifiable(NO_ENTRY)
     return log
 
 
@@ -139,7 +151,7 @@ def _audit_log(log: GameLog, verify_proofs: bool, observe=None) -> AuditReport:
     except Exception as exc:  # an unknown game or options no engine accepts
         return _unverifiable(f"entry 0: {exc}")
     violations: list[dict] = []
-    unfinished = None if log.is_finished else f"the log stops after entry {len(log) - 1}, before its end"
+    unfinished = None if log.is_finished else STOPS_BEFORE_END.format(entry=len(log) - 1)
 
     # 2. The log as the players saw it.
     history: dict[int, TableMachine] = {}  # the machine before each abort, for checking evidence
@@ -154,15 +166,15 @@ def _audit_log(log: GameLog, verify_proofs: bool, observe=None) -> AuditReport:
                 observe(entry, machine, deal_before, state_before, v)
             if entry.kind == END and v.kind in (UNSIGNED_END, STOPPED):
                 # A missing signature is silence, not proof: the game did not finish.
-                unfinished = f"the end entry is not signed by every player not blamed: {v.detail}"
+                unfinished = END_NOT_SIGNED.format(detail=v.detail)
                 break
             seat = v.seat if v.seat is not None else (entry.author if entry.author >= 0 else None)
             violations.append(_violation(Violation(seat, v.kind, v.detail), entry.seq))
-            return _report(log, machine, players, violations, note=f"replay stopped at entry {entry.seq}")
+            return _report(log, machine, players, violations, note=REPLAY_STOPPED.format(entry=entry.seq))
         if observe is not None:
             observe(entry, machine, deal_before, state_before, None)
     if machine.stopped and unfinished is None:
-        unfinished = "the game stopped at a silence only a minority of the players attests"
+        unfinished = MINORITY_SILENCE
 
     # 5a. Accusations against their evidence.
     standing = {s.entry for s in machine.silences if s.stands}
@@ -345,7 +357,7 @@ def audit_pair(path_a, path_b) -> AuditReport:
     except Unverifiable as exc:
         return _unverifiable(str(exc))
     if a.genesis.raw != b.genesis.raw:
-        return _unverifiable("the two files are not logs of the same game (their table entries differ)")
+        return _unverifiable(NOT_ONE_GAME)
     reports = [audit_log(a), audit_log(b)]
     for report in reports:
         if report.exit_code == UNVERIFIABLE:
@@ -378,7 +390,7 @@ def audit_pair(path_a, path_b) -> AuditReport:
     code = VIOLATIONS if violations else UNFINISHED if unfinished else CLEAN
     notes = [n for r in reports for n in r.notes]
     if fork is not None:
-        notes.append(f"the logs part at entry {fork_at}")
+        notes.append(LOGS_PART.format(entry=fork_at))
     return dataclasses.replace(base, ok=code == CLEAN, violations=violations, exit_code=code,
                                silences=silences, fork=fork, notes=notes,
                                complete=not unfinished and all(r.complete for r in reports))
