@@ -55,7 +55,16 @@ MINORITY_SILENCE = N_("the game stopped at a silence only a minority of the play
 LOGS_PART = N_("the logs part at entry {entry}")
 NO_ENTRY = N_("the file holds no entry")
 NOT_ONE_GAME = N_("the two files are not logs of the same game (their table entries differ)")
-NOTES = (REPLAY_STOPPED, STOPS_BEFORE_END, END_NOT_SIGNED, MINORITY_SILENCE, LOGS_PART, NO_ENTRY, NOT_ONE_GAME)
+# The details of the faults the audit itself finds (the JSON's "detail").
+HIDDEN_RULE = N_("with every card known, this move is illegal: {reason}")
+BAD_SCORE = N_("the deal's score with every card known differs from the table's")
+NO_TWO_ENTRIES = N_("equivocation without two differing entries signed by the accused")
+SILENCE_OUT_OF_TURN = N_("blamed seat {seat} for silence when it was not its turn")
+NO_EVIDENCE = N_("accused seat {seat} of {kind} without evidence that shows it")
+SILENCE_DENIED = N_("accused seat {seat} of silence at entry {entry}, where the log holds seat {seat}'s entry")
+TWO_VERSIONS = N_("seat {seat} signed two different versions of entry {entry} ({first} and {second})")
+NOTES = (REPLAY_STOPPED, STOPS_BEFORE_END, END_NOT_SIGNED, MINORITY_SILENCE, LOGS_PART, NO_ENTRY, NOT_ONE_GAME,
+         HIDDEN_RULE, BAD_SCORE, NO_TWO_ENTRIES, SILENCE_OUT_OF_TURN, NO_EVIDENCE, SILENCE_DENIED, TWO_VERSIONS)
 
 
 class Unverifiable(Exception):
@@ -239,7 +248,7 @@ def _judge_abort(log: GameLog, before: TableMachine, abort_entry: Entry, accusat
                 and all(e.author == culprit and e.seq == entries[0].seq for e in entries)
                 and all(_signed_by(log, e, culprit) for e in entries)):
             return [_violation(accusation, abort_entry.seq)]
-        return [_false(accuser, abort_entry.seq, "equivocation without two differing entries signed by the accused")]
+        return [_false(accuser, abort_entry.seq, NO_TWO_ENTRIES)]
     if accusation.kind in SILENCE_KINDS:
         # Silence leaves nothing signed by the silent: it stands on the
         # attestations of a majority (checked by the machine), at a place where
@@ -248,7 +257,7 @@ def _judge_abort(log: GameLog, before: TableMachine, abort_entry: Entry, accusat
         if attested and want is not None and (
                 want.author in (culprit, None) or accusation.kind in ("silent", "left")):
             return [_violation(accusation, abort_entry.seq)]
-        return [_false(accuser, abort_entry.seq, f"blamed seat {culprit} for silence when it was not its turn")]
+        return [_false(accuser, abort_entry.seq, SILENCE_OUT_OF_TURN.format(seat=culprit))]
     if accusation.kind == FALSE_ACCUSATION:
         denied = _denied_silence(log, _parse_evidence(evidence), culprit)
         if denied is not None:
@@ -271,7 +280,7 @@ def _judge_abort(log: GameLog, before: TableMachine, abort_entry: Entry, accusat
         except Violation as v:
             if v.seat == culprit or v.seat is None:
                 return [_violation(Violation(culprit, accusation.kind, accusation.detail), abort_entry.seq)]
-    return [_false(accuser, abort_entry.seq, f"accused seat {culprit} of {accusation.kind} without evidence that shows it")]
+    return [_false(accuser, abort_entry.seq, NO_EVIDENCE.format(seat=culprit, kind=accusation.kind))]
 
 
 def _denied_silence(log: GameLog, entries: list[Entry], accuser: int) -> str | None:
@@ -287,7 +296,7 @@ def _denied_silence(log: GameLog, entries: list[Entry], accuser: int) -> str | N
         return None
     k = abort.seq
     if held.seq == k and held.prev_hash == abort.prev_hash and k < len(log) and log[k].raw == held.raw:
-        return f"accused seat {victim} of silence at entry {k}, where the log holds seat {victim}'s entry"
+        return SILENCE_DENIED.format(seat=victim, entry=k)
     return None
 
 
@@ -339,10 +348,10 @@ def _replay_deal(machine: TableMachine, deal) -> list[dict]:
             state = game.apply(state, full_action)
         except (IllegalAction, NeedReveal) as exc:
             return [{"seat": seat, "entry": index, "kind": "hidden-rule",
-                     "detail": f"with every card known, this move is illegal: {exc}"}]
+                     "detail": HIDDEN_RULE.format(reason=exc)}]
     if deal.scores is not None and game.deal_scores(state) != deal.scores:
         return [{"seat": None, "entry": deal.first_entry, "kind": "bad-score",
-                 "detail": "the deal's score with every card known differs from the table's"}]
+                 "detail": BAD_SCORE}]
     return []
 
 
@@ -373,8 +382,8 @@ def audit_pair(path_a, path_b) -> AuditReport:
                 "second": {"kind": eb.kind, "signed_by": signed_b}}
         for seat in sorted(set(signed_a) & set(signed_b)):
             violations.append({"seat": seat, "entry": fork_at, "kind": EQUIVOCATE,
-                               "detail": f"seat {seat} signed two different versions of entry {fork_at} "
-                                         f"({ea.kind} and {eb.kind})"})
+                               "detail": TWO_VERSIONS.format(seat=seat, entry=fork_at, first=ea.kind,
+                                                             second=eb.kind)})
     base = reports[0] if len(a) >= len(b) else reports[1]
     seen = {(v["seat"], v["entry"], v["kind"]) for v in violations}
     for report in reports:

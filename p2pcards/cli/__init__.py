@@ -84,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     p = sub.add_parser("rules", help=_("print the rules of a game"))
-    p.add_argument("game", type=game_id, metavar=_("GAME"))
+    p.add_argument("game", type=game_id, metavar=_("GAME"), help=_("the game (the games: p2pcards --help)"))
     p.add_argument("--original", action="store_true",
                    help=_("the original Polish or Hungarian text the rules come from"))
     p.set_defaults(func=cmd_rules)

@@ -301,7 +301,7 @@ def format_report(report) -> str:
         for v in report.violations:
             who = seat(v["seat"]) if v["seat"] is not None else _("nobody identified")
             lines.append(_("  entry {entry}: {kind} by {who}: {detail}").format(
-                entry=v["entry"], kind=kind_in_words(v["kind"]), who=who, detail=v["detail"]))
+                entry=v["entry"], kind=kind_in_words(v["kind"]), who=who, detail=known(v["detail"], NOTES)))
     else:
         why = "; ".join(known(note, NOTES) for note in report.notes) or _(
             "the log has no end signed by every player")
@@ -394,17 +394,17 @@ def cmd_tables(args) -> int:
 
 def register(sub) -> None:
     def seat_options(p, bot_flags=True):
-        p.add_argument("--name", help=_("your name at the table"))
+        p.add_argument("--name", metavar=_("NAME"), help=_("your name at the table"))
         p.add_argument("--key", metavar=_("FILE"), help=_("identity key file (default: your own, in the data directory)"))
         p.add_argument("--out", metavar=_("FILE"), help=_("also write the finished log here"))
         p.add_argument("--log-dir", metavar=_("DIR"), help=_("where finished logs are kept (default: data directory/games)"))
         if bot_flags:
-            p.add_argument("--seed", help=_("the bot's random seed (repeatable decisions)"))
+            p.add_argument("--seed", metavar=_("SEED"), help=_("the bot's random seed (repeatable decisions)"))
             p.add_argument("--cheat", metavar=_("KIND"), help=argparse.SUPPRESS)
             p.add_argument("--cheater", type=int, metavar=_("SEAT"), help=argparse.SUPPRESS)
 
     p = sub.add_parser("host", help=_("open a table, advertise it on the LAN, wait for players, play"))
-    p.add_argument("game", type=game_id, metavar=_("GAME"))
+    p.add_argument("game", type=game_id, metavar=_("GAME"), help=_("the game (the games: p2pcards --help)"))
     p.add_argument("--players", type=_players, required=True, metavar="N",
                    help=_("how many seats the table has, you included (see p2pcards --help for each game's range)"))
     p.add_argument("--bind", default="0.0.0.0", metavar=_("ADDR"), help=_("address to listen on (default 0.0.0.0)"))
@@ -430,7 +430,7 @@ def register(sub) -> None:
 
     p = sub.add_parser("bot", help=_("a bot peer takes a seat at a table"))
     p.add_argument("address", type=_address, metavar=_("ADDR:PORT"))
-    p.add_argument("--strategy", default="greedy", type=_strategy, help=_("greedy, random or strong (default greedy)"))
+    p.add_argument("--strategy", default="greedy", type=_strategy, metavar=_("STRATEGY"), help=_("greedy, random or strong (default greedy)"))
     p.add_argument("--think", type=_think, metavar="S", help=_("the strong bot's seconds per decision (default 1)"))
     p.add_argument("--seat-strategy", type=_seat_strategy, action="append", help=argparse.SUPPRESS)
     p.add_argument("--print-port", action="store_true", help=argparse.SUPPRESS)
@@ -438,18 +438,18 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_bot)
 
     p = sub.add_parser("tables", help=_("list tables advertised on the LAN"))
-    p.add_argument("--seconds", type=float, default=3.0, help=_("how long to listen (default 3)"))
+    p.add_argument("--seconds", type=float, default=3.0, metavar=_("SECONDS"), help=_("how long to listen (default 3)"))
     p.set_defaults(func=cmd_tables)
 
     p = sub.add_parser("play", help=_("you against bot peers on this machine, full-screen"))
-    p.add_argument("game", type=game_id, metavar=_("GAME"))
+    p.add_argument("game", type=game_id, metavar=_("GAME"), help=_("the game (the games: p2pcards --help)"))
     p.add_argument("--bots", type=int, metavar="N", help=_("how many bots (default: fill the table)"))
-    p.add_argument("--name", default=None, help=_("your name at the table"))
-    p.add_argument("--seed", help=_("the bots' random seed"))
+    p.add_argument("--name", default=None, metavar=_("NAME"), help=_("your name at the table"))
+    p.add_argument("--seed", metavar=_("SEED"), help=_("the bots' random seed"))
     p.add_argument("--level", choices=tuple(LEVELS), default="normal",
                    help=_("the bots: easy (random moves), normal (greedy heuristics, the default: they answer "
                           "at once), hard (a search that thinks up to --think seconds a move)"))
-    p.add_argument("--strategy", type=_strategy, help=_("the bots' strategy by name (overrides --level)"))
+    p.add_argument("--strategy", type=_strategy, metavar=_("STRATEGY"), help=_("the bots' strategy by name (overrides --level)"))
     p.add_argument("--think", type=_think, metavar="S", help=_("the hard bots' seconds per decision (default 1)"))
     p.add_argument("-o", dest="option", action="append", metavar=_("KEY=VALUE"), help=_("a rules option"))
     p.add_argument("--turn-timeout", type=int, metavar="S", help=_("seconds a player may take (default 120)"))
@@ -458,10 +458,10 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("selfplay", help=_("a whole match between bot peers over loopback; writes the signed log"))
-    p.add_argument("game", type=game_id, metavar=_("GAME"))
+    p.add_argument("game", type=game_id, metavar=_("GAME"), help=_("the game (the games: p2pcards --help)"))
     p.add_argument("--players", type=_players, required=True, metavar="N",
                    help=_("how many bot peers sit at the table (see p2pcards --help for each game's range)"))
-    p.add_argument("--seed", required=True, help=_("the bots' random seed"))
+    p.add_argument("--seed", required=True, metavar=_("SEED"), help=_("the bots' random seed"))
     p.add_argument("--out", required=True, metavar=_("FILE"))
     p.add_argument("--deals", type=int, metavar="K", help=_("stop after K deals"))
     p.add_argument("--cheat", metavar=_("KIND"), help=_("the cheater bot commits this cheat once"))
