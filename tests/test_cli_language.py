@@ -244,3 +244,22 @@ def test_a_reason_nested_in_a_hostile_peers_reason_stays_bounded():
     text = "peer rejected us: " * 20 + "the table is full"
     assert i18n.known(text, WORDS).count("a másik fél elutasított") == 3  # a few levels, then as it came
     assert text.endswith(i18n.known(text, WORDS).rsplit("elutasított: ", 1)[1])
+
+
+def test_no_function_hides_the_translation_function():
+    """``rules, _ = ...`` in a function that also calls ``_()`` makes ``_`` a
+    local there (and in the functions nested in it): the call then fails."""
+    import ast
+
+    found = []
+    for path in (REPO / "p2pcards").rglob("*.py"):
+        for fn in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            nodes = list(ast.walk(fn))
+            binds = any(isinstance(n, ast.Name) and n.id == "_" and isinstance(n.ctx, ast.Store)
+                        or isinstance(n, ast.arg) and n.arg == "_" for n in nodes)
+            calls = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "_" for n in nodes)
+            if binds and calls:
+                found.append(f"{path.relative_to(REPO)}:{fn.lineno} {fn.name}")
+    assert not found, found

@@ -151,7 +151,7 @@ def play(args) -> int:
     if args.turn_timeout is not None:
         options["table.turn_timeout"] = args.turn_timeout
     try:
-        rules, _ = split_options(options)
+        rules = split_options(options)[0]
         game.options(players, rules)
     except Exception as exc:
         raise CliError(str(exc)) from None
@@ -239,7 +239,7 @@ def host_interactive(args) -> int:
     if args.turn_timeout is not None:
         options["table.turn_timeout"] = args.turn_timeout
     try:
-        rules, _ = split_options(options)
+        rules = split_options(options)[0]
         get_game(args.game).options(args.players, rules)
     except Exception as exc:
         raise CliError(str(exc)) from None

@@ -295,7 +295,7 @@ async def resume_seat(state_file: str, decide=None, strategy: str | None = "gree
     try:
         state = load_state(state_file)
         ident = identity.load(state.key_path)
-        _, table = parse_final_msg(state.table)
+        table = parse_final_msg(state.table)[1]
         driver = SeatDriver.reopen(state.log_path, state.seat, ident.private_key, state.seeds)
     except (StateError, identity.IdentityError, LogError, ProtocolError) as exc:
         raise RunError(_("cannot resume from {path}: {reason}").format(path=state_file, reason=exc)) from None
