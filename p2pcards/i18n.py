@@ -175,3 +175,16 @@ def _fill(template: str, text: str) -> dict | None:
     """The values that make ``template.format(**values) == text``, or None."""
     match = _pattern(template).fullmatch(text)
     return match.groupdict() if match else None
+
+
+def answer(text: str) -> bool | None:
+    """A typed yes (True) or no (False), or None if it is neither: the English
+    words always, and the player's language's own ("tak"/"nie", "igen"/"nem")."""
+    word = text.strip().lower()
+    # Translators: the words that answer yes, space-separated, in lower case (English ones always work).
+    if word in ("y", "yes", *_("y yes").lower().split()):
+        return True
+    # Translators: the words that answer no, space-separated, in lower case (English ones always work).
+    if word in ("n", "no", *_("n no").lower().split()):
+        return False
+    return None

@@ -263,3 +263,11 @@ def test_no_function_hides_the_translation_function():
             if binds and calls:
                 found.append(f"{path.relative_to(REPO)}:{fn.lineno} {fn.name}")
     assert not found, found
+
+
+@pytest.mark.parametrize("lang, yes, no", [("en", "Yes", "n"), ("pl", "tak", "NIE"), ("hu", "igen", "nem")])
+def test_yes_and_no_in_the_players_language_and_always_in_english(lang, yes, no):
+    i18n.set_language(lang)
+    assert i18n.answer(yes) is True and i18n.answer(f" {no} ") is False
+    assert i18n.answer("yes") is True and i18n.answer("no") is False
+    assert i18n.answer("maybe") is None and i18n.answer("") is None

@@ -15,6 +15,7 @@ import trio
 
 from p2pcards.cli.args import CliError, load_identity
 from p2pcards.games import get_game
+from p2pcards import i18n
 from p2pcards.i18n import _, known, ngettext
 from p2pcards.net.lobby import NOTICES as LOBBY_NOTICES
 from p2pcards.net.tasks import background_tasks
@@ -363,20 +364,13 @@ def _offer_resume(args, fits) -> str | None:
 def _yes(question: str) -> bool:
     while True:
         try:
-            answer = input(question).strip().lower()
+            answer = input(question)
         except EOFError:
             raise CliError(_("no answer given")) from None
-        # The English words always work; the player's language may add its own.
-        if answer in ("y", "yes", *_words(_("y yes"))):
-            return True
-        if answer in ("n", "no", *_words(_("n no"))):
-            return False
+        said = i18n.answer(answer)
+        if said is not None:
+            return said
         print(_("Please answer yes or no."))
-
-
-def _words(translated: str) -> list[str]:
-    # Translators' lists of answers are space-separated words, typed in lower case.
-    return translated.lower().split()
 
 
 def pick_game_to_resume() -> str | None:
