@@ -132,7 +132,7 @@ def closed_port() -> int:
 
 
 @pytest.mark.parametrize("lang, words", [("pl", "nie można połączyć się z {address}: połączenie odrzucone"),
-                                         ("hu", "nem sikerült kapcsolódni ide: {address}: a kapcsolatot "
+                                         ("hu", "nem sikerült kapcsolódni a(z) {address} címhez: a kapcsolatot "
                                                 "elutasították")])
 def test_join_to_a_closed_port_is_one_translated_line(tmp_path, monkeypatch, lang, words):
     address = f"{LOCAL}:{closed_port()}"
@@ -271,3 +271,27 @@ def test_yes_and_no_in_the_players_language_and_always_in_english(lang, yes, no)
     assert i18n.answer(yes) is True and i18n.answer(f" {no} ") is False
     assert i18n.answer("yes") is True and i18n.answer("no") is False
     assert i18n.answer("maybe") is None and i18n.answer("") is None
+
+
+def test_every_kind_of_fault_the_code_can_name_has_words():
+    """The audit's text explains each kind; a kind added without words would
+    show only its identifier."""
+    import ast
+
+    from p2pcards.cli.subcommands import KIND_WORDS
+    from p2pcards.protocol import machine
+    from p2pcards.protocol.silence import SILENCE_KINDS
+
+    kinds = set(SILENCE_KINDS) | {machine.EQUIVOCATE, machine.FALSE_ACCUSATION}
+    for path in (REPO / "p2pcards").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Violation" and len(node.args) > 1
+                    and isinstance(node.args[1], ast.Constant)):
+                kinds.add(node.args[1].value)
+            if isinstance(node, ast.Dict):
+                for key, value in zip(node.keys, node.values):
+                    if (isinstance(key, ast.Constant) and key.value == "kind" and isinstance(value, ast.Constant)
+                            and "-" in str(value.value)):
+                        kinds.add(value.value)
+    assert kinds - set(KIND_WORDS) == set(), kinds - set(KIND_WORDS)
+    assert {"bad-shuffle", "phantom-card", "hidden-rule"} <= kinds  # the scan finds them

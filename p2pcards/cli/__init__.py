@@ -62,7 +62,6 @@ def cmd_keygen(args) -> int:
         ident, note = exc.identity, _("you already have this key; --force replaces it with a new one")
     except identity.IdentityError as exc:
         raise CliError(str(exc)) from None
-    # Translators: keep "fingerprint: " as the start of the second line's English; scripts read it.
     print(_("your key: {path}\nfingerprint: {fingerprint}\n({note})").format(
         path=ident.path, fingerprint=ident.fingerprint, note=note))
     return 0
