@@ -8,6 +8,14 @@ import os
 import secrets
 from pathlib import Path
 
+from p2pcards.i18n import N_
+
+# The system's reasons a file cannot be written or read (os.strerror, English
+# in Python), in the player's language where shown: i18n.known(reason, REASONS).
+REASONS = (N_("No space left on device"), N_("Disk quota exceeded"), N_("Permission denied"),
+           N_("Read-only file system"), N_("No such file or directory"), N_("Is a directory"),
+           N_("Not a directory"), N_("Input/output error"))
+
 
 def write_atomically(path: str | os.PathLike, data: bytes, *, private: bool = False,
                      overwrite: bool = True) -> Path:

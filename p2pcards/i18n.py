@@ -18,9 +18,12 @@ log is language-neutral and each client words it in its own language.
 
 from __future__ import annotations
 
+import functools
 import gettext as _gettext
 import io
 import os
+import re
+import string
 from pathlib import Path
 
 LANGUAGES = ("en", "pl", "hu")
@@ -194,3 +197,138 @@ def shown(value) -> str:
     if isinstance(value, str) and callable(getattr(value, "translated", None)):
         return value.translated()  # a Text, or a card rank (cards.Rank)
     return str(value)
+def known(text, templates=None) -> str:
+    """``text`` in the player's language if it is a known English message
+    (one of ``templates``, or any message of the catalog when none are given),
+    its ``{placeholders}`` filled in, else ``text`` as it is.
+
+    For words that come from elsewhere in English: a reason another peer gave
+    over the network, an abort's detail in the log, a note the audit keeps in
+    its JSON. A text no message fits (a peer's own words, another version's
+    wording) is shown as it came; the values taken from it are inserted, never
+    formatted again; a ``{reason}``, ``{detail}`` or ``{error}`` is looked up
+    in turn ("peer rejected us: {reason}").
+    The matching costs linear time in the text (no backtracking), and texts
+    longer than a reason can be are left alone: a crafted text cannot stall
+    the reader."""
+    text = "" if text is None else str(text)
+    given = None if templates is None else _templates_of(tuple(templates))
+    return _known(text, given, 3)
+
+
+# A reason is a sentence: a catalog message counts as its form only with this
+# many letters of its own, and with values no longer than a short sentence.
+_KNOWN_MAX = 1024
+_MIN_LITERAL = 8
+_MAX_VALUE = 160
+_WORDS_FIELDS = ("reason", "detail", "error")
+
+
+def _known(text: str, given, depth: int) -> str:
+    if _current == "en" or not text or len(text) > _KNOWN_MAX:
+        return text
+    if given is None:
+        exact = _(text)
+        if exact != text:
+            return exact
+        candidates = _catalog_templates(_current)
+    else:
+        candidates = given
+    for msgid, pieces, names in candidates:
+        fields = _fields_of(text, pieces, names, _MAX_VALUE if given is None else _KNOWN_MAX)
+        if fields is None:
+            continue
+        if not fields and given is not None:
+            return _(msgid)
+        if depth > 1:  # a reason is words again; names, addresses and numbers stay as they came
+            fields = {k: _known(v, given, depth - 1) if k in _WORDS_FIELDS else v for k, v in fields.items()}
+        try:
+            return _(msgid).format(**fields)
+        except (KeyError, IndexError, ValueError):
+            return text
+    return text
+
+
+def _template(msgid: str):
+    """``msgid`` cut into its literal pieces and field names, or None when it
+    cannot be matched backwards (positional or formatted fields)."""
+    try:
+        parsed = list(string.Formatter().parse(msgid))
+    except ValueError:
+        return None
+    pieces = [literal for literal, _f, _s, _c in parsed]
+    names = [name for _l, name, _s, _c in parsed if name is not None]
+    if any(not n.isidentifier() for n in names) or any(spec or conv for _l, n, spec, conv in parsed if n):
+        return None
+    if len(pieces) == len(names):
+        pieces.append("")
+    return msgid, pieces, names
+
+
+@functools.lru_cache(maxsize=64)
+def _templates_of(templates: tuple) -> list:
+    found = [t for t in map(_template, map(str, templates)) if t is not None]
+    return sorted(found, key=lambda t: -sum(len(p) for p in t[1]))
+
+
+@functools.lru_cache(maxsize=None)
+def _catalog_templates(lang: str) -> list:
+    """The messages of ``lang``'s catalog with placeholders (plural forms are
+    not looked up backwards), longest literal text first; "seat {seat}" and
+    the like would fit any text and are left out."""
+    catalog = getattr(translations(lang), "_catalog", {})
+    found = [t for t in (_template(k) for k in catalog if isinstance(k, str) and "{" in k and "\x04" not in k)
+             if t is not None and t[2] and sum(len(p) for p in t[1]) >= _MIN_LITERAL]
+    return sorted(found, key=lambda t: -sum(len(p) for p in t[1]))
+
+
+def _fields_of(text: str, pieces: list[str], names: list[str], max_value: int) -> dict | None:
+    """The field values if ``text`` is ``pieces`` with values between them:
+    each literal found at its first place after the last (no backtracking,
+    so a long crafted text costs linear time per message)."""
+    if not text.startswith(pieces[0]):
+        return None
+    if not names:
+        return {} if text == pieces[0] else None
+    pos, values = len(pieces[0]), []
+    for i, literal in enumerate(pieces[1:], 1):
+        if i == len(pieces) - 1 and literal == "":
+            end = len(text)
+        elif i == len(pieces) - 1:
+            end = len(text) - len(literal) if text.endswith(literal) else -1
+            if end < pos:
+                return None
+        else:
+            end = text.find(literal, pos + 1)
+        if end <= pos or end - pos > max_value:
+            return None
+        values.append(text[pos:end])
+        pos = end + len(literal)
+    if pos != len(text) or len(values) != len(names):
+        return None
+    fields: dict = {}
+    for name, value in zip(names, values):
+        if fields.get(name, value) != value:
+            return None
+        fields[name] = value
+    return fields
+
+
+# Translators: the words that answer yes, space-separated, in lower case (English ones always work).
+_YES_WORDS = N_("y yes")
+# Translators: the words that answer no, space-separated, in lower case (English ones always work).
+_NO_WORDS = N_("n no")
+
+
+def answer(text: str) -> bool | None:
+    """A typed yes (True) or no (False), or None if it is neither: the words
+    of every language we speak ("yes"/"no", "tak"/"nie", "igen"/"nem"), so a
+    Polish player at an English table is understood too."""
+    word = text.strip().lower()
+    yes = {w for lang in LANGUAGES for w in translations(lang).gettext(_YES_WORDS).lower().split()}
+    no = {w for lang in LANGUAGES for w in translations(lang).gettext(_NO_WORDS).lower().split()}
+    if word in yes and word not in no:
+        return True
+    if word in no and word not in yes:
+        return False
+    return None

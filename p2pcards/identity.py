@@ -19,7 +19,9 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from p2pcards.files import REASONS as FILE_REASONS
 from p2pcards.files import write_atomically
+from p2pcards.i18n import _, known
 
 KEY_FILE = "identity.key"
 PUBLIC_KEY_SIZE = 32
@@ -100,7 +102,7 @@ def data_dir() -> Path:
     try:
         return Path.home() / ".local" / "share" / "p2pcards"
     except RuntimeError:
-        raise IdentityError("cannot find your home directory; set P2PCARDS_HOME to where keys should live") from None
+        raise IdentityError(_("cannot find your home directory; set P2PCARDS_HOME to where keys should live")) from None
 
 
 def default_key_path() -> Path:
@@ -170,24 +172,29 @@ def _ensure_dir(d: Path) -> None:
         d.mkdir(mode=0o700, parents=True, exist_ok=True)
         st = d.stat()
     except OSError as e:
-        raise IdentityError(f"cannot create the key directory {d}: {e.strerror or e}") from None
+        raise IdentityError(_("cannot create the key directory {path}: {reason}").format(
+            path=d, reason=_reason(e))) from None
     if not stat.S_ISDIR(st.st_mode):
-        raise IdentityError(f"{d} is not a directory")
+        raise IdentityError(_("{path} is not a directory").format(path=d))
     # Someone who can write here could swap our key for theirs.
     if st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
-        raise IdentityError(f"the key directory {d} is writable by other users; run: chmod 700 {d}")
+        raise IdentityError(_("the key directory {path} is writable by other users; run: chmod 700 {path}")
+                            .format(path=d))
+
+
+def _reason(error: OSError) -> str:
+    return known(str(error.strerror or error), FILE_REASONS)
 
 
 def _check_file(path: Path) -> None:
     st = path.stat()
     if not stat.S_ISREG(st.st_mode):
-        raise IdentityError(f"{path} is not a regular file")
+        raise IdentityError(_("{path} is not a regular file").format(path=path))
     if st.st_mode & 0o077:
-        raise IdentityError(
-            f"the key file {path} can be read by other users (mode {stat.S_IMODE(st.st_mode):o}); "
-            f"run: chmod 600 {path}")
+        raise IdentityError(_("the key file {path} can be read by other users (mode {mode}); "
+                              "run: chmod 600 {path}").format(path=path, mode=f"{stat.S_IMODE(st.st_mode):o}"))
     if hasattr(os, "getuid") and st.st_uid != os.getuid():
-        raise IdentityError(f"the key file {path} belongs to another user")
+        raise IdentityError(_("the key file {path} belongs to another user").format(path=path))
 
 
 def load(path: str | os.PathLike | None = None) -> Identity:
@@ -197,15 +204,18 @@ def load(path: str | os.PathLike | None = None) -> Identity:
         _check_file(path)
         data = path.read_bytes()
     except FileNotFoundError:
-        raise IdentityError(f"no key at {path}; create one with: p2pcards keygen") from None
+        raise IdentityError(_("no key at {path}; create one with: p2pcards keygen").format(path=path)) from None
     except OSError as e:
-        raise IdentityError(f"cannot read the key file {path}: {e.strerror or e}") from None
+        raise IdentityError(_("cannot read the key file {path}: {reason}").format(
+            path=path, reason=_reason(e))) from None
     try:
         key = serialization.load_pem_private_key(data, password=None)
     except (ValueError, TypeError) as e:
-        raise IdentityError(f"the key file {path} is not an unencrypted PEM private key ({e})") from None
+        raise IdentityError(_("the key file {path} is not an unencrypted PEM private key ({reason})").format(
+            path=path, reason=e)) from None
     if not isinstance(key, Ed25519PrivateKey):
-        raise IdentityError(f"the key file {path} holds a {type(key).__name__}, not an Ed25519 key")
+        raise IdentityError(_("the key file {path} holds a {kind}, not an Ed25519 key").format(
+            path=path, kind=type(key).__name__))
     return Identity(key, path)
 
 
@@ -219,9 +229,10 @@ def save(identity: Identity, path: str | os.PathLike | None = None, *, replace: 
     try:
         write_atomically(path, pem, private=True, overwrite=replace)
     except FileExistsError:
-        raise IdentityExists(f"a key already exists at {path}") from None
+        raise IdentityExists(_("a key already exists at {path}").format(path=path)) from None
     except OSError as e:
-        raise IdentityError(f"cannot write the key file {path}: {e.strerror or e}") from None
+        raise IdentityError(_("cannot write the key file {path}: {reason}").format(
+            path=path, reason=_reason(e))) from None
     identity.path = path
     return path
 
@@ -250,8 +261,9 @@ def keygen(path: str | os.PathLike | None = None, *, force: bool = False) -> Ide
     path = Path(path) if path is not None else default_key_path()
     if not force and (path.exists() or path.is_symlink()):
         existing = load(path)
-        err = IdentityExists(f"a key already exists at {path} (fingerprint {existing.fingerprint}); "
-                             f"use --force to replace it with a new one")
+        err = IdentityExists(_("a key already exists at {path} (fingerprint {fingerprint}); "
+                               "use --force to replace it with a new one").format(
+            path=path, fingerprint=existing.fingerprint))
         err.identity = existing
         raise err
     return _saved(Identity.generate(), path, replace=force)

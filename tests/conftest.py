@@ -1,6 +1,25 @@
 """The suite runs in parallel (pytest-xdist, the README's test command):
 the longest tests are handed out first, so that no worker starts one of them
-while the others have run dry (longest processing time first)."""
+while the others have run dry (longest processing time first).
+
+The tests read English whatever the machine's locale: P2PCARDS_LANG=en for
+this process and every p2pcards process it starts (a test of the language
+choice sets or removes it), and the language is English again after each
+test (``p2pcards.cli.main`` sets it for the whole process)."""
+
+import os
+
+import pytest
+
+os.environ["P2PCARDS_LANG"] = "en"
+
+
+@pytest.fixture(autouse=True)
+def _english_after_each_test():
+    yield
+    from p2pcards import i18n
+
+    i18n.set_language("en")
 
 import os
 

@@ -215,18 +215,18 @@ def test_an_abort_read_from_the_log_is_put_into_the_readers_language(lang):
     free = {"kind": "grumpy", "detail": "I do not like this table"}
     assert narration.entry_line(ABORT, 2, free, NAMES, 0) == \
         "GRA PRZERWANA (Cyd): grumpy: I do not like this table"
-    assert narration.logged_reason("the deal is over") == "rozdanie się skończyło"
+    assert i18n.known("the deal is over") == "rozdanie się skończyło"
 
 
 def test_a_crafted_reason_costs_no_more_than_a_plain_one(lang):
     lang("hu")
-    narration.logged_reason("warm-up")
+    i18n.known("warm-up")
     # the opening of a known message, then its middle over and over: a backtracking
     # match would try every way of cutting it
     crafted = ("it is seat " + "1's turn, not seat " * 30)[:511] + "x"
     start = time.perf_counter()
     for _ in range(20):
-        assert narration.logged_reason(crafted) == crafted
+        assert i18n.known(crafted) == crafted
     assert time.perf_counter() - start < 2.0
 
 
@@ -326,9 +326,9 @@ def test_a_reason_inside_a_reason_is_translated_and_a_huge_one_left_alone(lang):
     lang("pl")
     # the audit's words around an engine's: both known
     outer = "GAME STOPPED by {who}: {kind}: {detail}"
-    assert narration.logged_reason(outer.format(who="Ada", kind="x", detail="the deal is over")) == \
+    assert i18n.known(outer.format(who="Ada", kind="x", detail="the deal is over")) == \
         "GRA PRZERWANA (Ada): x: rozdanie się skończyło"
     huge = "you don't hold " + "7H " * 5000
     start = time.perf_counter()
-    assert narration.logged_reason(huge) == huge
+    assert i18n.known(huge) == huge
     assert time.perf_counter() - start < 0.5

@@ -29,6 +29,7 @@ import dataclasses
 from typing import Any
 
 from p2pcards.cards import unknown
+from p2pcards.i18n import N_
 from p2pcards.games import IllegalAction, NeedReveal, substitute
 from p2pcards.protocol.log import END, Entry, GameLog, LogError, read_log
 from p2pcards.protocol.machine import (
@@ -44,6 +45,26 @@ from p2pcards.protocol.machine import (
 from p2pcards.protocol.silence import SILENCE_KINDS
 
 CLEAN, VIOLATIONS, UNVERIFIABLE, UNFINISHED = 0, 1, 2, 3
+
+# The report's own words (its notes and errors) stay English in the JSON; the
+# text output puts them in the reader's language (``i18n.known(text, NOTES)``).
+REPLAY_STOPPED = N_("replay stopped at entry {entry}")
+STOPS_BEFORE_END = N_("the log stops after entry {entry}, before its end")
+END_NOT_SIGNED = N_("the end entry is not signed by every player not blamed: {detail}")
+MINORITY_SILENCE = N_("the game stopped at a silence only a minority of the players attests")
+LOGS_PART = N_("the logs part at entry {entry}")
+NO_ENTRY = N_("the file holds no entry")
+NOT_ONE_GAME = N_("the two files are not logs of the same game (their table entries differ)")
+# The details of the faults the audit itself finds (the JSON's "detail").
+HIDDEN_RULE = N_("with every card known, this move is illegal: {reason}")
+BAD_SCORE = N_("the deal's score with every card known differs from the table's")
+NO_TWO_ENTRIES = N_("equivocation without two differing entries signed by the accused")
+SILENCE_OUT_OF_TURN = N_("blamed seat {seat} for silence when it was not its turn")
+NO_EVIDENCE = N_("accused seat {seat} of {kind} without evidence that shows it")
+SILENCE_DENIED = N_("accused seat {seat} of silence at entry {entry}, where the log holds seat {seat}'s entry")
+TWO_VERSIONS = N_("seat {seat} signed two different versions of entry {entry} ({first} and {second})")
+NOTES = (REPLAY_STOPPED, STOPS_BEFORE_END, END_NOT_SIGNED, MINORITY_SILENCE, LOGS_PART, NO_ENTRY, NOT_ONE_GAME,
+         HIDDEN_RULE, BAD_SCORE, NO_TWO_ENTRIES, SILENCE_OUT_OF_TURN, NO_EVIDENCE, SILENCE_DENIED, TWO_VERSIONS)
 
 
 class Unverifiable(Exception):
@@ -100,7 +121,7 @@ def load(path) -> GameLog:
     except LogError as exc:
         raise Unverifiable(str(exc)) from None
     if len(log) == 0:
-        raise Unverifiable("the file holds no entry")
+        raise Unverifiable(NO_ENTRY)
     return log
 
 
@@ -139,7 +160,7 @@ def _audit_log(log: GameLog, verify_proofs: bool, observe=None) -> AuditReport:
     except Exception as exc:  # an unknown game or options no engine accepts
         return _unverifiable(f"entry 0: {exc}")
     violations: list[dict] = []
-    unfinished = None if log.is_finished else f"the log stops after entry {len(log) - 1}, before its end"
+    unfinished = None if log.is_finished else STOPS_BEFORE_END.format(entry=len(log) - 1)
 
     # 2. The log as the players saw it.
     history: dict[int, TableMachine] = {}  # the machine before each abort, for checking evidence
@@ -154,15 +175,15 @@ def _audit_log(log: GameLog, verify_proofs: bool, observe=None) -> AuditReport:
                 observe(entry, machine, deal_before, state_before, v)
             if entry.kind == END and v.kind in (UNSIGNED_END, STOPPED):
                 # A missing signature is silence, not proof: the game did not finish.
-                unfinished = f"the end entry is not signed by every player not blamed: {v.detail}"
+                unfinished = END_NOT_SIGNED.format(detail=v.detail)
                 break
             seat = v.seat if v.seat is not None else (entry.author if entry.author >= 0 else None)
             violations.append(_violation(Violation(seat, v.kind, v.detail), entry.seq))
-            return _report(log, machine, players, violations, note=f"replay stopped at entry {entry.seq}")
+            return _report(log, machine, players, violations, note=REPLAY_STOPPED.format(entry=entry.seq))
         if observe is not None:
             observe(entry, machine, deal_before, state_before, None)
     if machine.stopped and unfinished is None:
-        unfinished = "the game stopped at a silence only a minority of the players attests"
+        unfinished = MINORITY_SILENCE
 
     # 5a. Accusations against their evidence.
     standing = {s.entry for s in machine.silences if s.stands}
@@ -227,7 +248,7 @@ def _judge_abort(log: GameLog, before: TableMachine, abort_entry: Entry, accusat
                 and all(e.author == culprit and e.seq == entries[0].seq for e in entries)
                 and all(_signed_by(log, e, culprit) for e in entries)):
             return [_violation(accusation, abort_entry.seq)]
-        return [_false(accuser, abort_entry.seq, "equivocation without two differing entries signed by the accused")]
+        return [_false(accuser, abort_entry.seq, NO_TWO_ENTRIES)]
     if accusation.kind in SILENCE_KINDS:
         # Silence leaves nothing signed by the silent: it stands on the
         # attestations of a majority (checked by the machine), at a place where
@@ -236,7 +257,7 @@ def _judge_abort(log: GameLog, before: TableMachine, abort_entry: Entry, accusat
         if attested and want is not None and (
                 want.author in (culprit, None) or accusation.kind in ("silent", "left")):
             return [_violation(accusation, abort_entry.seq)]
-        return [_false(accuser, abort_entry.seq, f"blamed seat {culprit} for silence when it was not its turn")]
+        return [_false(accuser, abort_entry.seq, SILENCE_OUT_OF_TURN.format(seat=culprit))]
     if accusation.kind == FALSE_ACCUSATION:
         denied = _denied_silence(log, _parse_evidence(evidence), culprit)
         if denied is not None:
@@ -259,7 +280,7 @@ def _judge_abort(log: GameLog, before: TableMachine, abort_entry: Entry, accusat
         except Violation as v:
             if v.seat == culprit or v.seat is None:
                 return [_violation(Violation(culprit, accusation.kind, accusation.detail), abort_entry.seq)]
-    return [_false(accuser, abort_entry.seq, f"accused seat {culprit} of {accusation.kind} without evidence that shows it")]
+    return [_false(accuser, abort_entry.seq, NO_EVIDENCE.format(seat=culprit, kind=accusation.kind))]
 
 
 def _denied_silence(log: GameLog, entries: list[Entry], accuser: int) -> str | None:
@@ -275,7 +296,7 @@ def _denied_silence(log: GameLog, entries: list[Entry], accuser: int) -> str | N
         return None
     k = abort.seq
     if held.seq == k and held.prev_hash == abort.prev_hash and k < len(log) and log[k].raw == held.raw:
-        return f"accused seat {victim} of silence at entry {k}, where the log holds seat {victim}'s entry"
+        return SILENCE_DENIED.format(seat=victim, entry=k)
     return None
 
 
@@ -327,10 +348,10 @@ def _replay_deal(machine: TableMachine, deal) -> list[dict]:
             state = game.apply(state, full_action)
         except (IllegalAction, NeedReveal) as exc:
             return [{"seat": seat, "entry": index, "kind": "hidden-rule",
-                     "detail": f"with every card known, this move is illegal: {exc}"}]
+                     "detail": HIDDEN_RULE.format(reason=exc)}]
     if deal.scores is not None and game.deal_scores(state) != deal.scores:
         return [{"seat": None, "entry": deal.first_entry, "kind": "bad-score",
-                 "detail": "the deal's score with every card known differs from the table's"}]
+                 "detail": BAD_SCORE}]
     return []
 
 
@@ -345,7 +366,7 @@ def audit_pair(path_a, path_b) -> AuditReport:
     except Unverifiable as exc:
         return _unverifiable(str(exc))
     if a.genesis.raw != b.genesis.raw:
-        return _unverifiable("the two files are not logs of the same game (their table entries differ)")
+        return _unverifiable(NOT_ONE_GAME)
     reports = [audit_log(a), audit_log(b)]
     for report in reports:
         if report.exit_code == UNVERIFIABLE:
@@ -361,8 +382,8 @@ def audit_pair(path_a, path_b) -> AuditReport:
                 "second": {"kind": eb.kind, "signed_by": signed_b}}
         for seat in sorted(set(signed_a) & set(signed_b)):
             violations.append({"seat": seat, "entry": fork_at, "kind": EQUIVOCATE,
-                               "detail": f"seat {seat} signed two different versions of entry {fork_at} "
-                                         f"({ea.kind} and {eb.kind})"})
+                               "detail": TWO_VERSIONS.format(seat=seat, entry=fork_at, first=ea.kind,
+                                                             second=eb.kind)})
     base = reports[0] if len(a) >= len(b) else reports[1]
     seen = {(v["seat"], v["entry"], v["kind"]) for v in violations}
     for report in reports:
@@ -378,7 +399,7 @@ def audit_pair(path_a, path_b) -> AuditReport:
     code = VIOLATIONS if violations else UNFINISHED if unfinished else CLEAN
     notes = [n for r in reports for n in r.notes]
     if fork is not None:
-        notes.append(f"the logs part at entry {fork_at}")
+        notes.append(LOGS_PART.format(entry=fork_at))
     return dataclasses.replace(base, ok=code == CLEAN, violations=violations, exit_code=code,
                                silences=silences, fork=fork, notes=notes,
                                complete=not unfinished and all(r.complete for r in reports))

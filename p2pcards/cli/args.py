@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from p2pcards.i18n import LANGUAGES, _
+
 
 class CliError(Exception):
     """A problem the user can fix: printed without a traceback, exit 2."""
@@ -16,7 +18,8 @@ def game_id(text: str) -> str:
 
     game = text.strip().lower()
     if game not in GAME_IDS:
-        raise argparse.ArgumentTypeError(f"unknown game {text!r}; the games are {', '.join(GAME_IDS)}")
+        raise argparse.ArgumentTypeError(_("unknown game {name}; the games are {games}").format(
+            name=repr(text), games=", ".join(GAME_IDS)))
     return game
 
 
@@ -28,7 +31,7 @@ def parse_options(pairs: list[str] | None) -> dict:
     for pair in pairs or []:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            raise CliError(f"-o takes KEY=VALUE, not {pair!r}")
+            raise CliError(_("-o takes KEY=VALUE, not {text}").format(text=repr(pair)))
         options[key.strip()] = parse_option_value(value)
     return options
 
@@ -46,8 +49,8 @@ class _RankStyle(argparse.Action):
 def rank_options(p: argparse.ArgumentParser) -> None:
     """``--ranks codes|local``, for every command that shows cards."""
     p.add_argument("--ranks", choices=("codes", "local"), default="codes", action=_RankStyle,
-                   help="card ranks as in the codes (J Q K A, the default) or in your language's "
-                        "letters (Polish W D K A, Hungarian B D K \u00c1); typing either always works")
+                   help=_("card ranks as in the codes (J Q K A, the default) or in your language's "
+                          "letters (Polish W D K A, Hungarian B D K \u00c1); typing either always works"))
 
 
 def load_identity(key_path=None):
@@ -58,3 +61,27 @@ def load_identity(key_path=None):
         return identity.load_or_create(key_path)
     except identity.IdentityError as exc:
         raise CliError(str(exc)) from None
+
+
+def language_flag(argv: list[str]) -> str | None:
+    """The ``--lang`` of a command line, wherever it stands (before or after the
+    subcommand; the last one counts, as argparse's), read before argparse runs
+    so that its help and errors are already in that language. A value that is
+    no language is left for argparse to refuse (in the language of the locale)."""
+    found = None
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        value = argv[i + 1] if arg == "--lang" and i + 1 < len(argv) else (
+            arg.partition("=")[2] if arg.startswith("--lang=") else None)
+        if value is not None:
+            found = value if value in LANGUAGES else found
+    return found
+
+
+def add_language_option(parser: argparse.ArgumentParser) -> None:
+    """``--lang`` for a parser (the command and each subcommand); the language
+    itself is set from :func:`language_flag` before any parser is built."""
+    parser.add_argument("--lang", choices=LANGUAGES, default=argparse.SUPPRESS,
+                        help=_("the language of everything shown (default: P2PCARDS_LANG, else your "
+                               "locale's if Polish or Hungarian, else en)"))

@@ -15,6 +15,9 @@ import trio
 
 from p2pcards.cli.args import CliError, load_identity
 from p2pcards.games import get_game
+from p2pcards import i18n
+from p2pcards.i18n import _, known, ngettext
+from p2pcards.net.lobby import NOTICES as LOBBY_NOTICES
 from p2pcards.net.tasks import background_tasks
 from p2pcards.ui.lobby import join_addresses, options_lines
 
@@ -27,8 +30,8 @@ def run_table_app(main, ascii: bool = False, summary=None):
     from p2pcards.ui.app import run_app
 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise CliError("the table is shown full-screen and needs a terminal; this one's input or output "
-                       "is not a terminal (a game between bots: p2pcards selfplay; a bot seat: p2pcards bot)")
+        raise CliError(_("the table is shown full-screen and needs a terminal; this one's input or output "
+                         "is not a terminal (a game between bots: p2pcards selfplay; a bot seat: p2pcards bot)"))
     return run_app(main, ascii=ascii, summary=summary)
 
 
@@ -42,29 +45,37 @@ def _proposal_lines(proposal) -> list[str]:
     rules, settings = split_options(proposal.options)
     game = get_game(proposal.game)
     full = game.options(len(proposal.seats), rules)
-    lines = [f"Table: {proposal.game} for {len(proposal.seats)}"]
+    # Translators: the table put to a player for acceptance; {players} is a number.
+    lines = [_("Table: {game} for {players}").format(game=proposal.game, players=len(proposal.seats))]
     for seat in proposal.seats:
-        me = "  (you)" if seat.seat == proposal.my_seat else ""
-        lines.append(f"  seat {seat.seat}: {seat.name:<16} key {seat.fingerprint}{me}")
+        line = _seat_line(seat)
+        lines.append(_("{seat_line}  (you)").format(seat_line=line) if seat.seat == proposal.my_seat else line)
     lines += options_lines(full, settings)
-    lines.append("Compare the key fingerprints with the players in person. Accept this table? (yes/no)")
+    lines.append(_("Compare the key fingerprints with the players in person. Accept this table? (yes/no)"))
     return lines
 
 
 def _lobby_lines(view) -> list[str]:
     from p2pcards.peer.seating import split_options
 
-    lines = [f"Waiting for players: {view.game}, {len(view.seats)} of {view.wanted} seated"]
+    lines = [_("Waiting for players: {game}, {seated} of {wanted} seated").format(
+        game=view.game, seated=len(view.seats), wanted=view.wanted)]
     for seat in view.seats:
-        lines.append(f"  seat {seat.seat}: {seat.name:<16} key {seat.fingerprint}")
+        lines.append(_seat_line(seat))
     try:
         rules, settings = split_options(view.options)
         lines += options_lines(get_game(view.game).options(view.wanted, rules), settings)
     except Exception:  # a game or options no rules accept: the proposal will say so
         pass
     if view.notice:
-        lines.append(view.notice)
+        lines.append(known(view.notice, LOBBY_NOTICES))  # the host's words, in English on the wire
     return lines
+
+
+def _seat_line(seat) -> str:
+    # Translators: one seat in the lobby; the name is padded to 16 columns before it is inserted.
+    return _("  seat {seat}: {name}  key {fingerprint}").format(
+        seat=seat.seat, name=f"{seat.name:<16}", fingerprint=seat.fingerprint)
 
 
 async def _stopped(ui, session, words: str, exc: Exception) -> None:
@@ -73,7 +84,7 @@ async def _stopped(ui, session, words: str, exc: Exception) -> None:
     error. At a table, the player reads why and quits when ready."""
     if session.peer is None:
         raise CliError(str(exc)) from None
-    ui.leave_table(words, "Type quit to leave.")
+    ui.leave_table(words, _("Type quit to leave."))
     try:
         await trio.sleep_forever()
     finally:
@@ -86,7 +97,7 @@ def _run_and_report(main, ascii: bool) -> int:
     try:
         run_table_app(main, ascii=ascii, summary=sys.stdout)  # the score sheet stays in the shell
     except GameFailed as exc:
-        print(f"p2pcards: the game stopped: {exc}", file=sys.stderr)
+        print("p2pcards: " + _("the game stopped: {reason}").format(reason=exc), file=sys.stderr)
         return 1
     return 0
 
@@ -119,13 +130,13 @@ async def _run_with_ui(ui, config, game_id: str, extra_tasks=None, pinned: list[
                 nursery.start_soon(extra_tasks, nursery)
             result = await run_seat(config, decide=session.decide, on_driver=on_driver, on_change=session.changed)
     except RunError as exc:
-        await _stopped(ui, session, f"The game could not go on: {exc}", exc)
+        await _stopped(ui, session, _("The game could not go on: {reason}").format(reason=exc), exc)
     session.changed()
     if on_finish is not None and result.driver.machine.finished:
         on_finish()
     ui.match_logged(result.log_path)
     # The score sheet names the log and how to audit it; the message line stays short for small screens.
-    ui.say(f"The log is kept in {result.log_path}. Type quit to leave.", "class:label")
+    ui.say(_("The log is kept in {path}. Type quit to leave.").format(path=result.log_path), "class:label")
     await trio.sleep_forever()  # the screen stays until the player quits
 
 
@@ -141,7 +152,7 @@ def play(args) -> int:
     if args.turn_timeout is not None:
         options["table.turn_timeout"] = args.turn_timeout
     try:
-        rules, _ = split_options(options)
+        rules = split_options(options)[0]
         game.options(players, rules)
     except Exception as exc:
         raise CliError(str(exc)) from None
@@ -207,7 +218,9 @@ def _play(args, game, bots: int, players: int, options: dict, ident, work: str, 
             await trio.sleep(0.2)  # seats in order: Ada, Bolek, ...
 
     async def main(ui) -> None:
-        ui.set_status(f"Opening a {args.game} table on this machine for you and {bots} bot(s)…")
+        ui.set_status(ngettext("Opening a {game} table on this machine for you and {n} bot…",
+                               "Opening a {game} table on this machine for you and {n} bots…", bots)
+                      .format(game=args.game, n=bots))
         await _run_with_ui(ui, config, args.game, extra_tasks=start_bots, on_finish=lambda: finished.append(True))
 
     return _run_and_report(main, args.ascii)
@@ -227,7 +240,7 @@ def host_interactive(args) -> int:
     if args.turn_timeout is not None:
         options["table.turn_timeout"] = args.turn_timeout
     try:
-        rules, _ = split_options(options)
+        rules = split_options(options)[0]
         get_game(args.game).options(args.players, rules)
     except Exception as exc:
         raise CliError(str(exc)) from None
@@ -236,16 +249,20 @@ def host_interactive(args) -> int:
                             and len(r.names) == args.players and r.state.key_path == str(ident.path))
     if offered is not None:
         return resume_interactive(args, offered)
-    pinned = [f"Hosting {args.game} for {args.players}: opening port {args.port or '(any)'}\u2026",
-              f"Your key fingerprint: {ident.fingerprint}", ""]
+    port = args.port or _("(any)")
+    pinned = [_("Hosting {game} for {players}: opening port {port}…").format(
+                  game=args.game, players=args.players, port=port),
+              _("Your key fingerprint: {fingerprint}").format(fingerprint=ident.fingerprint), ""]
 
     def on_port(port: int) -> None:
         # The real port (also with --port 0), known once the listener is up.
         addresses = join_addresses(args.bind, port)
-        pinned[0] = (f"Hosting {args.game} for {args.players}. Others join with: p2pcards join {addresses[0]}"
-                     + (f"  (or {', '.join(addresses[1:])})" if addresses[1:] else ""))
+        words = dict(game=args.game, players=args.players, address=addresses[0])
+        pinned[0] = (_("Hosting {game} for {players}. Others join with: p2pcards join {address}  (or {others})")
+                     .format(others=", ".join(addresses[1:]), **words) if addresses[1:] else
+                     _("Hosting {game} for {players}. Others join with: p2pcards join {address}").format(**words))
         for ui in screen:
-            ui.set_status(*pinned, "Waiting for players\u2026")
+            ui.set_status(*pinned, _("Waiting for players…"))
 
     screen: list = []  # the UI, once it runs
     config = SeatConfig(name=args.name or "host", private_key=ident.private_key, game=args.game,
@@ -283,7 +300,8 @@ def join_interactive(args) -> int:
                         out=args.out, log_dir=args.log_dir, key_path=str(ident.path), origin="join")
 
     async def main(ui) -> None:
-        ui.set_status(f"Joining the table at {address[0]}:{address[1]}…", f"Your key fingerprint: {ident.fingerprint}")
+        ui.set_status(_("Joining the table at {address}…").format(address=f"{address[0]}:{address[1]}"),
+                      _("Your key fingerprint: {fingerprint}").format(fingerprint=ident.fingerprint))
         # The game id comes with the table; the session is made once it is known.
         await _run_with_ui(ui, config, None)
 
@@ -293,33 +311,34 @@ def join_interactive(args) -> int:
 def _pick_table() -> tuple[str, int]:
     tables = _browse(3.0)
     if not tables:
-        raise CliError("no table found on the LAN; join one by address: p2pcards join ADDR:PORT")
+        raise CliError(_("no table found on the LAN; join one by address: p2pcards join ADDR:PORT"))
     for i, t in enumerate(tables, 1):
         print(f"{i}. {t.describe()}")
-    choice = input("Join which table? (number) ").strip()
+    choice = input(_("Join which table? (number) ")).strip()
     if not choice.isdigit() or not 1 <= int(choice) <= len(tables):
-        raise CliError("no table chosen")
+        raise CliError(_("no table chosen"))
     t = tables[int(choice) - 1]
     return t.address, t.port
 
 
 def _browse(seconds: float):
     try:
-        from p2pcards.net.discovery import browse_blocking
+        from p2pcards.net.discovery import WORDS, browse_blocking
     except ImportError as exc:
-        raise CliError(f"LAN discovery is not available: {exc}") from None
+        raise CliError(_("LAN discovery is not available: {reason}").format(reason=exc)) from None
     from p2pcards.net import DiscoveryUnavailable
 
     try:
         return browse_blocking(seconds)
     except DiscoveryUnavailable as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(known(str(exc), WORDS)) from None
 
 
 def list_tables(args) -> int:
     tables = _browse(args.seconds)
     if not tables:
-        print("no table found on the LAN (tables are found over mDNS; join one by address with p2pcards join ADDR:PORT)")
+        print(_("no table found on the LAN (tables are found over mDNS; join one by address with "
+                "p2pcards join ADDR:PORT)"))
         return 0
     for t in tables:
         print(t.describe())
@@ -338,21 +357,20 @@ def _offer_resume(args, fits) -> str | None:
     games = [g for g in resumable_games(directory) if fits(g)]
     if not games:
         return None
-    print(f"You have an unfinished game of this table: {games[0].describe()}.")
-    return str(games[0].state_file) if _yes("Resume it? (yes/no; no starts a new game) ") else None
+    print(_("You have an unfinished game of this table: {game}.").format(game=games[0].describe()))
+    return str(games[0].state_file) if _yes(_("Resume it? (yes/no; no starts a new game) ")) else None
 
 
 def _yes(question: str) -> bool:
     while True:
         try:
-            answer = input(question).strip().lower()
+            answer = input(question)
         except EOFError:
-            raise CliError("no answer given") from None
-        if answer in ("y", "yes"):
-            return True
-        if answer in ("n", "no"):
-            return False
-        print("Please answer yes or no.")
+            raise CliError(_("no answer given")) from None
+        said = i18n.answer(answer)
+        if said is not None:
+            return said
+        print(_("Please answer yes or no."))
 
 
 def pick_game_to_resume() -> str | None:
@@ -363,22 +381,23 @@ def pick_game_to_resume() -> str | None:
     directory = default_log_dir()
     games = resumable_games(directory)
     if not games:
-        print(f"There is no unfinished game to come back to (games are kept in {directory}).")
+        print(_("There is no unfinished game to come back to (games are kept in {directory}).").format(
+            directory=directory))
         return None
     for i, g in enumerate(games, 1):
         print(f"{i}. {g.describe()}")
     if not sys.stdin.isatty():
-        print("Come back to one with: p2pcards resume STATEFILE (the games' state files are in "
-              f"{directory})")
+        print(_("Come back to one with: p2pcards resume STATEFILE (the games' state files are in "
+                "{directory})").format(directory=directory))
         return None
     try:
-        choice = input("Come back to which game? (number; Enter: none) ").strip()
+        choice = input(_("Come back to which game? (number; Enter: none) ")).strip()
     except EOFError:
         choice = ""
     if not choice:
         return None
     if not choice.isdigit() or not 1 <= int(choice) <= len(games):
-        raise CliError(f"no game numbered {choice!r}")
+        raise CliError(_("no game numbered {choice}").format(choice=repr(choice)))
     return str(games[int(choice) - 1].state_file)
 
 
@@ -407,7 +426,8 @@ def resume_interactive(args, state_file: str | None = None) -> int:
 
     async def main(ui) -> None:
         session = NetworkSession(None)
-        ui.set_status(f"Coming back to the game of {state_file}…", "Reconnecting to the other players.")
+        ui.set_status(_("Coming back to the game of {path}…").format(path=state_file),
+                      _("Reconnecting to the other players."))
 
         def on_driver(peer) -> None:
             session.attach(peer)
@@ -420,12 +440,12 @@ def resume_interactive(args, state_file: str | None = None) -> int:
                 result = await resume_seat(state_file, decide=session.decide, on_driver=on_driver,
                                            on_change=session.changed)
         except RunError as exc:
-            await _stopped(ui, session, f"Cannot come back: {exc}", exc)
+            await _stopped(ui, session, _("Cannot come back: {reason}").format(reason=exc), exc)
         session.changed()
         if result.driver.machine.finished:
             finished.append(True)
         ui.match_logged(result.log_path)
-        ui.say(f"The log is kept in {result.log_path}. Type quit to leave.", "class:label")
+        ui.say(_("The log is kept in {path}. Type quit to leave.").format(path=result.log_path), "class:label")
         await trio.sleep_forever()
 
     finished: list[bool] = []

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 from p2pcards.files import write_atomically
+from p2pcards.i18n import _
 from p2pcards.testing import CHEATS
 
 
@@ -96,10 +97,12 @@ def selfplay(game: str, players: int, seed, out: str, *, options: dict | None = 
              drop: tuple[int, int] | None = None, drop_seconds: float = 3.0) -> dict:
     """Play the match; write the log to ``out``; return a summary."""
     if cheat is not None and cheat not in CHEATS:
-        raise SelfplayError(f"unknown cheat {cheat!r}; the cheats are {', '.join(CHEATS)}")
+        raise SelfplayError(_("unknown cheat {name}; the cheats are {cheats}").format(
+            name=repr(cheat), cheats=", ".join(CHEATS)))
     for name, fault in (("crash", crash), ("drop", drop)):
         if fault is not None and not (0 <= fault[0] < players and fault[1] >= 1):
-            raise SelfplayError(f"--{name} takes SEAT:ENTRY with a seat 0..{players - 1} and an entry ≥ 1")
+            raise SelfplayError(_("--{option} takes SEAT:ENTRY with a seat 0..{last} and an entry ≥ 1").format(
+                option=name, last=players - 1))
     options = dict(options or {})
     work = Path(workdir or tempfile.mkdtemp(prefix="p2pcards-selfplay-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -132,7 +135,8 @@ def selfplay(game: str, players: int, seed, out: str, *, options: dict | None = 
         port = procs[0].value("PORT ")
         if port is None:
             procs[0].proc.wait(timeout=10)
-            raise SelfplayError(f"the host did not start: {procs[0].errfile.read_text(errors='replace')[-2000:]}")
+            raise SelfplayError(_("the host did not start: {stderr}").format(
+                stderr=procs[0].errfile.read_text(errors="replace")[-2000:]))
         for i in range(1, players):
             procs.append(_Process(i, _command(
                 "bot", f"127.0.0.1:{port}", "--strategy", strategy, "--name", f"bot{i}", "--print-port",
@@ -155,18 +159,18 @@ def _wait_all(procs: list[_Process], work: Path, deadline: float, restart: bool)
     restarted: set[int] = set()
     while any(p.proc.poll() is None for p in procs):
         if time.monotonic() > deadline:
-            raise SelfplayError("the match did not finish in time")
+            raise SelfplayError(_("the match did not finish in time"))
         for i, proc in enumerate(procs):
             code = proc.proc.poll()
             if code is not None and code not in (0, -9):
                 # A peer that failed leaves the others waiting for it: say why, now.
-                raise SelfplayError(f"peer process {i} failed (exit {code}): "
-                                    f"{proc.errfile.read_text(errors='replace')[-1500:]}")
+                raise SelfplayError(_("peer process {index} failed (exit {code}): {stderr}").format(
+                    index=i, code=code, stderr=proc.errfile.read_text(errors="replace")[-1500:]))
             if restart and i not in restarted and proc.proc.poll() == -9:
                 proc.reader.join(timeout=5)
                 state = proc.value("STATE ")
                 if state is None:
-                    raise SelfplayError(f"process {i} crashed before it had a state file")
+                    raise SelfplayError(_("process {index} crashed before it had a state file").format(index=i))
                 env = _child_env()
                 env.pop("P2PCARDS_CRASH", None)
                 procs[i] = _Process(i, _command("resume", state), work, env)
@@ -181,8 +185,8 @@ def _collect(results: list[dict], cheater, out: str) -> dict:
     finished = [s for s in honest if not by_seat[s]["result"].get("unfinished")]
     if not finished:
         failures = [r for r in results if r and "failed" in r]
-        detail = failures[0]["stderr"] if failures else "no seat finished"
-        raise SelfplayError(f"no honest seat finished the match: {detail}")
+        detail = failures[0]["stderr"] if failures else _("no seat finished")
+        raise SelfplayError(_("no honest seat finished the match: {reason}").format(reason=detail))
     logs = {s: Path(by_seat[s]["log"]).read_bytes() for s in finished}
     first = logs[finished[0]]
     differing = [s for s in finished if logs[s] != first]

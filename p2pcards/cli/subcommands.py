@@ -9,6 +9,8 @@ import os
 from functools import partial
 
 from p2pcards.cli.args import CliError, game_id, load_identity, parse_options, rank_options
+from p2pcards import i18n
+from p2pcards.i18n import N_, _
 
 DEFAULT_SELFPLAY_TIMEOUT = 10
 
@@ -16,14 +18,14 @@ DEFAULT_SELFPLAY_TIMEOUT = 10
 def _address(text: str) -> tuple[str, int]:
     host, sep, port = text.rpartition(":")
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise argparse.ArgumentTypeError(f"{text!r} is not ADDR:PORT (e.g. 192.168.1.20:7531)")
+        raise argparse.ArgumentTypeError(_("{text} is not ADDR:PORT (e.g. 192.168.1.20:7531)").format(text=repr(text)))
     return host.strip("[]"), int(port)
 
 
 def _seat_entry(text: str) -> tuple[int, int]:
     seat, sep, entry = text.partition(":")
     if not sep or not seat.isdigit() or not entry.isdigit():
-        raise argparse.ArgumentTypeError(f"{text!r} is not SEAT:ENTRY (e.g. 1:40)")
+        raise argparse.ArgumentTypeError(_("{text} is not SEAT:ENTRY (e.g. 1:40)").format(text=repr(text)))
     return int(seat), int(entry)
 
 
@@ -31,7 +33,8 @@ def _strategy(text: str) -> str:
     from p2pcards.bots import STRATEGIES
 
     if text not in STRATEGIES:
-        raise argparse.ArgumentTypeError(f"unknown bot {text!r}; the bots are {', '.join(STRATEGIES)}")
+        raise argparse.ArgumentTypeError(_("unknown bot {name}; the bots are {bots}").format(
+            name=repr(text), bots=", ".join(STRATEGIES)))
     return text
 
 
@@ -39,7 +42,8 @@ def _seat_strategy(text: str) -> tuple[int | None, str]:
     """``NAME`` (every seat) or ``SEAT=NAME``."""
     seat, sep, name = text.rpartition("=")
     if sep and not seat.isdigit():
-        raise argparse.ArgumentTypeError(f"{text!r} is not SEAT=NAME (e.g. 0=strong) nor a bot name")
+        raise argparse.ArgumentTypeError(_("{text} is not SEAT=NAME (e.g. 0=strong) nor a bot name").format(
+            text=repr(text)))
     return (int(seat) if sep else None), _strategy(name)
 
 
@@ -49,7 +53,8 @@ def _think(text: str) -> float:
     except ValueError:
         value = -1.0
     if not 0 < value <= 600:
-        raise argparse.ArgumentTypeError(f"--think takes seconds between 0 and 600, not {text!r}")
+        raise argparse.ArgumentTypeError(_("--think takes seconds between 0 and 600, not {text}").format(
+            text=repr(text)))
     return value
 
 
@@ -59,7 +64,7 @@ LEVELS = {"easy": "random", "normal": "greedy", "hard": "strong"}
 
 def _players(text: str) -> int:
     if not text.isdigit():
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of players")
+        raise argparse.ArgumentTypeError(_("{text} is not a number of players").format(text=repr(text)))
     return int(text)
 
 
@@ -165,7 +170,7 @@ async def _while_parent_lives(run, *args):
             await trio.sleep(1)
         nursery.cancel_scope.cancel()
     if not result:
-        raise RunError("the selfplay that started this peer is gone")
+        raise RunError(_("the selfplay that started this peer is gone"))
     return result[0]
 
 
@@ -201,15 +206,16 @@ def cmd_selfplay(args) -> int:
     options = _table_options(args)
     _check_table_options(args.game, args.players, options)
     if (args.cheat is None) != (args.cheater is None):
-        raise CliError("--cheat and --cheater go together")
+        raise CliError(_("--cheat and --cheater go together"))
     if args.cheater is not None and not 0 <= args.cheater < args.players:
-        raise CliError(f"--cheater must be a seat 0..{args.players - 1}")
+        raise CliError(_("--cheater must be a seat 0..{last}").format(last=args.players - 1))
     strategy, per_seat = "greedy", {}
     for seat, name in args.strategy or []:
         if seat is None:
             strategy = name
         elif not 0 <= seat < args.players:
-            raise CliError(f"--strategy {seat}={name}: the seats are 0..{args.players - 1}")
+            raise CliError(_("--strategy {seat}={name}: the seats are 0..{last}").format(
+                seat=seat, name=name, last=args.players - 1))
         else:
             per_seat[seat] = name
     try:
@@ -226,6 +232,8 @@ def cmd_selfplay(args) -> int:
 def cmd_audit(args) -> int:
     from p2pcards.audit import audit_file, audit_pair
 
+    if args.json:  # for tools: English and identifiers, whatever the reader's language
+        i18n.set_language("en")
     report = audit_pair(args.file, args.other) if args.other else audit_file(args.file)
     if args.json:
         print(json.dumps(report.as_json()))
@@ -234,47 +242,106 @@ def cmd_audit(args) -> int:
     return report.exit_code
 
 
+# What each kind of fault is, for the audit's text (the JSON keeps the kind).
+KIND_WORDS = {
+    "bad-shuffle": N_("a shuffle that does not keep the deck"),
+    "wrong-key": N_("a wrong key for another player's card"),
+    "no-card": N_("a card that opens to no card"),
+    "phantom-card": N_("a card played that is not in the hand"),
+    "illegal-move": N_("a move the rules forbid"),
+    "out-of-turn": N_("a move out of turn"),
+    "hidden-rule": N_("a move illegal with every card known"),
+    "equivocate": N_("two different entries for one place in the log"),
+    "bad-rekey": N_("a re-key that does not keep the cards"),
+    "bad-reveal": N_("a final reveal that does not match"),
+    "bad-entry": N_("an entry the table must refuse"),
+    "bad-end": N_("a wrong end of the game"),
+    "finished": N_("an entry after the game was over"),
+    "bad-deal": N_("a deal the rules cannot start"),
+    "bad-score": N_("a wrong score"),
+    "false-accusation": N_("a false accusation"),
+    "timeout": N_("no answer in time"),
+    "silent": N_("stopped answering"),
+    "left": N_("left the table"),
+}
+
+
+def kind_in_words(kind: str) -> str:
+    """``illegal-move`` as "a move the rules forbid (illegal-move)"; a kind
+    this version does not know (a peer may write any) as it is."""
+    words = KIND_WORDS.get(kind)
+    return f"{_(words)} ({kind})" if words else kind
+
+
 def format_report(report) -> str:
+    from p2pcards.audit import NOTES
+    from p2pcards.i18n import known, ngettext
+    from p2pcards.net.messages import printable
+
     if report.error:
-        return f"NOT A VERIFIABLE LOG: {report.error}"
-    names = {p["seat"]: p["name"] for p in report.players}
-    lines = [f"{report.game}: {len(report.players)} players, {report.entries} entries, {report.deals} deals"]
+        return _("NOT A VERIFIABLE LOG: {reason}").format(reason=known(report.error, NOTES))
+    names = {p["seat"]: printable(p["name"], 32) for p in report.players}
+
+    def seat(number) -> str:
+        return _("seat {seat} ({name})").format(seat=number, name=names.get(number, "?"))
+
+    lines = [_("{game}: {players}, {entries}, {deals}").format(
+        game=report.game,
+        players=ngettext("{n} player", "{n} players", len(report.players)).format(n=len(report.players)),
+        entries=ngettext("{n} entry", "{n} entries", report.entries).format(n=report.entries),
+        deals=ngettext("{n} deal", "{n} deals", report.deals).format(n=report.deals))]
     for p in report.players:
-        lines.append(f"  seat {p['seat']}: {p['name']}  key {p['fingerprint']}")
+        lines.append(_("  seat {seat}: {name}  key {fingerprint}").format(
+            seat=p["seat"], name=names[p["seat"]], fingerprint=p["fingerprint"]))
     if report.ok:
-        lines.append("CLEAN: every signature, shuffle, key, move and score checks out.")
+        lines.append(_("CLEAN: every signature, shuffle, key, move and score checks out."))
     elif report.violations:
-        lines.append(f"{len(report.violations)} VIOLATION(S):")
+        n = len(report.violations)
+        lines.append(ngettext("{n} VIOLATION:", "{n} VIOLATIONS:", n).format(n=n))
         for v in report.violations:
-            who = f"seat {v['seat']} ({names.get(v['seat'], '?')})" if v["seat"] is not None else "nobody identified"
-            lines.append(f"  entry {v['entry']}: {v['kind']} by {who}: {v['detail']}")
+            who = seat(v["seat"]) if v["seat"] is not None else _("nobody identified")
+            lines.append(_("  entry {entry}: {kind} by {who}: {detail}").format(
+                entry=v["entry"], kind=kind_in_words(v["kind"]), who=who, detail=known(v["detail"], NOTES)))
     else:
-        why = "; ".join(report.notes) or "the log has no end signed by every player"
-        lines.append(f"NOT FINISHED: the game did not finish ({why}). No fault found as far as the log goes.")
+        why = "; ".join(known(note, NOTES) for note in report.notes) or _(
+            "the log has no end signed by every player")
+        lines.append(_("NOT FINISHED: the game did not finish ({why}). No fault found as far as the log goes.")
+                     .format(why=why))
     for s in report.silences:
-        attesters = ", ".join(f"seat {a}" for a in s["attested_by"])
-        verdict = "a majority attests it" if s["stands"] else "only a minority attests it: no conviction"
-        lines.append(f"  silence: seat {s['seat']} ({names.get(s['seat'], '?')}) stopped answering at entry "
-                     f"{s['entry']} ({s['kind']}), attested by {attesters}; {verdict}")
+        attesters = ", ".join(_("seat {seat}").format(seat=a) for a in s["attested_by"])
+        verdict = _("a majority attests it") if s["stands"] else _("only a minority attests it: no conviction")
+        lines.append(_("  silence: {who} stopped answering at entry {entry} ({kind}), attested by {attesters}; "
+                       "{verdict}").format(who=seat(s["seat"]), entry=s["entry"], kind=kind_in_words(s["kind"]),
+                                           attesters=attesters, verdict=verdict))
     if report.fork is not None:
         f = report.fork
-        lines.append(f"  the two logs part at entry {f['entry']}: {f['first']['kind']} signed by "
-                     f"{f['first']['signed_by']} against {f['second']['kind']} signed by {f['second']['signed_by']}")
-    lines.append("scores: " + ", ".join(f"{k}: {v}" for k, v in report.scores.items()))
+
+        def signers(side) -> str:
+            return ", ".join(_("seat {seat}").format(seat=a) for a in side["signed_by"])
+
+        lines.append(_("  the two logs part at entry {entry}: {first} signed by {first_signers} against "
+                       "{second} signed by {second_signers}").format(
+            entry=f["entry"], first=f["first"]["kind"], first_signers=signers(f["first"]),
+            second=f["second"]["kind"], second_signers=signers(f["second"])))
+    lines.append(_("scores: {scores}").format(scores=", ".join(f"{k}: {v}" for k, v in report.scores.items())))
     if report.chips is not None:
-        lines.append("chips: " + ", ".join(f"{k}: {v}" for k, v in report.chips.items()))
+        bank = _("bank")
+        lines.append(_("chips: {chips}").format(chips=", ".join(
+            f"{bank if k == 'bank' else k}: {v}" for k, v in report.chips.items())))
     return "\n".join(lines)
 
 
 def cmd_replay(args) -> int:
     from p2pcards.audit.replay import ReplayError, load_replay, open_replay
 
+    if args.json:  # for tools: English and identifiers, whatever the reader's language
+        i18n.set_language("en")
     try:
         replay = (load_replay if args.text or args.json else open_replay)(args.file)
     except ReplayError as exc:
         raise CliError(str(exc)) from None
     if args.as_seat is not None and not 0 <= args.as_seat < replay.players:
-        raise CliError(f"--as must be a seat 0..{replay.players - 1}")
+        raise CliError(_("--as must be a seat 0..{last}").format(last=replay.players - 1))
     if args.json:
         from p2pcards.ui.replay_record import json_moves
 
@@ -327,116 +394,117 @@ def cmd_tables(args) -> int:
 
 def register(sub) -> None:
     def seat_options(p, bot_flags=True):
-        p.add_argument("--name", help="your name at the table")
-        p.add_argument("--key", metavar="FILE", help="identity key file (default: your own, in the data directory)")
-        p.add_argument("--out", metavar="FILE", help="also write the finished log here")
-        p.add_argument("--log-dir", metavar="DIR", help="where finished logs are kept (default: data directory/games)")
+        p.add_argument("--name", metavar=_("NAME"), help=_("your name at the table"))
+        p.add_argument("--key", metavar=_("FILE"), help=_("identity key file (default: your own, in the data directory)"))
+        p.add_argument("--out", metavar=_("FILE"), help=_("also write the finished log here"))
+        p.add_argument("--log-dir", metavar=_("DIR"), help=_("where finished logs are kept (default: data directory/games)"))
         if bot_flags:
-            p.add_argument("--seed", help="the bot's random seed (repeatable decisions)")
-            p.add_argument("--cheat", metavar="KIND", help=argparse.SUPPRESS)
-            p.add_argument("--cheater", type=int, metavar="SEAT", help=argparse.SUPPRESS)
+            p.add_argument("--seed", metavar=_("SEED"), help=_("the bot's random seed (repeatable decisions)"))
+            p.add_argument("--cheat", metavar=_("KIND"), help=argparse.SUPPRESS)
+            p.add_argument("--cheater", type=int, metavar=_("SEAT"), help=argparse.SUPPRESS)
 
-    p = sub.add_parser("host", help="open a table, advertise it on the LAN, wait for players, play")
-    p.add_argument("game", type=game_id, metavar="GAME")
+    p = sub.add_parser("host", help=_("open a table, advertise it on the LAN, wait for players, play"))
+    p.add_argument("game", type=game_id, metavar=_("GAME"), help=_("the game (the games: p2pcards --help)"))
     p.add_argument("--players", type=_players, required=True, metavar="N",
-                   help="how many seats the table has, you included (see p2pcards --help for each game's range)")
-    p.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default 0.0.0.0)")
-    p.add_argument("--port", type=int, default=7531, metavar="P", help="port to listen on (default 7531; 0: any)")
-    p.add_argument("-o", dest="option", action="append", metavar="KEY=VALUE", help="a rules option")
-    p.add_argument("--turn-timeout", type=int, metavar="S", help="seconds a player may take (default 120)")
-    p.add_argument("--bot", metavar="STRATEGY", type=_strategy, help="let a bot play this seat (greedy, random or strong)")
-    p.add_argument("--think", type=_think, metavar="S", help="the strong bot's seconds per decision (default 1)")
+                   help=_("how many seats the table has, you included (see p2pcards --help for each game's range)"))
+    p.add_argument("--bind", default="0.0.0.0", metavar=_("ADDR"), help=_("address to listen on (default 0.0.0.0)"))
+    p.add_argument("--port", type=int, default=7531, metavar="P", help=_("port to listen on (default 7531; 0: any)"))
+    p.add_argument("-o", dest="option", action="append", metavar=_("KEY=VALUE"), help=_("a rules option"))
+    p.add_argument("--turn-timeout", type=int, metavar="S", help=_("seconds a player may take (default 120)"))
+    p.add_argument("--bot", metavar=_("STRATEGY"), type=_strategy, help=_("let a bot play this seat (greedy, random or strong)"))
+    p.add_argument("--think", type=_think, metavar="S", help=_("the strong bot's seconds per decision (default 1)"))
     p.add_argument("--seat-strategy", type=_seat_strategy, action="append", help=argparse.SUPPRESS)
     p.add_argument("--print-port", action="store_true", help=argparse.SUPPRESS)
-    p.add_argument("--ascii", action="store_true", help="plain letters for suits")
+    p.add_argument("--ascii", action="store_true", help=_("plain letters for suits"))
     rank_options(p)
-    p.add_argument("--new", action="store_true", help="start a new game even if one of this table is unfinished")
+    p.add_argument("--new", action="store_true", help=_("start a new game even if one of this table is unfinished"))
     seat_options(p)
     p.set_defaults(func=cmd_host, strategy=None)
 
-    p = sub.add_parser("join", help="join a table; with no address, list LAN tables and pick one")
-    p.add_argument("address", type=_address, nargs="?", metavar="ADDR:PORT")
-    p.add_argument("--watch", action="store_true", help="follow the table as a spectator (public cards only)")
-    p.add_argument("--ascii", action="store_true", help="plain letters for suits")
+    p = sub.add_parser("join", help=_("join a table; with no address, list LAN tables and pick one"))
+    p.add_argument("address", type=_address, nargs="?", metavar=_("ADDR:PORT"))
+    p.add_argument("--watch", action="store_true", help=_("follow the table as a spectator (public cards only)"))
+    p.add_argument("--ascii", action="store_true", help=_("plain letters for suits"))
     rank_options(p)
-    p.add_argument("--new", action="store_true", help="start a new game even if one of this table is unfinished")
+    p.add_argument("--new", action="store_true", help=_("start a new game even if one of this table is unfinished"))
     seat_options(p, bot_flags=False)
     p.set_defaults(func=cmd_join)
 
-    p = sub.add_parser("bot", help="a bot peer takes a seat at a table")
-    p.add_argument("address", type=_address, metavar="ADDR:PORT")
-    p.add_argument("--strategy", default="greedy", type=_strategy, help="greedy, random or strong (default greedy)")
-    p.add_argument("--think", type=_think, metavar="S", help="the strong bot's seconds per decision (default 1)")
+    p = sub.add_parser("bot", help=_("a bot peer takes a seat at a table"))
+    p.add_argument("address", type=_address, metavar=_("ADDR:PORT"))
+    p.add_argument("--strategy", default="greedy", type=_strategy, metavar=_("STRATEGY"), help=_("greedy, random or strong (default greedy)"))
+    p.add_argument("--think", type=_think, metavar="S", help=_("the strong bot's seconds per decision (default 1)"))
     p.add_argument("--seat-strategy", type=_seat_strategy, action="append", help=argparse.SUPPRESS)
     p.add_argument("--print-port", action="store_true", help=argparse.SUPPRESS)
     seat_options(p)
     p.set_defaults(func=cmd_bot)
 
-    p = sub.add_parser("tables", help="list tables advertised on the LAN")
-    p.add_argument("--seconds", type=float, default=3.0, help="how long to listen (default 3)")
+    p = sub.add_parser("tables", help=_("list tables advertised on the LAN"))
+    p.add_argument("--seconds", type=float, default=3.0, metavar=_("SECONDS"), help=_("how long to listen (default 3)"))
     p.set_defaults(func=cmd_tables)
 
-    p = sub.add_parser("play", help="you against bot peers on this machine, full-screen")
-    p.add_argument("game", type=game_id, metavar="GAME")
-    p.add_argument("--bots", type=int, metavar="N", help="how many bots (default: fill the table)")
-    p.add_argument("--name", default=None, help="your name at the table")
-    p.add_argument("--seed", help="the bots' random seed")
+    p = sub.add_parser("play", help=_("you against bot peers on this machine, full-screen"))
+    p.add_argument("game", type=game_id, metavar=_("GAME"), help=_("the game (the games: p2pcards --help)"))
+    p.add_argument("--bots", type=int, metavar="N", help=_("how many bots (default: fill the table)"))
+    p.add_argument("--name", default=None, metavar=_("NAME"), help=_("your name at the table"))
+    p.add_argument("--seed", metavar=_("SEED"), help=_("the bots' random seed"))
     p.add_argument("--level", choices=tuple(LEVELS), default="normal",
-                   help="the bots: easy (random moves), normal (greedy heuristics, the default: they answer at "
-                        "once), hard (a search that thinks up to --think seconds a move)")
-    p.add_argument("--strategy", type=_strategy, help="the bots' strategy by name (overrides --level)")
-    p.add_argument("--think", type=_think, metavar="S", help="the hard bots' seconds per decision (default 1)")
-    p.add_argument("-o", dest="option", action="append", metavar="KEY=VALUE", help="a rules option")
-    p.add_argument("--turn-timeout", type=int, metavar="S", help="seconds a player may take (default 120)")
-    p.add_argument("--ascii", action="store_true", help="plain letters for suits")
+                   help=_("the bots: easy (random moves), normal (greedy heuristics, the default: they answer "
+                          "at once), hard (a search that thinks up to --think seconds a move)"))
+    p.add_argument("--strategy", type=_strategy, metavar=_("STRATEGY"), help=_("the bots' strategy by name (overrides --level)"))
+    p.add_argument("--think", type=_think, metavar="S", help=_("the hard bots' seconds per decision (default 1)"))
+    p.add_argument("-o", dest="option", action="append", metavar=_("KEY=VALUE"), help=_("a rules option"))
+    p.add_argument("--turn-timeout", type=int, metavar="S", help=_("seconds a player may take (default 120)"))
+    p.add_argument("--ascii", action="store_true", help=_("plain letters for suits"))
     rank_options(p)
-    p.add_argument("--new", action="store_true", help="start a new game even if one of this table is unfinished")
+    p.add_argument("--new", action="store_true", help=_("start a new game even if one of this table is unfinished"))
     p.set_defaults(func=cmd_play)
 
-    p = sub.add_parser("selfplay", help="a whole match between bot peers over loopback; writes the signed log")
-    p.add_argument("game", type=game_id, metavar="GAME")
+    p = sub.add_parser("selfplay", help=_("a whole match between bot peers over loopback; writes the signed log"))
+    p.add_argument("game", type=game_id, metavar=_("GAME"), help=_("the game (the games: p2pcards --help)"))
     p.add_argument("--players", type=_players, required=True, metavar="N",
-                   help="how many bot peers sit at the table (see p2pcards --help for each game's range)")
-    p.add_argument("--seed", required=True, help="the bots' random seed")
-    p.add_argument("--out", required=True, metavar="FILE")
-    p.add_argument("--deals", type=int, metavar="K", help="stop after K deals")
-    p.add_argument("--cheat", metavar="KIND", help="the cheater bot commits this cheat once")
-    p.add_argument("--cheater", type=int, metavar="SEAT")
-    p.add_argument("--strategy", type=_seat_strategy, action="append", metavar="[SEAT=]NAME",
-                   help="the bot of every seat (NAME) or of one seat (SEAT=NAME, repeatable): greedy, random, strong")
-    p.add_argument("--think", type=_think, metavar="S", help="the strong bots' seconds per decision (default 1)")
-    p.add_argument("--crash", type=_seat_entry, metavar="SEAT:ENTRY",
-                   help="kill that peer abruptly when its log reaches ENTRY, then resume it")
-    p.add_argument("--drop", type=_seat_entry, metavar="SEAT:ENTRY",
-                   help="cut that peer's connections for a few seconds when its log reaches ENTRY")
+                   help=_("how many bot peers sit at the table (see p2pcards --help for each game's range)"))
+    p.add_argument("--seed", required=True, metavar=_("SEED"), help=_("the bots' random seed"))
+    p.add_argument("--out", required=True, metavar=_("FILE"))
+    p.add_argument("--deals", type=int, metavar="K", help=_("stop after K deals"))
+    p.add_argument("--cheat", metavar=_("KIND"), help=_("the cheater bot commits this cheat once"))
+    p.add_argument("--cheater", type=int, metavar=_("SEAT"))
+    p.add_argument("--strategy", type=_seat_strategy, action="append", metavar=_("[SEAT=]NAME"),
+                   help=_("the bot of every seat (NAME) or of one seat (SEAT=NAME, repeatable): greedy, random, strong"))
+    p.add_argument("--think", type=_think, metavar="S", help=_("the strong bots' seconds per decision (default 1)"))
+    p.add_argument("--crash", type=_seat_entry, metavar=_("SEAT:ENTRY"),
+                   help=_("kill that peer abruptly when its log reaches ENTRY, then resume it"))
+    p.add_argument("--drop", type=_seat_entry, metavar=_("SEAT:ENTRY"),
+                   help=_("cut that peer's connections for a few seconds when its log reaches ENTRY"))
     p.add_argument("--drop-for", type=float, default=3.0, metavar="S",
-                   help="how long --drop cuts the peer off (default 3; longer than the timeouts: a partition)")
+                   help=_("how long --drop cuts the peer off (default 3; longer than the timeouts: a partition)"))
     p.add_argument("--turn-timeout", type=int, default=DEFAULT_SELFPLAY_TIMEOUT, metavar="S",
-                   help=f"seconds before a peer attests another's silence (default {DEFAULT_SELFPLAY_TIMEOUT})")
-    p.add_argument("-o", dest="option", action="append", metavar="KEY=VALUE", help="a rules option")
+                   help=_("seconds before a peer attests another's silence (default {seconds})").format(
+                       seconds=DEFAULT_SELFPLAY_TIMEOUT))
+    p.add_argument("-o", dest="option", action="append", metavar=_("KEY=VALUE"), help=_("a rules option"))
     p.set_defaults(func=cmd_selfplay)
 
-    p = sub.add_parser("resume", help="come back to a game after a crash or a lost connection")
-    p.add_argument("statefile", metavar="STATEFILE", nargs="?",
-                   help="the .state file beside the game's log (none: list the games to come back to)")
-    p.add_argument("--bot", action="store_true", help="let a bot play the rest")
-    p.add_argument("--ascii", action="store_true", help="plain letters for suits")
+    p = sub.add_parser("resume", help=_("come back to a game after a crash or a lost connection"))
+    p.add_argument("statefile", metavar=_("STATEFILE"), nargs="?",
+                   help=_("the .state file beside the game's log (none: list the games to come back to)"))
+    p.add_argument("--bot", action="store_true", help=_("let a bot play the rest"))
+    p.add_argument("--ascii", action="store_true", help=_("plain letters for suits"))
     rank_options(p)
     p.set_defaults(func=cmd_resume)
 
-    p = sub.add_parser("audit", help="verify a log (exit 0 clean, 1 violations, 2 not verifiable, 3 did not finish)")
-    p.add_argument("file", metavar="FILE")
-    p.add_argument("other", nargs="?", metavar="FILE2", help="a second log of the same game, to compare")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p = sub.add_parser("audit", help=_("verify a log (exit 0 clean, 1 violations, 2 not verifiable, 3 did not finish)"))
+    p.add_argument("file", metavar=_("FILE"))
+    p.add_argument("other", nargs="?", metavar=_("FILE2"), help=_("a second log of the same game, to compare"))
+    p.add_argument("--json", action="store_true", help=_("print one JSON object"))
     p.set_defaults(func=cmd_audit)
 
-    p = sub.add_parser("replay", help="step through a game again (also one somebody left)")
-    p.add_argument("file", metavar="FILE")
+    p = sub.add_parser("replay", help=_("step through a game again (also one somebody left)"))
+    p.add_argument("file", metavar=_("FILE"))
     who = p.add_mutually_exclusive_group()
-    who.add_argument("--as", dest="as_seat", type=int, metavar="SEAT", help="what that seat saw")
-    who.add_argument("--all", action="store_true", help="every hand shown")
+    who.add_argument("--as", dest="as_seat", type=int, metavar=_("SEAT"), help=_("what that seat saw"))
+    who.add_argument("--all", action="store_true", help=_("every hand shown"))
     form = p.add_mutually_exclusive_group()
-    form.add_argument("--text", action="store_true", help="print the game record (moves, results, score sheets)")
-    form.add_argument("--json", action="store_true", help="print one JSON object a move, for tools (protocol/replay-json.md)")
+    form.add_argument("--text", action="store_true", help=_("print the game record (moves, results, score sheets)"))
+    form.add_argument("--json", action="store_true", help=_("print one JSON object a move, for tools (protocol/replay-json.md)"))
     rank_options(p)
     p.set_defaults(func=cmd_replay)

@@ -18,12 +18,19 @@ from typing import AsyncIterator
 import trio
 
 from .. import PROTOCOL_VERSION
+from ..i18n import N_, _
 from .errors import DiscoveryUnavailable
 from .messages import MAX_NAME, printable
 
 log = logging.getLogger("p2pcards.net.discovery")
 
 SERVICE_TYPE = "_p2pcards._tcp.local."
+
+# Why the LAN cannot be searched, as a player may read it (i18n.known(text, WORDS)).
+NO_ZEROCONF = N_("LAN discovery needs python-zeroconf (pip install 'p2pcards[lan]'); join by ADDR:PORT instead")
+NO_SOCKETS = N_("cannot open mDNS sockets: {reason}")
+NO_ADVERTISING = N_("cannot advertise the table: {reason}")
+WORDS = (NO_ZEROCONF, NO_SOCKETS, NO_ADVERTISING)
 _RESOLVE_MS = 1500
 
 try:  # optional dependency
@@ -38,8 +45,7 @@ def available() -> bool:
 
 def _require():
     if _zc is None:
-        raise DiscoveryUnavailable(
-            "LAN discovery needs python-zeroconf (pip install 'p2pcards[lan]'); join by ADDR:PORT instead")
+        raise DiscoveryUnavailable(NO_ZEROCONF)
     return _zc
 
 
@@ -73,9 +79,15 @@ class TableAd:
         return f"[{a}]:{self.port}" if ":" in a else f"{a}:{self.port}"
 
     def describe(self) -> str:
-        state = "" if self.joinable else (" (full)" if self.version == PROTOCOL_VERSION
-                                          else f" (protocol {self.version}, we speak {PROTOCOL_VERSION})")
-        return f"{self.host_name}: {self.game}, {self.seated}/{self.wanted} players at {self.join_arg}{state}"
+        """The table in one line of the player's language (``p2pcards tables``)."""
+        words = dict(host=self.host_name, game=self.game, seated=self.seated, wanted=self.wanted,
+                     address=self.join_arg)
+        if self.joinable:
+            return _("{host}: {game}, {seated}/{wanted} players at {address}").format(**words)
+        if self.version == PROTOCOL_VERSION:
+            return _("{host}: {game}, {seated}/{wanted} players at {address} (full)").format(**words)
+        return _("{host}: {game}, {seated}/{wanted} players at {address} (protocol {version}, we speak {ours})"
+                 ).format(version=self.version, ours=PROTOCOL_VERSION, **words)
 
 
 def _txt(game: str, wanted: int, seated: int, host_name: str, table_id: bytes) -> dict[str, str]:
@@ -142,12 +154,12 @@ async def advertise(*, game: str, wanted: int, seated: int, host_name: str, port
     try:
         conf = await trio.to_thread.run_sync(lambda: zc.Zeroconf(interfaces=interfaces or zc.InterfaceChoice.All))
     except OSError as exc:
-        raise DiscoveryUnavailable(f"cannot open mDNS sockets: {exc}") from None
+        raise DiscoveryUnavailable(NO_SOCKETS.format(reason=exc)) from None
     try:
         try:
             await trio.to_thread.run_sync(lambda: conf.register_service(info, allow_name_change=True))
         except (OSError, zc.Error) as exc:
-            raise DiscoveryUnavailable(f"cannot advertise the table: {exc}") from None
+            raise DiscoveryUnavailable(NO_ADVERTISING.format(reason=exc)) from None
         log.info("advertising %s on port %d (%s)", info.name, port, ", ".join(addrs))
         yield Advertiser(conf, info, fields)
     finally:
@@ -172,7 +184,7 @@ async def browse(seconds: float = 2.0, *, interfaces: list[str] | None = None) -
     try:
         conf = await trio.to_thread.run_sync(lambda: zc.Zeroconf(interfaces=interfaces or zc.InterfaceChoice.All))
     except OSError as exc:
-        raise DiscoveryUnavailable(f"cannot open mDNS sockets: {exc}") from None
+        raise DiscoveryUnavailable(NO_SOCKETS.format(reason=exc)) from None
     ads: dict[str, TableAd] = {}
     browser = None
     try:

@@ -11,6 +11,7 @@ from typing import AsyncIterator, Protocol
 import trio
 
 from .. import limits as field_limits
+from ..i18n import N_
 from .admission import WaitingRoom
 from .errors import HandshakeError, NetError, NotReady
 from .framing import FramedStream, Limits
@@ -22,6 +23,21 @@ from .handshake import (DEFAULT_HANDSHAKE_TIMEOUT, Channel, Hello, Identity, Rep
 log = logging.getLogger("p2pcards.net.endpoint")
 
 DEFAULT_PORT = 7531
+
+# The words of this module a player may read: English here and on the wire
+# (a refusal goes to the peer refused); shown through i18n.known(text, WORDS).
+NO_GAME_IN_PROGRESS = N_("no game in progress with this session id here")
+NO_TABLE_WAITING = N_("no table is waiting for players here (its game may have started)")
+NO_GAME_HERE = N_("no game is being played here")
+CONNECT_TIMED_OUT = N_("connecting to {address} timed out after {seconds}s")
+CANNOT_CONNECT = N_("cannot connect to {address}: {reason}")
+CANNOT_LISTEN = N_("cannot listen on {address}: {reason}")
+# The system's reasons a connection fails (os.strerror, English in Python), for the reason above.
+SYSTEM_REASONS = (N_("Connection refused"), N_("Connection timed out"), N_("No route to host"),
+                  N_("Network is unreachable"), N_("Name or service not known"), N_("Address already in use"),
+                  N_("Cannot assign requested address"), N_("Permission denied"), N_("Connection reset by peer"))
+WORDS = (NO_GAME_IN_PROGRESS, NO_TABLE_WAITING, NO_GAME_HERE, CONNECT_TIMED_OUT, CANNOT_CONNECT, CANNOT_LISTEN,
+         *SYSTEM_REASONS)
 
 
 class Service(Protocol):
@@ -76,12 +92,11 @@ class Endpoint:
             service = self._meshes.get(hello.session or b"")
             if service is None:
                 # The dialler may simply be faster than our driver; it retries.
-                raise NotReady("no game in progress with this session id here")
+                raise NotReady(NO_GAME_IN_PROGRESS)
             return service
         service = self._services.get(hello.role)
         if service is None:
-            raise HandshakeError("no table is waiting for players here (its game may have started)"
-                                 if hello.role == "lobby" else "no game is being played here")
+            raise HandshakeError(NO_TABLE_WAITING if hello.role == "lobby" else NO_GAME_HERE)
         return service
 
     # -- outgoing -----------------------------------------------------------
@@ -157,9 +172,9 @@ async def dial(identity: Identity, host: str, port: int, *, role: str, session: 
         with trio.fail_after(timeout):
             stream = await trio.open_tcp_stream(host, port)
     except trio.TooSlowError:
-        raise NetError(f"connecting to {host}:{port} timed out after {timeout}s") from None
+        raise NetError(CONNECT_TIMED_OUT.format(address=f"{host}:{port}", seconds=timeout)) from None
     except OSError as exc:
-        raise NetError(f"cannot connect to {host}:{port}: {_why_not(exc)}") from None
+        raise NetError(CANNOT_CONNECT.format(address=f"{host}:{port}", reason=_why_not(exc))) from None
     framed = FramedStream(stream, limits, peer=f"{host}:{port}")
     try:
         return await initiate(framed, identity, role=role, session=session, expect_key=expect_key, timeout=timeout)
@@ -188,7 +203,7 @@ async def open_endpoint(private_key, name: str, *, bind: str = "0.0.0.0", port: 
     try:
         listeners = await trio.open_tcp_listeners(port, host=bind)
     except OSError as exc:
-        raise NetError(f"cannot listen on {bind}:{port}: {exc.strerror or exc}") from None
+        raise NetError(CANNOT_LISTEN.format(address=f"{bind}:{port}", reason=exc.strerror or exc)) from None
     listener = listeners[0]
     for extra in listeners[1:]:
         await extra.aclose()

@@ -17,11 +17,18 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
 from .. import limits
+from ..i18n import N_
 from .errors import ConnectionClosed, ProtocolError
 
 DEFAULT_MAX_FRAME = limits.MAX_FRAME
 HEADER = struct.Struct(">I")
 TAG_LEN = 16  # Poly1305 tag; a plaintext body may be at most max_frame - TAG_LEN
+
+# Why a connection ended, as a player may read it (i18n.known(text, WORDS)).
+SEND_FAILED = N_("send to {peer} failed: {reason}")
+RECEIVE_FAILED = N_("receive from {peer} failed: {reason}")
+CLOSED = N_("{peer} closed the connection")
+WORDS = (SEND_FAILED, RECEIVE_FAILED, CLOSED)
 _RECV_CHUNK = 64 * 1024
 
 
@@ -215,7 +222,7 @@ class FramedStream:
         try:
             await self.stream.send_all(frame)
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-            raise ConnectionClosed(f"send to {self.peer} failed: {exc or type(exc).__name__}") from None
+            raise ConnectionClosed(SEND_FAILED.format(peer=self.peer, reason=exc or type(exc).__name__)) from None
 
     async def receive_raw(self) -> tuple[bytes, dict]:
         """The next frame as (exact body bytes, decoded message)."""
@@ -229,12 +236,12 @@ class FramedStream:
             try:
                 data = await self.stream.receive_some(_RECV_CHUNK)
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-                raise ConnectionClosed(f"receive from {self.peer} failed: {exc or type(exc).__name__}") from None
+                raise ConnectionClosed(RECEIVE_FAILED.format(peer=self.peer, reason=exc or type(exc).__name__)) from None
             if not data:
                 if self._decoder.buffered:
                     raise ProtocolError("connection closed in the middle of a frame "
                                         f"({self._decoder.buffered} bytes)")
-                raise ConnectionClosed(f"{self.peer} closed the connection")
+                raise ConnectionClosed(CLOSED.format(peer=self.peer))
             self._decoder.feed(data)
 
     async def receive(self) -> dict:

@@ -29,11 +29,29 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from .. import PROTOCOL_VERSION
+from ..i18n import N_
 from .errors import ConnectionClosed, HandshakeError, NetError, ProtocolError
 from .framing import FramedStream, Limits, decode_body
 from .messages import (KEY_LEN, MAX_NAME, NONCE_LEN, SESSION_ID_LEN, SIG_LEN, check_name, fingerprint,
                        get_bytes, get_int, get_str)
 import msgpack
+
+# The words of this module a player may read: English here and on the wire
+# (the responder's refusal goes to the initiator); shown through i18n.known(text, WORDS).
+OTHER_VERSION = N_("peer speaks protocol version {version}, we speak {ours}")
+REJECTED = N_("peer rejected us: {reason}")
+UNUSABLE_KEY_EXCHANGE = N_("unusable key-exchange value from peer")
+REPLAYED = N_("replayed handshake: this nonce was already used")
+SILENT_FOR = N_("{peer} silent for {seconds}s")
+REFLECTED = N_("peer reflected our own hello")
+UNEXPECTED_KEY = N_("unexpected key {key}, expected {expected}")
+OTHER_SESSION = N_("peer is in a different session")
+BAD_RESPONDER_SIGNATURE = N_("bad handshake signature from responder")
+BAD_INITIATOR_SIGNATURE = N_("bad handshake signature from initiator")
+OWN_KEY = N_("peer presents our own key")
+TIMED_OUT = N_("handshake timed out after {seconds}s")
+WORDS = (OTHER_VERSION, REJECTED, UNUSABLE_KEY_EXCHANGE, REPLAYED, SILENT_FOR, REFLECTED, UNEXPECTED_KEY,
+         OTHER_SESSION, BAD_RESPONDER_SIGNATURE, BAD_INITIATOR_SIGNATURE, OWN_KEY, TIMED_OUT)
 
 log = logging.getLogger("p2pcards.net.handshake")
 
@@ -99,7 +117,7 @@ def parse_hello(body: bytes, limits: Limits = Limits()) -> Hello:
     version = get_int(msg, "v", 0, 0xFFFFFFFF)
     if version != PROTOCOL_VERSION:
         # Checked before the other fields: another version may lay them out differently.
-        raise HandshakeError(f"peer speaks protocol version {version}, we speak {PROTOCOL_VERSION}")
+        raise HandshakeError(OTHER_VERSION.format(version=version, ours=PROTOCOL_VERSION))
     key = get_bytes(msg, "key", KEY_LEN)
     nonce = get_bytes(msg, "nonce", NONCE_LEN)
     name = check_name(get_str(msg, "name", max_len=MAX_NAME), "peer name")
@@ -116,7 +134,7 @@ def parse_hello(body: bytes, limits: Limits = Limits()) -> Hello:
 def parse_auth(body: bytes, limits: Limits = Limits()) -> bytes:
     msg = decode_body(body, limits)
     if msg["t"] == "error":
-        raise HandshakeError(f"peer rejected us: {get_str(msg, 'reason')}")
+        raise HandshakeError(REJECTED.format(reason=get_str(msg, "reason")))
     if msg["t"] != "auth":
         raise ProtocolError(f"expected 'auth', got {msg['t']!r}")
     return get_bytes(msg, "sig", SIG_LEN)
@@ -133,7 +151,7 @@ def frame_keys(ephemeral: X25519PrivateKey, peer_kx: bytes, hello_initiator: byt
     try:
         shared = ephemeral.exchange(X25519PublicKey.from_public_bytes(peer_kx))
     except ValueError:  # a low-order point gives an all-zero secret: refused
-        raise HandshakeError("unusable key-exchange value from peer") from None
+        raise HandshakeError(UNUSABLE_KEY_EXCHANGE) from None
     salt = hashlib.sha256(hello_initiator).digest() + hashlib.sha256(hello_responder).digest()
     okm = HKDF(algorithm=hashes.SHA256(), length=64, salt=salt, info=FRAME_KEYS_INFO).derive(shared)
     return okm[:32], okm[32:]
@@ -160,7 +178,7 @@ class ReplayGuard:
 
     def check_and_add(self, nonce: bytes) -> None:
         if nonce in self._seen:
-            raise HandshakeError("replayed handshake: this nonce was already used")
+            raise HandshakeError(REPLAYED)
         self._seen[nonce] = None
         while len(self._seen) > self._size:
             self._seen.popitem(last=False)
@@ -201,7 +219,7 @@ class Channel:
                 if msg["t"] != "ping":
                     return msg
                 continue
-            raise ConnectionClosed(f"{self.describe()} silent for {dead_after}s")
+            raise ConnectionClosed(SILENT_FOR.format(peer=self.describe(), seconds=dead_after))
 
     async def keepalive(self, interval: float) -> None:
         """Send a ping every ``interval`` seconds until the connection fails or we are cancelled."""
@@ -248,26 +266,26 @@ async def initiate(framed: FramedStream, identity: Identity, *, role: str, sessi
             await framed.send_body(own_hello)
             body, msg = await framed.receive_raw()
             if msg["t"] == "error":
-                raise HandshakeError(f"peer rejected us: {get_str(msg, 'reason')}")
+                raise HandshakeError(REJECTED.format(reason=get_str(msg, "reason")))
             hello = parse_hello(body, framed.limits)
             if hello.key == identity.public_key or hello.nonce == nonce:
-                raise HandshakeError("peer reflected our own hello")
+                raise HandshakeError(REFLECTED)
             if expect_key is not None and hello.key != expect_key:
-                raise HandshakeError(f"unexpected key {fingerprint(hello.key)}, "
-                                     f"expected {fingerprint(expect_key)}")
+                raise HandshakeError(UNEXPECTED_KEY.format(key=fingerprint(hello.key),
+                                                           expected=fingerprint(expect_key)))
             if hello.role != role:
                 raise HandshakeError(f"peer answered role {hello.role!r} to our {role!r}")
             if session is not None and hello.session != session:
-                raise HandshakeError("peer is in a different session")
+                raise HandshakeError(OTHER_SESSION)
             sig = parse_auth((await framed.receive_raw())[0], framed.limits)
             if not verify(hello.key, sig, transcript(TAG_RESPONDER, own_hello, hello.raw)):
-                raise HandshakeError("bad handshake signature from responder")
+                raise HandshakeError(BAD_RESPONDER_SIGNATURE)
             send_key, receive_key = frame_keys(ephemeral, hello.kx, own_hello, hello.raw)
             own_sig = identity.private_key.sign(transcript(TAG_INITIATOR, own_hello, hello.raw))
             await framed.send({"t": "auth", "sig": own_sig})
             framed.seal_with(send_key, receive_key)
     except trio.TooSlowError:
-        raise HandshakeError(f"handshake timed out after {timeout}s") from None
+        raise HandshakeError(TIMED_OUT.format(seconds=timeout)) from None
     remote, local = _addresses(framed.stream)
     return Channel(framed, hello.key, hello.name, role, hello.session, remote, local, hello)
 
@@ -284,7 +302,7 @@ async def respond(framed: FramedStream, identity: Identity, *, admit: Callable[[
             body, _ = await framed.receive_raw()
             hello = parse_hello(body, framed.limits)
             if hello.key == identity.public_key:
-                raise HandshakeError("peer presents our own key")
+                raise HandshakeError(OWN_KEY)
             if replay is not None:
                 replay.check_and_add(hello.nonce)
             session = admit(hello)
@@ -295,9 +313,9 @@ async def respond(framed: FramedStream, identity: Identity, *, admit: Callable[[
             await framed.send({"t": "auth", "sig": own_sig})
             sig = parse_auth((await framed.receive_raw())[0], framed.limits)
             if not verify(hello.key, sig, transcript(TAG_INITIATOR, hello.raw, own_hello)):
-                raise HandshakeError("bad handshake signature from initiator")
+                raise HandshakeError(BAD_INITIATOR_SIGNATURE)
             framed.seal_with(send_key, receive_key)
     except trio.TooSlowError:
-        raise HandshakeError(f"handshake timed out after {timeout}s") from None
+        raise HandshakeError(TIMED_OUT.format(seconds=timeout)) from None
     remote, local = _addresses(framed.stream)
     return Channel(framed, hello.key, hello.name, hello.role, session, remote, local, hello)

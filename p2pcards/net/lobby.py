@@ -16,6 +16,7 @@ from typing import Any, Awaitable, Callable
 import trio
 
 from .. import PROTOCOL_VERSION
+from ..i18n import N_
 from .endpoint import Endpoint
 from .errors import DiscoveryUnavailable, HandshakeError, LobbyError, NetError, ProtocolError, TableRefused
 from .admission import WaitingRoom
@@ -32,6 +33,34 @@ log = logging.getLogger("p2pcards.net.lobby")
 
 AcceptHook = Callable[[Proposal], "bool | Awaitable[bool]"]
 UpdateHook = Callable[[LobbyView], "None | Awaitable[None]"]
+
+# The lobby's words a player may read: English here and on the wire (the
+# host's notices and refusals go to the joiners); shown through i18n.known.
+NO_SUCH_TABLE = N_("no such table here")
+TABLE_STARTED = N_("the table has already started")
+TABLE_FULL = N_("the table is full")
+KEY_SEATED = N_("this key is already at the table")
+UNEXPECTED_MESSAGE = N_("unexpected message")
+PROTOCOL_ERROR = N_("protocol error")
+NO_REVEAL = N_("you did not reveal in time")
+NO_ACCEPT = N_("you did not accept in time")
+HOST_CANCELLED = N_("the host cancelled the table")
+HOST_CLOSED = N_("the host closed the table: {reason}")
+YOU_REFUSED = N_("you refused the table")
+YOU_DID_NOT_ACCEPT = N_("you did not accept the table in time")
+# Translators: lobby notices, shown under the seats while a table fills; {name} is a player's.
+JOINED = N_("{name} joined")
+LEFT = N_("{name} left")
+REMOVED = N_("{name} was removed")
+REFUSED = N_("{name} refused the table")
+A_PLAYER_LEFT = N_("a player left")
+A_PLAYER_DID_NOT_REVEAL = N_("a player did not reveal in time")
+A_PLAYER_DID_NOT_ANSWER = N_("a player did not answer in time")
+TABLE_COMPLETE = N_("the table is complete")
+NOTICES = (JOINED, LEFT, REMOVED, REFUSED, A_PLAYER_LEFT, A_PLAYER_DID_NOT_REVEAL, A_PLAYER_DID_NOT_ANSWER,
+           TABLE_COMPLETE)
+WORDS = (NO_SUCH_TABLE, TABLE_STARTED, TABLE_FULL, KEY_SEATED, UNEXPECTED_MESSAGE, PROTOCOL_ERROR, NO_REVEAL,
+         NO_ACCEPT, HOST_CANCELLED, HOST_CLOSED, YOU_REFUSED, YOU_DID_NOT_ACCEPT, *NOTICES)
 
 
 async def _call(hook: Callable | None, arg: Any) -> Any:
@@ -98,13 +127,13 @@ class HostLobby:
     # -- the endpoint's side: admission and one task per joiner ---------------
     def admit(self, hello: Hello) -> bytes | None:
         if hello.session is not None and hello.session != self.table_id:
-            raise HandshakeError("no such table here")
+            raise HandshakeError(NO_SUCH_TABLE)
         if self._done:
-            raise HandshakeError("the table has already started")
+            raise HandshakeError(TABLE_STARTED)
         if len(self.joiners) >= self.players - 1:
-            raise HandshakeError("the table is full")
+            raise HandshakeError(TABLE_FULL)
         if any(j.key == hello.key for j in self.joiners):
-            raise HandshakeError("this key is already at the table")
+            raise HandshakeError(KEY_SEATED)
         return self.table_id
 
     async def handle(self, channel: Channel) -> None:
@@ -257,7 +286,7 @@ class HostLobby:
                 await self._send(j, msg)
             if len(self.joiners) == before:
                 break
-            notice = "a player left"
+            notice = A_PLAYER_LEFT
         await self._update_advertisement()
         await _call(self.on_update, self.view)
 
@@ -265,19 +294,19 @@ class HostLobby:
         kind, j, payload = event
         if kind == "joined":
             if len(self.joiners) >= self.players - 1 or any(o.key == j.key for o in self.joiners):
-                self._drop(j, "table full or key already seated", "the table is full")
+                self._drop(j, "table full or key already seated", TABLE_FULL)
                 return
             self.joiners.append(j)
             log.info("%s joined at seat %d", j.channel.describe(), len(self.joiners))
-            await self._announce(f"{j.name} joined")
+            await self._announce(JOINED.format(name=j.name))
         elif kind == "left":
             if j in self.joiners:
                 self._drop(j, payload, None)
-                await self._announce(f"{j.name} left")
+                await self._announce(LEFT.format(name=j.name))
         elif kind == "msg" and j in self.joiners and payload["t"] not in ("accept", "refuse", "reveal"):
             # Answers to an earlier round may arrive late; anything else is a protocol breach.
-            self._drop(j, f"unexpected {payload['t']!r} while waiting", "unexpected message")
-            await self._announce(f"{j.name} was removed")
+            self._drop(j, f"unexpected {payload['t']!r} while waiting", UNEXPECTED_MESSAGE)
+            await self._announce(REMOVED.format(name=j.name))
 
     async def _host_accept(self, proposal: Proposal) -> None:
         try:
@@ -297,7 +326,7 @@ class HostLobby:
         for j in joiners:
             await self._send(j, propose_msg(proposal))
         if len(self.joiners) != len(joiners):
-            await self._announce("a player left")
+            await self._announce(A_PLAYER_LEFT)
             return None
         seat_of = {id(j): i for i, j in enumerate(joiners, 1)}
         host_contrib = secrets.token_bytes(NONCE_LEN)
@@ -322,7 +351,7 @@ class HostLobby:
         contribs: dict[int, bytes] = {0: host_contrib}
         outcome = None
         if len(self.joiners) != len(joiners):
-            outcome = "a player left"
+            outcome = A_PLAYER_LEFT
         with trio.move_on_after(self.reveal_timeout) as scope:
             while outcome is None and len(contribs) < n:
                 kind, j, payload = await self._events_recv.receive()
@@ -330,8 +359,8 @@ class HostLobby:
         if scope.cancelled_caught:
             for j in joiners:
                 if seat_of[id(j)] not in contribs:
-                    self._drop(j, "no reveal in time", "you did not reveal in time")
-            outcome = "a player did not reveal in time"
+                    self._drop(j, "no reveal in time", NO_REVEAL)
+            outcome = A_PLAYER_DID_NOT_REVEAL
         if outcome is not None:
             await self._announce(outcome)
             return None
@@ -349,17 +378,17 @@ class HostLobby:
                         continue
                     if ok is not True:
                         for o in list(self.joiners):
-                            self._drop(o, "host refused the table", "the host cancelled the table")
+                            self._drop(o, "host refused the table", HOST_CANCELLED)
                         if isinstance(ok, Exception):
                             raise ok
-                        raise TableRefused("you refused the table")
+                        raise TableRefused(YOU_REFUSED)
                     host_ok = True
                 elif kind == "joined":
-                    self._drop(j, "arrived during a proposal", "the table is full")
+                    self._drop(j, "arrived during a proposal", TABLE_FULL)
                 elif kind == "left":
                     if j in self.joiners:
                         self._drop(j, payload, None)
-                        return f"{j.name} left"
+                        return LEFT.format(name=j.name)
                 elif kind == "msg" and j in self.joiners:
                     t = payload["t"]
                     try:
@@ -368,30 +397,30 @@ class HostLobby:
                         if t == "refuse":
                             why = get_str(payload, "reason", optional=True) or "no reason given"
                             self._drop(j, f"refused: {why}", None)
-                            return f"{j.name} refused the table"
+                            return REFUSED.format(name=j.name)
                         if t != "accept" or payload["round"] != rnd or seat_of[id(j)] in commits:
                             raise ProtocolError(f"unexpected {t!r} during the proposal")
                         commits[seat_of[id(j)]] = get_bytes(payload, "commit", 32)
                     except ProtocolError as exc:
-                        self._drop(j, str(exc), "protocol error")
-                        return f"{j.name} was removed"
+                        self._drop(j, str(exc), PROTOCOL_ERROR)
+                        return REMOVED.format(name=j.name)
         if scope.cancelled_caught:
             for j in joiners:
                 if seat_of[id(j)] not in commits:
-                    self._drop(j, "no answer in time", "you did not accept in time")
+                    self._drop(j, "no answer in time", NO_ACCEPT)
             if not host_ok:
                 for o in list(self.joiners):
-                    self._drop(o, "host did not answer", "the host cancelled the table")
-                raise TableRefused("you did not accept the table in time")
-            return "a player did not answer in time"
+                    self._drop(o, "host did not answer", HOST_CANCELLED)
+                raise TableRefused(YOU_DID_NOT_ACCEPT)
+            return A_PLAYER_DID_NOT_ANSWER
         return None
 
     def _reveal_event(self, kind, j, payload, rnd, joiners, seat_of, commits, contribs) -> str | None:
         if kind == "joined":
-            self._drop(j, "arrived during the draw", "the table is full")
+            self._drop(j, "arrived during the draw", TABLE_FULL)
         elif kind == "left" and j in self.joiners:
             self._drop(j, payload, None)
-            return f"{j.name} left"
+            return LEFT.format(name=j.name)
         elif kind == "msg" and j in self.joiners:
             try:
                 t = payload["t"]
@@ -404,7 +433,7 @@ class HostLobby:
                 contribs[seat] = nonce
             except ProtocolError as exc:
                 self._drop(j, str(exc), str(exc))
-                return f"{j.name} was removed"
+                return REMOVED.format(name=j.name)
         return None
 
     async def _finish(self, rnd: int, joiners: list[_Joiner], contribs: list[bytes]) -> TableDescription:
@@ -429,7 +458,7 @@ class HostLobby:
                     pending.discard(id(j))
         log.info("table %s final: session %s", self.table_id.hex(), session.hex()[:16])
         await _call(self.on_update, LobbyView(self.table_id, self.game, self.options, self.players,
-                                              self._seats(), "the table is complete"))
+                                              self._seats(), TABLE_COMPLETE))
         return table
 
 
@@ -501,7 +530,7 @@ class _JoinState:
                                              "commit": commit_of(self.contribution)})
                     return
                 await self.channel.send({"t": "refuse", "round": proposal.round, "reason": "declined"})
-                self.error = TableRefused("you refused the table")
+                self.error = TableRefused(YOU_REFUSED)
             except Exception as exc:  # also a failing UI hook: report it from join_table
                 self.error = exc
             self.loop_scope.cancel()
@@ -528,7 +557,7 @@ class _JoinState:
                 elif t == "final":
                     return self._on_final(msg)
                 elif t == "error":
-                    raise LobbyError(f"the host closed the table: {get_str(msg, 'reason')}")
+                    raise LobbyError(HOST_CLOSED.format(reason=get_str(msg, "reason")))
                 else:
                     raise ProtocolError(f"unexpected {t!r} from the host")
         raise self.error  # the accept hook ended the loop

@@ -17,6 +17,7 @@ from typing import Any, AsyncIterator
 import trio
 
 from .. import limits
+from ..i18n import N_
 from .endpoint import Endpoint
 from .errors import HandshakeError, MeshError, NetError, ProtocolError
 from .framing import pack_message
@@ -26,6 +27,17 @@ from .agreement import SeatInfo, TableDescription
 from .tasks import background_tasks
 
 log = logging.getLogger("p2pcards.net.mesh")
+
+# The words of this module a player may read: English here and on the wire
+# (a refusal goes to the peer refused); shown through i18n.known(text, WORDS).
+NOT_A_PLAYER = N_("key is not a player of this table")
+WRONG_DIRECTION = N_("seat {seat} must not dial seat {mine} (higher seats dial lower)")
+CLOSING = N_("this mesh is closing")
+OFFLINE = N_("this peer is offline for a moment")
+NEVER_CONNECTED = N_("never connected")
+# Translators: {seats} lists the seats, each as: number (name: why).
+NOT_CONNECTED = N_("not connected after {seconds}s to seat(s) {seats}")
+WORDS = (NOT_A_PLAYER, WRONG_DIRECTION, CLOSING, OFFLINE, NEVER_CONNECTED, NOT_CONNECTED)
 
 
 @dataclass(frozen=True)
@@ -160,9 +172,9 @@ class Mesh:
             while not self.all_connected():
                 await self._changed.wait()
             return
-        missing = [f"{s} ({p.info.name}: {p.reason or 'never connected'})"
+        missing = [f"{s} ({p.info.name}: {p.reason or NEVER_CONNECTED})"
                    for s, p in self.peers.items() if p.channel is None]
-        raise MeshError(f"not connected after {timeout}s to seat(s) {', '.join(missing)}")
+        raise MeshError(NOT_CONNECTED.format(seconds=timeout, seats=", ".join(missing)))
 
     async def wait_any_connected(self, timeout: float) -> bool:
         """Whether some peer is (or gets) connected within ``timeout`` seconds."""
@@ -225,18 +237,18 @@ class Mesh:
     def admit(self, hello: Hello) -> bytes | None:
         seat = self.table.seat_of(hello.key)
         if seat is None:
-            raise HandshakeError("key is not a player of this table")
+            raise HandshakeError(NOT_A_PLAYER)
         if seat not in self.peers or self.peers[seat].dial:
-            raise HandshakeError(f"seat {seat} must not dial seat {self.my_seat} (higher seats dial lower)")
+            raise HandshakeError(WRONG_DIRECTION.format(seat=seat, mine=self.my_seat))
         if self._closing:
-            raise HandshakeError("this mesh is closing")
+            raise HandshakeError(CLOSING)
         if trio.current_time() < self._paused_until:
-            raise HandshakeError("this peer is offline for a moment")
+            raise HandshakeError(OFFLINE)
         return self.table.session_id
 
     async def handle(self, channel: Channel) -> None:
         if self._closing:  # closed between admission and now
-            await channel.aclose("this mesh is closing")
+            await channel.aclose(CLOSING)
             return
         await self._run_connection(self.peers[self.table.seat_of(channel.peer_key)], channel)
 

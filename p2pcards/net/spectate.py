@@ -14,6 +14,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .. import limits
+from ..i18n import N_
 from .endpoint import dial
 from .errors import ConnectionClosed, HandshakeError, NetError, ProtocolError
 from .handshake import DEFAULT_HANDSHAKE_TIMEOUT, Channel, Hello, Identity
@@ -23,6 +24,14 @@ from .agreement import LobbyView, TableDescription, parse_final_msg, parse_seats
 log = logging.getLogger("p2pcards.net.spectate")
 
 MAX_ENTRY = limits.MAX_ENTRY
+
+# The words of this module a spectator may read: English here and on the wire
+# (the host's refusals go to the spectator); shown through i18n.known(text, WORDS).
+NO_SUCH_TABLE = N_("no such table here")
+GAME_OVER = N_("the game is over")
+TOO_MANY_WATCHERS = N_("this table already has {n} spectators")
+TOO_MANY_FROM_THERE = N_("at most {n} spectators from one address")
+WORDS = (NO_SUCH_TABLE, GAME_OVER, TOO_MANY_WATCHERS, TOO_MANY_FROM_THERE)
 
 
 @dataclass(frozen=True)
@@ -55,11 +64,11 @@ class SpectatorHub:
 
     def admit(self, hello: Hello) -> bytes | None:
         if hello.session is not None and hello.session != self.table_id:
-            raise HandshakeError("no such table here")
+            raise HandshakeError(NO_SUCH_TABLE)
         if self._ended is not None:
-            raise HandshakeError("the game is over")
+            raise HandshakeError(GAME_OVER)
         if len(self._watchers) >= self.max_watchers:
-            raise HandshakeError(f"this table already has {self.max_watchers} spectators")
+            raise HandshakeError(TOO_MANY_WATCHERS.format(n=self.max_watchers))
         return self.table_id
 
     def _push(self, msg: dict) -> None:
@@ -103,7 +112,7 @@ class SpectatorHub:
         if sum(1 for c in self._watchers if c.remote and c.remote[0] == address) >= self.max_watchers_per_address:
             log.info("refusing spectator %s: %d already watch from there", channel.describe(),
                      self.max_watchers_per_address)
-            await channel.aclose(f"at most {self.max_watchers_per_address} spectators from one address")
+            await channel.aclose(TOO_MANY_FROM_THERE.format(n=self.max_watchers_per_address))
             return
         # Snapshot and subscribe with no checkpoint between, so nothing is missed or doubled.
         backlog = [m for m in (self._lobby, self._final) if m is not None]

@@ -24,7 +24,9 @@ from p2pcards.protocol.log import Entry, LogError, Player, assemble, check_body_
 from p2pcards.net.agreement import final_msg
 from p2pcards.net.tasks import background_tasks
 from p2pcards.peer import PeerHooks, PeerOptions, TablePeer
+from p2pcards.files import REASONS as FILE_REASONS
 from p2pcards.files import write_atomically
+from p2pcards.i18n import N_, _, known
 from p2pcards.peer.statefile import SeatState, StateError, state_path
 from p2pcards.peer.statefile import load as load_state
 from p2pcards.peer.statefile import save as save_state
@@ -36,8 +38,8 @@ TABLE_PREFIX = "table."
 TABLE_DEFAULTS = {"turn_timeout": 120, "rejoin_timeout": 120, "deals": 0}
 # Settings of earlier versions that no longer exist, and why.
 REMOVED_SETTINGS = {
-    "proof_rounds": "the dealing proofs of protocol version 2 always have full strength "
-                    "(2^-128 soundness) and cannot be made weaker",
+    "proof_rounds": N_("the dealing proofs of protocol version 2 always have full strength "
+                       "(2^-128 soundness) and cannot be made weaker"),
 }
 GENESIS_TIMEOUT = 30.0
 
@@ -57,17 +59,18 @@ def split_options(options: dict) -> tuple[dict, dict]:
         if key.startswith(TABLE_PREFIX):
             name = key[len(TABLE_PREFIX):]
             if name in REMOVED_SETTINGS:
-                raise IllegalAction(f"the table setting {key!r} was removed: {REMOVED_SETTINGS[name]}")
+                raise IllegalAction(_("the table setting {key} was removed: {why}").format(
+                    key=repr(key), why=_(REMOVED_SETTINGS[name])))
             if name not in TABLE_DEFAULTS:
-                raise IllegalAction(f"unknown table setting {key!r} (settings: "
-                                    + ", ".join(TABLE_PREFIX + k for k in TABLE_DEFAULTS) + ")")
+                raise IllegalAction(_("unknown table setting {key} (settings: {settings})").format(
+                    key=repr(key), settings=", ".join(TABLE_PREFIX + k for k in TABLE_DEFAULTS)))
             if type(value) is not int or value < 0:
-                raise IllegalAction(f"{key} must be a whole number ≥ 0")
+                raise IllegalAction(_("{key} must be a whole number ≥ 0").format(key=key))
             table[name] = value
         else:
             rules[key] = value
     if table["turn_timeout"] < 1 or table["rejoin_timeout"] < 1:
-        raise IllegalAction("table.turn_timeout and table.rejoin_timeout must be at least 1 second")
+        raise IllegalAction(_("table.turn_timeout and table.rejoin_timeout must be at least 1 second"))
     return rules, table
 
 
@@ -137,7 +140,7 @@ async def agree_genesis(mesh, table, my_seat: int, signer, rules: dict, settings
     try:
         full = game.options(players, rules)
     except IllegalAction as exc:
-        raise RunError(f"the table's options are refused: {exc}") from None
+        raise RunError(_("the table's options are refused: {reason}").format(reason=exc)) from None
     seated = [Player(s.name, s.key, table.contributions[s.seat]) for s in table.seats]
     extra = {"turn_timeout": settings["turn_timeout"],
              "rejoin_timeout": settings["rejoin_timeout"], "deals": settings["deals"]}
@@ -159,7 +162,8 @@ async def agree_genesis(mesh, table, my_seat: int, signer, rules: dict, settings
                     try:
                         check_body_signature(body, table.seats[event.seat].key, msg.get("sig"), event.seat)
                     except LogError as exc:
-                        raise RunError(f"seat {event.seat} signed another table entry: {exc}") from None
+                        raise RunError(_("seat {seat} signed another table entry: {reason}").format(
+                            seat=event.seat, reason=exc)) from None
                     signatures[event.seat] = msg["sig"]
                 else:
                     backlog.append(event)
@@ -167,7 +171,8 @@ async def agree_genesis(mesh, table, my_seat: int, signer, rules: dict, settings
                 backlog.append(event)
     if len(signatures) < players:
         missing = sorted(set(range(players)) - set(signatures))
-        raise RunError(f"no signature on the table entry from seat(s) {missing} within {GENESIS_TIMEOUT:g} s")
+        raise RunError(_("no signature on the table entry from seat(s) {seats} within {seconds} s").format(
+            seats=", ".join(map(str, missing)), seconds=f"{GENESIS_TIMEOUT:g}"))
     return assemble(body, [signatures[s] for s in range(players)]), backlog
 
 
@@ -184,8 +189,9 @@ def _check_writable(directory: Path) -> None:
             os.close(fd)
             os.unlink(probe)
     except OSError as exc:
-        raise RunError(f"cannot keep the game's log in {directory}: {exc.strerror or exc} "
-                       "(choose another place with --log-dir, or free some space)") from None
+        raise RunError(_("cannot keep the game's log in {directory}: {reason} "
+                         "(choose another place with --log-dir, or free some space)").format(
+            directory=directory, reason=known(str(exc.strerror or exc), FILE_REASONS))) from None
 
 
 def default_log_dir() -> Path:
@@ -197,7 +203,7 @@ def default_log_dir() -> Path:
 async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePeer], None] | None = None,
                    on_change: Callable[[], None] | None = None) -> SeatResult:
     """Take a seat (host or join), play the match, return the finished log."""
-    from p2pcards.net import MeshError, NetError, join_table, open_endpoint, open_mesh
+    from p2pcards.net import WORDS, MeshError, NetError, join_table, open_endpoint, open_mesh
     from p2pcards.net.lobby import HostLobby
 
     accept = config.accept or _always_yes
@@ -251,7 +257,7 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
                     lobby.spectators.end("the game is over")
                     await lobby.spectators.drain()  # let slow watchers get the rest before the port closes
     except (NetError, MeshError) as exc:
-        raise RunError(str(exc)) from None
+        raise RunError(known(str(exc), WORDS)) from None
     except (OSError, LogError, StateError) as exc:  # setting up this seat's files
         raise RunError(_storage_failure(exc)) from None
     if config.out:
@@ -282,19 +288,19 @@ async def resume_seat(state_file: str, decide=None, strategy: str | None = "gree
                       on_driver=None, on_change=None, out: str | None = None, hooks=None) -> SeatResult:
     """A seat coming back to its game after a crash or a lost connection."""
     from p2pcards import identity
-    from p2pcards.net import MeshError, NetError, open_endpoint, open_mesh
+    from p2pcards.net import WORDS, MeshError, NetError, open_endpoint, open_mesh
     from p2pcards.net.errors import ProtocolError
     from p2pcards.net.agreement import parse_final_msg
 
     try:
         state = load_state(state_file)
         ident = identity.load(state.key_path)
-        _, table = parse_final_msg(state.table)
+        table = parse_final_msg(state.table)[1]
         driver = SeatDriver.reopen(state.log_path, state.seat, ident.private_key, state.seeds)
     except (StateError, identity.IdentityError, LogError, ProtocolError) as exc:
-        raise RunError(f"cannot resume from {state_file}: {exc}") from None
+        raise RunError(_("cannot resume from {path}: {reason}").format(path=state_file, reason=exc)) from None
     if driver.machine.finished:
-        raise RunError(f"the game of {state.log_path} is already over")
+        raise RunError(_("the game of {path} is already over").format(path=state.log_path))
     extra = driver.log.table.extra if isinstance(driver.log.table.extra, dict) else {}
     settings = {"turn_timeout": extra.get("turn_timeout", TABLE_DEFAULTS["turn_timeout"]),
                 "rejoin_timeout": extra.get("rejoin_timeout", TABLE_DEFAULTS["rejoin_timeout"])}
@@ -316,11 +322,12 @@ async def resume_seat(state_file: str, decide=None, strategy: str | None = "gree
                         nursery.start_soon(_give_up_if_alone, mesh, settings["rejoin_timeout"], alone)
                         await _play(peer, on_driver, state_file)
                 if alone.cancelled_caught:
-                    raise RunError(f"nobody from this table answered for {settings['rejoin_timeout']:g} s, as long "
-                                   "as the others wait for a player to come back: the game is over without this "
-                                   f"seat; its log so far is {state.log_path}")
+                    raise RunError(_("nobody from this table answered for {seconds} s, as long as the others "
+                                     "wait for a player to come back: the game is over without this seat; its "
+                                     "log so far is {path}").format(seconds=f"{settings['rejoin_timeout']:g}",
+                                                                    path=state.log_path))
     except (NetError, MeshError) as exc:
-        raise RunError(str(exc)) from None
+        raise RunError(known(str(exc), WORDS)) from None
     if out:
         _copy_out(state.log_path, out)
     return SeatResult(state.log_path, driver, state.seat)
@@ -346,8 +353,10 @@ async def _play(peer: TablePeer, on_driver, state_file: str | None = None) -> No
         if failure is None:
             raise
         peer.mesh.vanish()
-        back = f"; once it can, come back with: p2pcards resume {state_file}" if state_file else ""
-        raise RunError(f"the game stopped here: {failure}{back}") from None
+        if state_file:
+            raise RunError(_("the game stopped here: {reason}; once it can, come back with: "
+                             "p2pcards resume {path}").format(reason=failure, path=state_file)) from None
+        raise RunError(_("the game stopped here: {reason}").format(reason=failure)) from None
     finally:
         peer.driver.close()
 
@@ -364,8 +373,10 @@ def _storage_failure(exc: BaseException) -> str | None:
     if isinstance(exc, (LogError, StateError)):
         return str(exc)
     if isinstance(exc, OSError):
-        where = f" {exc.filename}" if exc.filename else ""
-        return f"cannot write{where}: {exc.strerror or exc}"
+        reason = known(str(exc.strerror or exc), FILE_REASONS)
+        if exc.filename:
+            return _("cannot write {path}: {reason}").format(path=exc.filename, reason=reason)
+        return _("cannot write: {reason}").format(reason=reason)
     return None
 
 

@@ -16,11 +16,13 @@ from pathlib import Path
 
 import msgpack
 
+from p2pcards.files import REASONS as FILE_REASONS
 from p2pcards.files import write_atomically
+from p2pcards.i18n import N_, _, known
 
 STATE_VERSION = 1
 MAX_STATE_SIZE = 1 << 20
-NOT_A_STATE_FILE = "not a p2pcards state file (a seat's state file is its log's name with .state added)"
+NOT_A_STATE_FILE = N_("not a p2pcards state file (a seat's state file is its log's name with .state added)")
 
 
 class StateError(ValueError):
@@ -54,11 +56,12 @@ class SeatState:
         try:
             raw = msgpack.unpackb(data, raw=False, strict_map_key=False)
         except Exception:  # msgpack raises many types on garbage
-            raise StateError(NOT_A_STATE_FILE) from None
+            raise StateError(_(NOT_A_STATE_FILE)) from None
         if not isinstance(raw, dict) or "v" not in raw:
-            raise StateError(NOT_A_STATE_FILE)
+            raise StateError(_(NOT_A_STATE_FILE))
         if raw.get("v") != STATE_VERSION:
-            raise StateError(f"a state file of another version of p2pcards ({raw.get('v')!r}, this one reads {STATE_VERSION})")
+            raise StateError(_("a state file of another version of p2pcards ({version}, this one reads {ours})")
+                             .format(version=repr(raw.get("v")), ours=STATE_VERSION))
         try:
             seeds = {int(d): bytes(s) for d, s in raw["seeds"]}
             state = cls(str(raw["log"]), int(raw["seat"]), str(raw["name"]), str(raw["key"]), str(raw["bind"]),
@@ -66,9 +69,9 @@ class SeatState:
             origin = raw.get("origin")
             state.origin = origin if isinstance(origin, str) else None
         except (KeyError, TypeError, ValueError) as exc:
-            raise StateError(f"the state file is damaged ({exc})") from None
+            raise StateError(_("the state file is damaged ({reason})").format(reason=exc)) from None
         if state.pending is not None and not isinstance(state.pending, bytes):
-            raise StateError("the state file is damaged (pending entry)")
+            raise StateError(_("the state file is damaged (pending entry)"))
         return state
 
 
@@ -81,7 +84,8 @@ def save(path: str | os.PathLike, state: SeatState) -> None:
     try:
         write_atomically(path, state.to_bytes(), private=True)
     except OSError as exc:  # the old state file stays as it was
-        raise StateError(f"cannot save {path}: {exc.strerror or exc}") from None
+        raise StateError(_("cannot save {path}: {reason}").format(
+            path=path, reason=known(str(exc.strerror or exc), FILE_REASONS))) from None
 
 
 def load(path: str | os.PathLike) -> SeatState:
@@ -89,24 +93,28 @@ def load(path: str | os.PathLike) -> SeatState:
     try:
         st = path.stat()
         if not path.is_file():
-            raise StateError(f"{path} is not a file; a seat's state file is its log's name with .state added")
+            raise StateError(_("{path} is not a file; a seat's state file is its log's name with .state added")
+                             .format(path=path))
         if st.st_size > MAX_STATE_SIZE:
-            raise StateError(f"{path} is too large to be a state file")
+            raise StateError(_("{path} is too large to be a state file").format(path=path))
         data = path.read_bytes()
     except FileNotFoundError:
-        raise StateError(f"no state file at {path}") from None
+        raise StateError(_("no state file at {path}").format(path=path)) from None
     except OSError as exc:
-        raise StateError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise StateError(_("cannot read {path}: {reason}").format(
+            path=path, reason=known(str(exc.strerror or exc), FILE_REASONS))) from None
     from p2pcards.protocol.log import MAGIC
 
     if data.startswith(MAGIC):
-        raise StateError(f"{path} is a game's log, not its state file: p2pcards resume {path}.state")
+        raise StateError(_("{path} is a game's log, not its state file: p2pcards resume {path}.state")
+                         .format(path=path))
     try:
         state = SeatState.from_bytes(data)
     except StateError as exc:
         raise StateError(f"{path}: {exc}") from None
     if st.st_mode & 0o077:  # only now: a file that is no state file holds no secrets to warn about
-        raise StateError(f"{path} can be read by other users; its secrets may be known (chmod 600 {path})")
+        raise StateError(_("{path} can be read by other users; its secrets may be known (chmod 600 {path})")
+                         .format(path=path))
     return state
 
 
@@ -137,7 +145,9 @@ class Resumable:
 
         names = ", ".join(printable(n, 32) for n in self.names)
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.when))
-        return f"{self.game} with {names}: deal {self.deal}, entry {self.entries}, last played {when}"
+        # Translators: one unfinished game in p2pcards resume's list.
+        return _("{game} with {names}: deal {deal}, entry {entry}, last played {when}").format(
+            game=self.game, names=names, deal=self.deal, entry=self.entries, when=when)
 
 
 def resumable_games(directory: str | os.PathLike) -> list[Resumable]:

@@ -7,14 +7,13 @@ narrate with these functions.
   person for the reader's own move.
 - The other entries (the dealing, the reveal, an abort, the end): ``entry_line``.
 - What the log keeps in English (an abort's kind and reason) is put into the
-  reader's language when shown: ``logged_reason``; free text a peer wrote
+  reader's language when shown: ``i18n.known``; free text a peer wrote
   stays as it is.
 """
 
 from __future__ import annotations
 
-from p2pcards import limits
-from p2pcards.i18n import N_, Text, _, language, shown, translations
+from p2pcards.i18n import N_, Text, _, known, shown
 
 
 def _mover(names: list[str], seat: int, me: int | None) -> str | None:
@@ -70,7 +69,7 @@ def entry_line(kind: str, author: int, payload: dict, names: list[str], deal: in
     if kind == ABORT:
         culprit = payload.get("culprit")
         fields = {"who": _name(names, author), "kind": abort_kind(payload.get("kind")),
-                  "detail": logged_reason(payload.get("detail"))}
+                  "detail": known(payload.get("detail"))}
         if isinstance(culprit, int):
             # Translators: {kind} is what went wrong (e.g. "illegal move"), {detail} the reason given.
             return _("GAME STOPPED by {who}: {kind} by {culprit}: {detail}").format(
@@ -98,96 +97,5 @@ ABORT_KINDS = {
 def abort_kind(kind) -> str:
     """An abort's kind as the log names it, in the reader's language if it
     is one of the known kinds (else as written)."""
-    known = ABORT_KINDS.get(kind) if isinstance(kind, str) else None
-    return _(known) if known is not None else str(kind)
-
-
-_templates: dict[str, list[tuple[str, list[str], list[str]]]] = {}
-# A reason is a sentence: a message counts as its form only with this many
-# letters of its own, and with values no longer than a short sentence.
-MIN_LITERAL = 8
-MAX_VALUE = 160
-MAX_REASON = 2 * limits.MAX_ABORT_DETAIL  # longer: nobody's message, shown as written
-
-
-def _catalog_templates(lang: str) -> list[tuple[str, list[str], list[str]]]:
-    """The messages of ``lang``'s catalog that have placeholders, cut into
-    their literal pieces and field names (longest literal text first)."""
-    if lang not in _templates:
-        import string
-
-        catalog = getattr(translations(lang), "_catalog", {})
-        found = []
-        for key in catalog:
-            msgid = key if isinstance(key, str) else None  # plural forms are not looked up backwards
-            if not msgid or "{" not in msgid or "\x04" in msgid:
-                continue
-            try:
-                parsed = list(string.Formatter().parse(msgid))
-            except ValueError:
-                continue
-            pieces = [literal for literal, _f, _s, _c in parsed]
-            names = [name for _l, name, _s, _c in parsed if name is not None]
-            if len(names) != len([p for p in parsed if p[1] is not None]) or not names or any(
-                    not n.isidentifier() for n in names):
-                continue
-            if len(pieces) == len(names):
-                pieces.append("")
-            if sum(len(p) for p in pieces) < MIN_LITERAL:
-                continue  # "seat {seat}", "{who}: {kind}": these would fit any text
-            found.append((msgid, pieces, names))
-        found.sort(key=lambda t: -sum(len(p) for p in t[1]))
-        _templates[lang] = found
-    return _templates[lang]
-
-
-def _fields_of(text: str, pieces: list[str], names: list[str]) -> dict | None:
-    """The field values if ``text`` is ``pieces`` with values between them:
-    each literal found at its first place after the last (no backtracking,
-    so a long crafted reason costs linear time per message)."""
-    if not text.startswith(pieces[0]):
-        return None
-    pos, values = len(pieces[0]), []
-    for i, literal in enumerate(pieces[1:], 1):
-        if i == len(pieces) - 1 and literal == "":
-            end = len(text)
-        elif i == len(pieces) - 1:
-            end = len(text) - len(literal) if text.endswith(literal) else -1
-            if end < pos:
-                return None
-        else:
-            end = text.find(literal, pos + 1)
-        if end <= pos or end - pos > MAX_VALUE:
-            return None
-        values.append(text[pos:end])
-        pos = end + len(literal)
-    if pos != len(text) or len(values) != len(names):
-        return None
-    fields: dict = {}
-    for name, value in zip(names, values):
-        if fields.get(name, value) != value:
-            return None
-        fields[name] = value
-    return fields
-
-
-def logged_reason(text, _depth: int = 0) -> str:
-    """A reason the log keeps in English (an abort's detail, a refusal) in
-    the reader's language: a known message, also one with its values filled
-    in (an engine's "you don't hold 7H"), is translated; anything else (a
-    peer's own words) is shown as written."""
-    text = "" if text is None else str(text)
-    if language() == "en" or not text:
-        return text
-    translated = _(text)
-    if translated != text or len(text) > MAX_REASON:
-        return translated
-    for msgid, pieces, names in _catalog_templates(language()):
-        fields = _fields_of(text, pieces, names)
-        if fields is not None:
-            try:  # a value may be a known message itself ("...illegal: you don't hold 7H")
-                inner = {k: logged_reason(v, _depth + 1) if _depth < 1 else v for k, v in fields.items()}
-                return _(msgid).format(**inner)
-            except (KeyError, IndexError, ValueError):
-                return text
-    return text
+    words = ABORT_KINDS.get(kind) if isinstance(kind, str) else None
+    return _(words) if words is not None else str(kind)

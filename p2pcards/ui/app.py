@@ -88,9 +88,6 @@ STYLE = Style.from_dict(
     }
 )
 
-# Answers in English, Polish and Hungarian.
-_YES = ("y", "yes", "t", "tak", "i", "igen")
-_NO = ("n", "no", "nie", "nem")
 WIDE = 100  # columns from which the log stands beside the table instead of below it
 LOG_WIDTH = 44  # the log column beside the table: fixed, so its divider never moves
 TICK = 0.25  # seconds between countdown refreshes
@@ -522,7 +519,7 @@ class TableApp:
             return self._answer(text)
         if self.confirm_quit:
             self.confirm_quit = False
-            if text.strip().lower() in _YES:
+            if i18n.answer(text) is True:
                 self._leave()
             else:
                 self.say(_("Staying at the table."), "class:label")
@@ -556,9 +553,10 @@ class TableApp:
         if word in ("quit", "exit"):
             self._quit()
             return False
-        if word in _YES or word in _NO:
+        said = i18n.answer(word)  # yes/no, and the player's language's words
+        if said is not None:
             answered, answer = self._question
-            answer.append(word in _YES)
+            answer.append(said)
             self._token.run_sync_soon(answered.set)  # a trio Event is set from inside trio
             self._question = None
         else:

@@ -14,7 +14,8 @@ from p2pcards.cards import is_code, unknown
 from p2pcards.games import IllegalAction, NeedReveal, get_game, substitute
 from p2pcards.i18n import _
 from p2pcards.protocol.machine import ABORT, ACTION, END, REVEAL, SHUFFLE
-from p2pcards.protocol.narration import abort_kind, describe, entry_line, logged_reason
+from p2pcards.i18n import known
+from p2pcards.protocol.narration import abort_kind, describe, entry_line
 from p2pcards.ui.render import fmt_clock
 from p2pcards.ui.wording import with_own_cards
 from p2pcards.ui.session import (
@@ -120,7 +121,7 @@ class NetworkSession:
         reason = None
         if machine.aborts:
             accusation = machine.aborts[0][1]
-            reason = f"{abort_kind(accusation.kind)}: {logged_reason(accusation.detail)}"
+            reason = f"{abort_kind(accusation.kind)}: {known(accusation.detail)}"
         elif machine.stopped:
             seat = machine.silences[-1].seat
             reason = _("seat {seat} stopped answering, and too few players confirm it to blame anyone: "

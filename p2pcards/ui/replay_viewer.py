@@ -311,7 +311,7 @@ class ReplayViewer:
             before = len(p.out)
             p.rich(mark + text(i), "class:warn" if i == current else "")
             handler = self._click(i)
-            p.out[before:] = [(style, piece, handler) for style, piece, *_ in p.out[before:]]
+            p.out[before:] = [(style, piece, handler) for style, piece, *_rest in p.out[before:]]
             p.nl()
         return p.out
 
