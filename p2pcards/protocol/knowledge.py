@@ -17,23 +17,35 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from p2pcards.cards import is_code, is_unknown, unknown, unknown_position
+from p2pcards.cards import UNKNOWN_PREFIX, is_code, is_unknown, unknown, unknown_position
 from p2pcards.games.base import Game, IllegalAction, substitute
 
 
 def tokens_in(obj) -> set[str]:
-    """Every unknown token anywhere in a view, action or nested structure."""
+    """Every unknown token anywhere in a view, action or nested structure
+    (the values of maps, not their keys). Called for every seat's view after
+    every entry, so strings are tested where they are found, not stacked."""
     found: set[str] = set()
     stack = [obj]
     while stack:
         item = stack.pop()
-        if isinstance(item, str):
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
             if is_unknown(item):
                 found.add(item)
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
+            continue
+        for x in children:
+            kind = type(x)
+            if kind is str:
+                if x.startswith(UNKNOWN_PREFIX):
+                    found.add(x)
+            elif kind is dict or kind is list or kind is tuple:
+                stack.append(x)
+            elif isinstance(x, (str, dict, list, tuple)):  # subclasses: the slow, general way
+                stack.append(x)
     return found
 
 
