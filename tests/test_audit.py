@@ -166,3 +166,22 @@ def test_a_layer_its_revealed_seed_does_not_make_blames_that_seat_only(monkeypat
     assert report.exit_code == VIOLATIONS
     assert {v["seat"] for v in report.violations} == {1}
     assert {v["kind"] for v in report.violations} <= kinds and report.violations
+
+
+def test_an_abort_of_any_shape_is_judged_without_a_crash(tmp_path):
+    """The audit looks at an abort's evidence before the table checks the
+    abort: a culprit or kind of the wrong type is refused as the table
+    refuses it (the accuser blamed), never a crash."""
+    from p2pcards.audit import audit_log
+    from p2pcards.protocol.log import GameLog
+    from tests.helpers import make_genesis
+
+    genesis, signers = make_genesis("bura", 3, {"rounds": 1})
+    for culprit, kind in (([1], "bad-shuffle"), (1, ["silent"]), (1, {"k": 1}), ("1", "bad-shuffle")):
+        log = GameLog()
+        log.append(genesis)
+        log.append(log.make_next(0, "abort", {"culprit": culprit, "kind": kind, "detail": "x",
+                                              "evidence": [b"\x00"]}, signers[0]))
+        report = audit_log(log)
+        assert report.exit_code == VIOLATIONS
+        assert [(v["seat"], v["entry"]) for v in report.violations] == [(0, 1)]

@@ -211,8 +211,9 @@ def _probes_for(log: GameLog, machine: TableMachine, abort_entry: Entry) -> dict
     table as it stood at that place (``machine_at``)."""
     out: dict[bytes, Violation | None] = {}
     payload = abort_entry.payload if isinstance(abort_entry.payload, dict) else {}
-    culprit = payload.get("culprit")
-    if culprit is None or payload.get("kind") == EQUIVOCATE or payload.get("kind") in SILENCE_KINDS:
+    culprit, kind = payload.get("culprit"), payload.get("kind")
+    # Not checked yet by the machine (it takes the abort next): read with care.
+    if type(culprit) is not int or not isinstance(kind, str) or kind == EQUIVOCATE or kind in SILENCE_KINDS:
         return out
     for e in _parse_evidence(payload.get("evidence") or []):
         if (e.seq != abort_entry.seq or e.raw in out or e.author != culprit
