@@ -114,14 +114,14 @@ class Snapshot:
 
     def __init__(self, driver: SeatDriver):
         self.entries = list(driver.log._entries)
-        self.verified = (driver.log._verified, driver.log._verified_at)
+        self.verified = (set(driver.log._verified), driver.log._verified_bytes)
         self.machine = copy.deepcopy(driver.machine)
         self.me = copy.deepcopy(driver.me)
 
     def restore(self, driver: SeatDriver) -> None:
         driver.log._entries = list(self.entries)
-        driver.log._verified, driver.log._verified_at = self.verified
-        driver.machine = copy.deepcopy(self.machine)
+        driver.log._verified, driver.log._verified_bytes = set(self.verified[0]), self.verified[1]
+        driver.walk.machine = copy.deepcopy(self.machine)
         driver.me = copy.deepcopy(self.me)
 
 

@@ -9,7 +9,8 @@ The package in layers, lowest first::
     net                      cryptography; the trio transport (framing, handshake,
                              lobby, mesh, discovery, spectating)
     protocol, bots           the signed log, the table machine, what each seat may
-                             know, the dealing checks, one seat's driver, the
+                             know, the dealing checks, the one walk of a log
+                             through the machine, one seat's driver, the
                              narration of moves; the bots (they need only games)
     audit, peer              replaying a log to name a cheat; a seat on the network
                              (acks, finality, referee, state file)

@@ -12,6 +12,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from p2pcards.audit import CLEAN, UNFINISHED, UNVERIFIABLE, VIOLATIONS, audit_file
+from p2pcards.mental import DealSecrets
+from p2pcards.mental.group import N
+from p2pcards.protocol.seat import Seat
 from p2pcards.protocol.log import HEADER, write_log
 from tests.helpers import frames, run_match
 
@@ -124,3 +127,64 @@ def test_two_logs_that_part_show_equivocation(tmp_path):
     report = audit_pair(a, b)
     assert report.exit_code == VIOLATIONS
     assert report.violations[0]["kind"] == "equivocate" and report.violations[0]["seat"] == author
+
+
+class _StackedSecrets(DealSecrets):
+    """A seat's secrets that deal other than its seed says, with valid proofs:
+    its shuffle uses another permutation, or its re-key another key for
+    position 0 (committed to, so every live check passes)."""
+
+    def __init__(self, seed, how):
+        super().__init__(seed)
+        self.how = how
+
+    def deck_permutation(self, size):
+        perm = super().deck_permutation(size)
+        return perm[::-1] if self.how == "shuffle" else perm
+
+    def card_key(self, position):
+        key = super().card_key(position)
+        return key % (N - 1) + 1 if self.how == "rekey" and position == 0 else key
+
+    def card_keys(self, size):  # the re-key asks for all keys at once
+        return [self.card_key(j) for j in range(size)]
+
+
+@pytest.mark.parametrize("how, kinds", [("shuffle", {"bad-shuffle"}), ("rekey", {"bad-rekey", "wrong-key"})])
+def test_a_layer_its_revealed_seed_does_not_make_blames_that_seat_only(monkeypatch, tmp_path, how, kinds):
+    """Recomputing a deal from its revealed seeds (the audit's way, no proof
+    checked) still catches a layer the seed does not make, and blames its seat."""
+    real = Seat.secrets
+
+    def secrets(self, deal_index):
+        plain = real(self, deal_index)
+        return _StackedSecrets(plain.seed, how) if (self.seat, deal_index) == (1, 0) else plain
+
+    monkeypatch.setattr(Seat, "secrets", secrets)
+    drivers = run_match("bura", 3, {"rounds": 1}, seed=3)
+    monkeypatch.undo()
+    path = tmp_path / "stacked.p2plog"
+    write_log(path, drivers[0].log)
+    report = audit_file(path)
+    assert report.exit_code == VIOLATIONS
+    assert {v["seat"] for v in report.violations} == {1}
+    assert {v["kind"] for v in report.violations} <= kinds and report.violations
+
+
+def test_an_abort_of_any_shape_is_judged_without_a_crash(tmp_path):
+    """The audit looks at an abort's evidence before the table checks the
+    abort: a culprit or kind of the wrong type is refused as the table
+    refuses it (the accuser blamed), never a crash."""
+    from p2pcards.audit import audit_log
+    from p2pcards.protocol.log import GameLog
+    from tests.helpers import make_genesis
+
+    genesis, signers = make_genesis("bura", 3, {"rounds": 1})
+    for culprit, kind in (([1], "bad-shuffle"), (1, ["silent"]), (1, {"k": 1}), ("1", "bad-shuffle")):
+        log = GameLog()
+        log.append(genesis)
+        log.append(log.make_next(0, "abort", {"culprit": culprit, "kind": kind, "detail": "x",
+                                              "evidence": [b"\x00"]}, signers[0]))
+        report = audit_log(log)
+        assert report.exit_code == VIOLATIONS
+        assert [(v["seat"], v["entry"]) for v in report.violations] == [(0, 1)]

@@ -176,3 +176,20 @@ def test_the_checker_sees_function_level_and_relative_imports(tmp_path):
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert layer_of("p2pcards.cli.subcommands") == (len(LAYERS) - 1, "p2pcards.cli")
     assert layer_of("p2pcards.cards") == (0, "p2pcards.cards")
+
+
+def test_one_walk_through_the_log():
+    """Only the log walker (protocol/walk.py) builds a table machine: the
+    driver, the audit, the replay and the spectator all take entries in
+    through it, so a Violation is met in one way."""
+    builders = []
+    for name, path in all_modules().items():
+        if name in ("p2pcards.protocol.walk", "p2pcards.protocol.machine"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Call):
+                func = node.func
+                called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+                if called in ("new_machine", "TableMachine"):
+                    builders.append(f"{name} line {node.lineno}")
+    assert not builders, "table machines built outside protocol/walk.py:\n  " + "\n  ".join(builders)

@@ -553,3 +553,43 @@ def test_table_payload_with_wrongly_typed_key():
                "players": [{"name": "a", "key": [1, 2], "nonce": bytes(32)}]}
     with pytest.raises(LogError, match="player 0's key: a public key is 32 bytes"):
         L.TableInfo.from_payload(payload)
+
+
+def test_a_signature_is_checked_once_ahead_of_its_place_and_after_a_cut(monkeypatch):
+    """An entry checked ahead of its place, or cut off and taken back, is not
+    verified again; a forged one is still refused."""
+    log, keys = build_log(moves=0, end=False)
+    first = log.make_next(0, "move", {"n": 1}, keys[0])
+    ahead = L.make_entry(2, first.hash, 1, "move", {"n": 2}, keys[1])
+    forged = L.Entry.from_wire(msgpack.packb([ahead.body, bytes(64)], use_bin_type=True))
+    log.verify(ahead)
+    with pytest.raises(L.LogError):
+        log.verify(forged)
+    calls = []
+    real = L._verify_one
+    monkeypatch.setattr(L, "_verify_one", lambda *a: (calls.append(a[0]), real(*a))[1])
+    log.append(first)
+    log.append(ahead)
+    assert calls == [first]
+    log.truncate(1)
+    log.append(first)
+    log.append(ahead)
+    assert calls == [first]
+    log.truncate(2)
+    with pytest.raises(L.LogError):
+        log.append(forged)
+
+
+def test_a_file_follows_a_longer_log_without_checking_again(tmp_path, monkeypatch):
+    log, keys = build_log(moves=0, end=False)
+    f = L.LogFile.create(tmp_path / "g.p2plog", log)
+    first = log.make_next(0, "move", {"n": 1}, keys[0])
+    log.append(first)
+    monkeypatch.setattr(L, "_verify_one", lambda *a: pytest.fail("verified twice"))
+    f.append(first)
+    other = L.make_entry(1, log[0].hash, 1, "move", {"n": 9}, keys[1])
+    with pytest.raises(L.LogError):
+        f.append(other)  # not the entry the log holds there
+    f.close()
+    monkeypatch.undo()
+    assert [e.raw for e in L.read_log(tmp_path / "g.p2plog")] == [e.raw for e in log]

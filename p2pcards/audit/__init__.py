@@ -38,11 +38,12 @@ from p2pcards.protocol.machine import (
     FALSE_ACCUSATION,
     STOPPED,
     UNSIGNED_END,
+    Expect,
     TableMachine,
     Violation,
-    new_machine,
 )
 from p2pcards.protocol.silence import SILENCE_KINDS
+from p2pcards.protocol.walk import LogWalk, Step, blamed, machine_at
 
 CLEAN, VIOLATIONS, UNVERIFIABLE, UNFINISHED = 0, 1, 2, 3
 
@@ -156,41 +157,43 @@ def audit_log(log: GameLog, observe=None) -> AuditReport:
 def _audit_log(log: GameLog, verify_proofs: bool, observe=None) -> AuditReport:
     players = _players(log)
     try:
-        machine = new_machine(log.genesis, verify_proofs=verify_proofs)
+        walk = LogWalk(log, verify_proofs=verify_proofs)
     except Exception as exc:  # an unknown game or options no engine accepts
         return _unverifiable(f"entry 0: {exc}")
+    machine = walk.machine
     violations: list[dict] = []
     unfinished = None if log.is_finished else STOPS_BEFORE_END.format(entry=len(log) - 1)
 
-    # 2. The log as the players saw it.
-    history: dict[int, TableMachine] = {}  # the machine before each abort, for checking evidence
-    for entry in log.entries[1:]:
+    # 2. The log as the players saw it. What judging an abort needs of the
+    # table before it is kept as the walk passes it (no copy of the table but
+    # to probe evidence for the abort's own place).
+    before_abort: dict[int, _BeforeAbort] = {}
+
+    def before(entry: Entry, m: TableMachine) -> None:
         if entry.kind == ABORT:
-            history[entry.seq] = copy.deepcopy(machine)
-        deal_before, state_before = machine.deal.index, machine.state
-        try:
-            machine.accept(entry)
-        except Violation as v:
-            if observe is not None:
-                observe(entry, machine, deal_before, state_before, v)
-            if entry.kind == END and v.kind in (UNSIGNED_END, STOPPED):
-                # A missing signature is silence, not proof: the game did not finish.
-                unfinished = END_NOT_SIGNED.format(detail=v.detail)
-                break
-            seat = v.seat if v.seat is not None else (entry.author if entry.author >= 0 else None)
-            violations.append(_violation(Violation(seat, v.kind, v.detail), entry.seq))
-            return _report(log, machine, players, violations, note=REPLAY_STOPPED.format(entry=entry.seq))
+            before_abort[entry.seq] = _BeforeAbort(_due(m), _probes_for(log, m, entry))
+
+    def step(s: Step, m: TableMachine) -> None:
         if observe is not None:
-            observe(entry, machine, deal_before, state_before, None)
+            observe(s.entry, m, s.deal_before, s.state_before, s.refused)
+
+    refused = walk.follow(observe=step, before=before)
+    if refused is not None:
+        entry, v = refused.entry, refused.refused
+        if entry.kind == END and v.kind in (UNSIGNED_END, STOPPED):
+            # A missing signature is silence, not proof: the game did not finish.
+            unfinished = END_NOT_SIGNED.format(detail=v.detail)
+        else:
+            violations.append(_violation(blamed(v, entry), entry.seq))
+            return _report(log, machine, players, violations, note=REPLAY_STOPPED.format(entry=entry.seq))
     if machine.stopped and unfinished is None:
         unfinished = MINORITY_SILENCE
 
     # 5a. Accusations against their evidence.
     standing = {s.entry for s in machine.silences if s.stands}
     for index, accusation in machine.aborts:
-        before = history[index]
         abort_entry = log[index]
-        violations.extend(_judge_abort(log, before, abort_entry, accusation, index in standing))
+        violations.extend(_judge_abort(log, before_abort[index], abort_entry, accusation, index in standing))
     # 3. The dealing in full (done by the machine at each final reveal).
     for index, finding in machine.findings:
         violations.append(_violation(finding, index))
@@ -201,6 +204,50 @@ def _audit_log(log: GameLog, verify_proofs: bool, observe=None) -> AuditReport:
             continue
         violations.extend(_replay_deal(machine, deal))
     return _report(log, machine, players, violations, unfinished=unfinished)
+
+
+@dataclasses.dataclass
+class _BeforeAbort:
+    """What judging an abort needs of the table just before it: what was due
+    then, and the verdict of the table there on each evidence entry for that
+    very place (evidence entry -> Violation, or None if taken)."""
+
+    want: Expect | None
+    own_place: dict[bytes, Violation | None]
+
+
+def _due(machine: TableMachine) -> Expect | None:
+    """What the table waited for (None: nothing, it had ended)."""
+    try:
+        return None if machine.finished else machine.expect()
+    except Violation:
+        return None
+
+
+def _probes_for(log: GameLog, machine: TableMachine, abort_entry: Entry) -> dict[bytes, Violation | None]:
+    """The verdict of the table just before ``abort_entry`` on each entry of
+    its evidence that ``_judge_abort`` weighs there (the accused's, signed,
+    for the abort's own place), judged as the players judged it: every proof
+    checked, on a copy. Evidence for an earlier place is probed against the
+    table as it stood at that place (``machine_at``)."""
+    out: dict[bytes, Violation | None] = {}
+    payload = abort_entry.payload if isinstance(abort_entry.payload, dict) else {}
+    culprit, kind = payload.get("culprit"), payload.get("kind")
+    # Not checked yet by the machine (it takes the abort next): read with care.
+    if type(culprit) is not int or not isinstance(kind, str) or kind == EQUIVOCATE or kind in SILENCE_KINDS:
+        return out
+    for e in _parse_evidence(payload.get("evidence") or []):
+        if (e.seq != abort_entry.seq or e.raw in out or e.author != culprit
+                or (e.seq < len(log) and log[e.seq].raw == e.raw) or not _signed_by(log, e, culprit)):
+            continue
+        probe = copy.deepcopy(machine)
+        probe.verify_proofs = True  # evidence is judged as the players judged it
+        try:
+            probe.accept(e)
+            out[e.raw] = None
+        except Violation as v:
+            out[e.raw] = v
+    return out
 
 
 def _report(log: GameLog, machine: TableMachine, players: list[dict], violations: list[dict],
@@ -234,7 +281,7 @@ def _report(log: GameLog, machine: TableMachine, players: list[dict], violations
     return report
 
 
-def _judge_abort(log: GameLog, before: TableMachine, abort_entry: Entry, accusation: Violation,
+def _judge_abort(log: GameLog, before: _BeforeAbort, abort_entry: Entry, accusation: Violation,
                  attested: bool = False) -> list[dict]:
     """An accusation stands if its evidence shows it; a false one is the accuser's fault."""
     accuser = abort_entry.author
@@ -253,7 +300,7 @@ def _judge_abort(log: GameLog, before: TableMachine, abort_entry: Entry, accusat
         # Silence leaves nothing signed by the silent: it stands on the
         # attestations of a majority (checked by the machine), at a place where
         # the accused owed something.
-        want = before.expect() if not before.finished else None
+        want = before.want
         if attested and want is not None and (
                 want.author in (culprit, None) or accusation.kind in ("silent", "left")):
             return [_violation(accusation, abort_entry.seq)]
@@ -273,14 +320,23 @@ def _judge_abort(log: GameLog, before: TableMachine, abort_entry: Entry, accusat
         if not 0 < e.seq <= abort_entry.seq:
             continue
         # The table at the evidence's own place must refuse it for the culprit's fault.
-        probe = copy.deepcopy(before) if e.seq == abort_entry.seq else _machine_at(log, e.seq)
-        probe.verify_proofs = True  # evidence is judged as the players judged it
-        try:
-            probe.accept(e)
-        except Violation as v:
-            if v.seat == culprit or v.seat is None:
-                return [_violation(Violation(culprit, accusation.kind, accusation.detail), abort_entry.seq)]
+        if e.seq == abort_entry.seq:
+            refusal = before.own_place.get(e.raw)
+        else:
+            refusal = _refusal_at(log, e)
+        if refusal is not None and (refusal.seat == culprit or refusal.seat is None):
+            return [_violation(Violation(culprit, accusation.kind, accusation.detail), abort_entry.seq)]
     return [_false(accuser, abort_entry.seq, NO_EVIDENCE.format(seat=culprit, kind=accusation.kind))]
+
+
+def _refusal_at(log: GameLog, e: Entry) -> Violation | None:
+    """The Violation the table before entry ``e.seq`` refuses ``e`` for, or None."""
+    probe = machine_at(log, e.seq)
+    try:
+        probe.accept(e)
+    except Violation as v:
+        return v
+    return None
 
 
 def _denied_silence(log: GameLog, entries: list[Entry], accuser: int) -> str | None:
@@ -298,14 +354,6 @@ def _denied_silence(log: GameLog, entries: list[Entry], accuser: int) -> str | N
     if held.seq == k and held.prev_hash == abort.prev_hash and k < len(log) and log[k].raw == held.raw:
         return SILENCE_DENIED.format(seat=victim, entry=k)
     return None
-
-
-def _machine_at(log: GameLog, seq: int) -> TableMachine:
-    """The table as it stood before entry ``seq`` of the log."""
-    machine = new_machine(log.genesis)
-    for entry in log.entries[1:seq]:
-        machine.accept(entry)
-    return machine
 
 
 def _false(accuser: int, index: int, detail: str) -> dict:
@@ -336,10 +384,8 @@ def _replay_deal(machine: TableMachine, deal) -> list[dict]:
     """Replay one deal through the engine with every card known."""
     game = machine.game
     everything = {unknown(p): c for p, c in enumerate(deal.codes)}
-    ctx_match = deal.match_before
     try:
-        state = game.start(machine.players, deck=list(deal.codes), dealer=deal.dealer, options=ctx_match.options,
-                           scores=list(ctx_match.scores), **game.deal_context(ctx_match))
+        state = game.start_deal(deal.match_before, deck=list(deal.codes))
     except (IllegalAction, NeedReveal) as exc:
         return [{"seat": None, "entry": deal.first_entry, "kind": "bad-deal", "detail": str(exc)}]
     for index, seat, action in deal.actions:

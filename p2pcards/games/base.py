@@ -50,16 +50,33 @@ def substitute(obj: Any, mapping: dict[str, str]) -> Any:
     ``mapping`` replaced, at any depth of dataclasses, lists, tuples and dicts."""
     if not mapping:
         return obj  # nothing to replace: states are never changed in place, so sharing is safe
+    return _substitute(obj, mapping)
+
+
+def _substitute(obj: Any, mapping: dict[str, str]) -> Any:
+    # Run on the whole state at each card shown: the plain types (most of a
+    # state is lists of card strings) are handled inline, the rest as ever.
+    kind = type(obj)
+    if kind is str:
+        return mapping.get(obj, obj)
+    if kind is int or obj is None or kind is bool:
+        return obj
+    if kind is list:
+        return [mapping.get(x, x) if type(x) is str else _substitute(x, mapping) for x in obj]
+    if kind is tuple:
+        return tuple([mapping.get(x, x) if type(x) is str else _substitute(x, mapping) for x in obj])
+    if kind is dict:
+        return {k: mapping.get(v, v) if type(v) is str else _substitute(v, mapping) for k, v in obj.items()}
     if isinstance(obj, str):
         return mapping.get(obj, obj)
     if isinstance(obj, list):
-        return [substitute(x, mapping) for x in obj]
+        return [_substitute(x, mapping) for x in obj]
     if isinstance(obj, tuple):
-        return tuple(substitute(x, mapping) for x in obj)
+        return tuple(_substitute(x, mapping) for x in obj)
     if isinstance(obj, dict):
-        return {k: substitute(v, mapping) for k, v in obj.items()}
+        return {k: _substitute(v, mapping) for k, v in obj.items()}
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        changes = {f.name: substitute(getattr(obj, f.name), mapping) for f in dataclasses.fields(obj)}
+        changes = {f.name: _substitute(getattr(obj, f.name), mapping) for f in dataclasses.fields(obj)}
         return dataclasses.replace(obj, **changes)
     return obj
 

@@ -264,9 +264,10 @@ class TablePeer:
             return
         nxt = self.driver.log.next_seq
         if entry.seq > nxt:
-            # Verified before it is kept: nobody can fill the buffer in another's name.
+            # Verified before it is kept: nobody can fill the buffer in another's name
+            # (once: the log remembers it when the entry comes to its place).
             try:
-                entry.verify_signature(self.driver.log.public_keys)
+                self.driver.log.verify(entry)
             except LogError as exc:
                 self.bad_input_log.info("seat %s: refused entry %d from seat %s: %s", self.seat, entry.seq, sender, exc)
                 return
@@ -684,7 +685,7 @@ class TablePeer:
         if not 0 <= culprit < self.machine.players:
             return False
         try:
-            entry.verify_signature(log_.public_keys)
+            log_.verify(entry)  # once: should the abort be taken, the log does not check it again
         except LogError:
             return False
         if entry.seq < len(log_):

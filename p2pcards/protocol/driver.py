@@ -16,10 +16,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from p2pcards import limits
 from p2pcards.games import IllegalAction
 from p2pcards.protocol.log import END, Entry, GameLog, LogError, LogFile, assemble, check_body_signature, sign_body
-from p2pcards.protocol.machine import ABORT, ACTION, REKEY, SHUFFLE, Expect, TableMachine, Violation, new_machine
+from p2pcards.protocol.machine import ABORT, ACTION, REKEY, SHUFFLE, Expect, TableMachine, Violation
 from p2pcards.mental import deck_hash
 from p2pcards.net.messages import printable
 from p2pcards.protocol.seat import Seat
+from p2pcards.protocol.walk import LogWalk
 
 # A seat's next shuffle or re-key, computed on a deck while that deck's proof
 # is still being checked (libsecp256k1 calls release the GIL): one worker.
@@ -27,29 +28,33 @@ _AHEAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="p2pcards-ahead")
 
 
 class SeatDriver:
-    """Log + machine (+ this seat's knowledge, unless a spectator)."""
+    """Log + machine (one ``LogWalk``) + this seat's knowledge, unless a spectator."""
 
     def __init__(self, genesis: Entry, seat: int | None, signer=None, log_path: str | os.PathLike | None = None,
-                 seeds: dict[int, bytes] | None = None):
-        self.log = GameLog()
-        self.log.append(genesis)
+                 seeds: dict[int, bytes] | None = None, walk: LogWalk | None = None):
+        self.walk = walk if walk is not None else LogWalk.start(genesis)
         # The file holds the *final* entries only (acknowledged by every
-        # player): an entry that may still be replaced by an abort is not.
+        # player): an entry that may still be replaced by an abort is not. It
+        # follows this seat's log, which checked every entry once.
         self.file: LogFile | None = None
         if log_path is not None:
-            first = GameLog()
-            first.append(genesis)
-            self.file = LogFile.create(log_path, first)
+            self.file = LogFile.create(log_path, self.log)
         self.final_len = 1  # entries every player acknowledged
         self.written_len = 1  # entries durably in the file
         self._write_lock = threading.Lock()  # write_final runs in worker threads
-        self.machine: TableMachine = new_machine(genesis)
-        self.machine.head_hash = genesis.hash
         self.me = Seat(seat, seeds) if seat is not None else None
         self.signer = signer
         # ((kind, deal, context, input deck hash), this seat's step computed ahead)
         self._ahead: tuple[tuple, Future] | None = None
         self.pipelining = True  # off while a log is replayed (nothing is written meanwhile)
+
+    @property
+    def log(self) -> GameLog:
+        return self.walk.log
+
+    @property
+    def machine(self) -> TableMachine:
+        return self.walk.machine
 
     @property
     def seat(self) -> int | None:
@@ -64,38 +69,46 @@ class SeatDriver:
         """The driver of a seat coming back after a crash: its log file (a
         torn last write is cut off) replayed through a fresh machine."""
         file = LogFile.open(log_path, repair=True)
-        entries = list(file.log)
-        if not entries:
+        if len(file.log) == 0:
             file.close()
             raise LogError(0, f"{os.fspath(log_path)} holds not even the table entry (the file was cut short): "
                               "there is no game to come back to")
-        driver = cls(entries[0], seat, signer, seeds=seeds)
-        driver.pipelining = False
-        # The file holds only entries this seat's machine took in, every proof
-        # checked then; its signatures and chain were checked on opening.
-        driver.machine.verified_before = len(entries)
-        for entry in entries[1:]:
-            driver.receive(entry)
-        driver.pipelining = True
+        # The file's signatures and chain were checked on opening; it holds
+        # only entries this seat's machine took in, every proof checked then.
+        walk = LogWalk(file.log)
+        walk.machine.verified_before = len(file.log)
+        driver = cls(file.log.genesis, seat, signer, seeds=seeds, walk=walk)
+        driver._follow()
         driver.file = file
-        driver.final_len = driver.written_len = len(entries)
+        driver.final_len = driver.written_len = len(file.log)
         return driver
+
+    def _follow(self) -> None:
+        """Take the entries the log holds into the machine (and this seat's knowledge)."""
+        me = self.me
+        refused = self.walk.follow(observe=None if me is None else lambda step, machine: me.refresh(machine))
+        if refused is not None:
+            raise refused.refused
 
     # ----- taking entries in
     def receive(self, entry: Entry) -> None:
         """Check and take in the next entry. On LogError or Violation nothing
         changes: the entry is not logged."""
-        self.log.check(entry)
-        ahead = self._start_ahead(entry)
-        try:
-            self.machine.accept(entry)  # leaves the machine as it was on Violation
-        except Violation:
+        started: list[tuple[tuple, Future]] = []
+
+        def checked(entry: Entry) -> None:
+            ahead = self._start_ahead(entry)
             if ahead is not None:
-                ahead[1].cancel()  # built on a refused entry: never used
+                started.append(ahead)
+
+        try:
+            self.walk.take(entry, checked)
+        except Violation:
+            for _, future in started:
+                future.cancel()  # built on a refused entry: never used
             raise
-        if ahead is not None:
-            self._ahead = ahead
-        self.log.append(entry)
+        if started:
+            self._ahead = started[0]
         if self.me is not None:
             self.me.refresh(self.machine)
 
@@ -120,20 +133,14 @@ class SeatDriver:
         replaced by an abort before every player had acknowledged them."""
         if length < self.final_len:
             raise ValueError(f"entry {length} is final and cannot be rolled back")
-        # Built aside and swapped in at once: write_final (in a thread) reads self.log.
-        entries = self.log[:length]
-        log = GameLog()
-        log.append(entries[0])
-        machine = new_machine(entries[0])
-        machine.head_hash = entries[0].hash
-        me = Seat(self.me.seat, self.me.seeds) if self.me is not None else None
-        for entry in entries[1:]:
-            log.check(entry)
-            machine.accept(entry)
-            log.append(entry)
-            if me is not None:
-                me.refresh(machine)
-        self.log, self.machine, self.me = log, machine, me
+        # write_final (in a thread) reads only final entries, which stay put.
+        self.log.truncate(length)
+        # A machine cannot step back: a fresh one takes the entries in again,
+        # with the proofs this seat checked already not checked again.
+        self.walk = LogWalk(self.log)
+        self.walk.machine.verified_before = length
+        self.me = Seat(self.me.seat, self.me.seeds) if self.me is not None else None
+        self._follow()
 
     def _start_ahead(self, entry: Entry) -> tuple[tuple, Future] | None:
         """Pipelining: if ``entry`` hands this seat the input of its next

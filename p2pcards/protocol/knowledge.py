@@ -17,24 +17,42 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from p2pcards.cards import is_code, is_unknown, unknown, unknown_position
+from p2pcards.cards import UNKNOWN_PREFIX, is_code, is_unknown, unknown, unknown_position
 from p2pcards.games.base import Game, IllegalAction, substitute
 from p2pcards.i18n import N_
 
 
+_PREFIX_LEN = len(UNKNOWN_PREFIX)
+_SCALARS = frozenset({int, bool, float, type(None)})
+
+
 def tokens_in(obj) -> set[str]:
-    """Every unknown token anywhere in a view, action or nested structure."""
+    """Every unknown token anywhere in a view, action or nested structure
+    (the values of maps, not their keys). Run on every seat's view after each
+    entry: strings are tested where they are found, not stacked."""
     found: set[str] = set()
-    stack = [obj]
+    if not isinstance(obj, (dict, list, tuple)):
+        if is_unknown(obj):
+            found.add(obj)
+        return found
+    add, stack = found.add, [obj]
+    push = stack.append
     while stack:
         item = stack.pop()
-        if isinstance(item, str):
-            if is_unknown(item):
-                found.add(item)
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
+        for x in item.values() if isinstance(item, dict) else item:
+            kind = type(x)
+            if kind is str:
+                if x[:_PREFIX_LEN] == UNKNOWN_PREFIX:
+                    add(x)
+            elif kind is dict or kind is list or kind is tuple:
+                push(x)
+            elif kind in _SCALARS:
+                continue
+            elif isinstance(x, str):  # subclasses: the general way
+                if is_unknown(x):
+                    add(x)
+            elif isinstance(x, (dict, list, tuple)):
+                push(x)
     return found
 
 
@@ -75,17 +93,34 @@ class KeyBook:
         return {t: ps for t, ps in need.items() if ps}
 
 
+def view_tokens(game: Game, state, players: int) -> tuple[set[str], ...]:
+    """The tokens in the public view, then in each seat's view, of ``state``.
+    States are never changed in place, so the last state's are kept: a keys
+    entry that shows a card to one seat only leaves the state as it was."""
+    global _last_views
+    last = _last_views
+    if last is not None and last[0] is game and last[1] is state and len(last[2]) == players + 1:
+        return last[2]
+    tokens = tuple(tokens_in(game.view(state, seat)) for seat in (None, *range(players)))
+    _last_views = (game, state, tokens)
+    return tokens
+
+
+_last_views: tuple | None = None
+
+
 def reveal_audiences(game: Game, state, players: int, book: KeyBook) -> dict[int, set[int] | None]:
     """The positions that must be shown now, and to whom: every token in the
     public view (None: to all), and every token in a seat's own view that the
     seat has not been shown yet."""
     audiences: dict[int, set[int] | None] = {}
-    for token in tokens_in(game.view(state, None)):
+    public, *seats = view_tokens(game, state, players)
+    for token in public:
         position = unknown_position(token)
         if not book.is_public(position):
             audiences[position] = None
-    for seat in range(players):
-        for token in tokens_in(game.view(state, seat)):
+    for seat, tokens in enumerate(seats):
+        for token in tokens:
             position = unknown_position(token)
             if position in audiences or book.knows(seat, position):
                 continue

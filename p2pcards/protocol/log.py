@@ -69,6 +69,8 @@ _PLAYER_KEYS = frozenset({"name", "key", "nonce"})
 
 # Below this many signatures a thread pool costs more than it saves.
 _PARALLEL_MIN = 512
+# Bytes of entries checked ahead of their place (or cut off) a log remembers at most.
+_MAX_REMEMBERED_BYTES = 4 * MAX_ENTRY_SIZE
 
 
 class LogError(ValueError):
@@ -490,8 +492,11 @@ class GameLog:
         self._table: TableInfo | None = None
         self._keys: list[Ed25519PublicKey] = []
         self.cut: Cut | None = None  # set by a recovery read that dropped a torn tail
-        self._verified: Entry | None = None  # the last entry whose signature check passed,
-        self._verified_at = -1                # and at which seq
+        # Entries whose signatures passed but that the log does not hold (yet, or
+        # any more): checked ahead of their place, or cut off by truncate().
+        # So each signature is verified once, whatever order entries come in.
+        self._verified: set[Entry] = set()
+        self._verified_bytes = 0
 
     # -- reading the state
     @property
@@ -586,10 +591,39 @@ class GameLog:
     def _check_and_keys(self, entry: Entry) -> list[Ed25519PublicKey] | None:
         keys = self._check_structure(entry, self.next_seq, self.head_hash, self._table, self.is_finished)
         # check() then append() of the same entry verifies its signature once.
-        if self._verified is not entry or self._verified_at != self.next_seq:
+        if entry not in self._verified:
             _verify_one(entry, keys if keys is not None else self._keys, self.next_seq)
-            self._verified, self._verified_at = entry, self.next_seq
+            self._remember(entry)
         return keys
+
+    def verify(self, entry: Entry) -> None:
+        """Check the signature(s) of ``entry``, which is not (yet) in this log,
+        against its table's keys; LogError if they fail. Checked once: when it
+        comes to its place, it is not checked again."""
+        if entry not in self._verified:
+            _verify_one(entry, self._keys, entry.seq)
+            self._remember(entry)
+
+    def _remember(self, entry: Entry) -> None:
+        # Bounded in bytes: a peer may send any number of signed entries the
+        # table refuses. Forgetting only costs checking a signature again.
+        if self._verified_bytes + len(entry.raw) > _MAX_REMEMBERED_BYTES:
+            self._verified.clear()
+            self._verified_bytes = 0
+        if entry not in self._verified:
+            self._verified.add(entry)
+            self._verified_bytes += len(entry.raw)
+
+    def truncate(self, length: int) -> list[Entry]:
+        """Drop the entries from ``length`` on (never the table entry) and
+        return them; their signatures stay checked, should they come back."""
+        if not 1 <= length <= len(self._entries):
+            raise ValueError(f"cannot cut a log of {len(self._entries)} entries to {length}")
+        dropped = self._entries[length:]
+        del self._entries[length:]  # in place: a thread may be reading the entries before ``length``
+        for entry in dropped:
+            self._remember(entry)
+        return dropped
 
     def append(self, entry: Entry | bytes) -> Entry:
         """Check and accept the next entry (an Entry or its raw bytes)."""
@@ -697,6 +731,9 @@ class GameLog:
             self._table = TableInfo.from_payload(entry.payload)
             self._keys = keys if keys is not None else [_public_key(k, s) for s, k in enumerate(self._table.keys)]
         self._entries.append(entry)
+        if entry in self._verified:
+            self._verified.discard(entry)
+            self._verified_bytes -= len(entry.raw)
 
     # -- bytes
     def to_bytes(self) -> bytes:
@@ -825,6 +862,10 @@ class LogFile:
 
     def __init__(self, path: str, fd: int, log: GameLog, size: int):
         self.path, self._fd, self.log, self._size = path, fd, log, size
+        # Entries in the file. ``log`` may grow past them (a seat's log holds
+        # entries not yet final): ``append`` then writes its next entry as
+        # ``log`` checked it, without checking it again.
+        self.count = len(log)
 
     @classmethod
     def create(cls, path: str | os.PathLike, log: GameLog | None = None) -> "LogFile":
@@ -871,8 +912,14 @@ class LogFile:
         if self._fd < 0:
             raise LogError(None, f"{self.path} is closed")
         if not isinstance(entry, Entry):
-            entry = Entry.from_wire(entry, self.log.next_seq)
-        keys = self.log._check_and_keys(entry)
+            entry = Entry.from_wire(entry, self.count)
+        following = self.count < len(self.log)
+        if following:
+            if entry != self.log[self.count]:
+                raise LogError(entry.seq, f"not entry {self.count} of the log this file follows")
+            keys = None
+        else:
+            keys = self.log._check_and_keys(entry)
         frame = _frame(entry)
         try:
             os.lseek(self._fd, self._size, os.SEEK_SET)
@@ -886,7 +933,9 @@ class LogFile:
                 pass
             raise LogError(entry.seq, f"cannot write to {self.path}: {e.strerror or e}") from None
         self._size += len(frame)
-        self.log._accept(entry, keys)
+        self.count += 1
+        if not following:
+            self.log._accept(entry, keys)
         return entry
 
     def close(self) -> None:

@@ -413,11 +413,7 @@ class TableMachine:
             return
         try:
             if self.state is None:
-                ctx = self.game.deal_context(self.match)
-                self.state = self.game.start(
-                    self.players, deck=self._start_deck, dealer=self.match.dealer,
-                    options=self.match.options, scores=list(self.match.scores), **ctx,
-                )
+                self.state = self.game.start_deal(self.match, deck=self._start_deck)
             if self._pending_action is not None:
                 seat, action, index = self._pending_action
                 try:

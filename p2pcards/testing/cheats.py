@@ -337,8 +337,7 @@ def _hand_positions(machine) -> dict[int, list[int]]:
     deck, codes = token_deck(machine.deal_size), iter(deck_for(game.id))
     while True:
         try:
-            state = game.start(machine.players, deck=deck, dealer=match.dealer, options=match.options,
-                               scores=list(match.scores), **game.deal_context(match))
+            state = game.start_deal(match, deck=deck)
             break
         except NeedReveal as need:  # a card turned face up: any card will do to see the hands
             deck = [next(codes) if t in need.tokens else t for t in deck]

@@ -253,7 +253,7 @@ class NetworkSession:
         # Chat said before a move is logged with it: its line goes before the move's.
         unshown = list(self.peer.chat_seen)
         self.peer.chat_seen.clear()
-        for entry in log.entries[self._seen:]:
+        for entry in log[self._seen:]:  # only the new entries (entries would copy the whole log)
             chat = entry.payload.get("chat") if isinstance(entry.payload, dict) else None
             for text in chat if isinstance(chat, list) else []:
                 if (entry.author, text) in unshown:

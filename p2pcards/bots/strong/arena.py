@@ -82,11 +82,9 @@ def play_deal(game, match, bots, deck=None, max_steps=20000) -> DealResult:
                                                        match.deal_index)
     table = KnowledgeTable(game, players, deck)
     full = game.start_deal(match, deck=list(deck))
-    ctx = game.deal_context(match)
 
     def start(public_deck, _):
-        return game.start(players, deck=public_deck, dealer=match.dealer, options=match.options,
-                          scores=list(match.scores), **ctx)
+        return game.start_deal(match, deck=public_deck)
 
     public, _, _ = table.retrying(start, token_deck(len(deck)))
     think = [0.0] * players
