@@ -100,8 +100,6 @@ def _audit(log) -> dict:
     return json.loads(audit.stdout)
 
 
-@pytest.mark.skip(reason="known bug, not yet found: resuming a `play` game whose terminal closed can stay on a "
-                         "blank screen under load (passed 2 of 5 runs); host/join resume is tested below")
 def test_a_person_whose_terminal_closed_comes_back_by_running_play_again(terminal, tmp_path):
     args = "play bura --bots 1 --seed 5 --name Zoe -o table.deals=1"
     first = terminal(tmp_path, args)

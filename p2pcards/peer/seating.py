@@ -9,6 +9,7 @@ table's own, prefixed ``table.``: ``table.turn_timeout`` (seconds, default 120) 
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import dataclasses
 import logging
@@ -25,6 +26,7 @@ from p2pcards.net.agreement import final_msg
 from p2pcards.net.tasks import background_tasks
 from p2pcards.peer import PeerHooks, PeerOptions, TablePeer
 from p2pcards.files import write_atomically
+from p2pcards.peer.seatlock import SeatInUse, hold_new_seat, take_seat
 from p2pcards.peer.statefile import SeatState, StateError, state_path
 from p2pcards.peer.statefile import load as load_state
 from p2pcards.peer.statefile import save as save_state
@@ -204,7 +206,8 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
     directory = Path(config.log_dir) if config.log_dir else default_log_dir()
     _check_writable(directory)  # before anybody waits for us
     try:
-        async with open_endpoint(config.private_key, config.name, bind=config.bind, port=config.port) as endpoint:
+        async with (contextlib.AsyncExitStack() as seat_lock,  # outermost: dropped once the port is closed
+                    open_endpoint(config.private_key, config.name, bind=config.bind, port=config.port) as endpoint):
             if config.on_port is not None:
                 config.on_port(endpoint.port)
             lobby = None
@@ -223,6 +226,7 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
                 genesis, backlog = await agree_genesis(mesh, table, my_seat, config.private_key, rules, settings)
                 path = directory / f"{table.game}-{table.session_id.hex()[:16]}-seat{my_seat}.p2plog"
                 driver = SeatDriver(genesis, my_seat, config.private_key, log_path=path)
+                seat_lock.enter_context(hold_new_seat(str(path)))  # held until the port is closed
                 if lobby is not None:
                     lobby.spectators.publish(genesis.raw)  # spectators verify from entry 0 (wire.md §5)
                 auto_play = None
@@ -282,7 +286,6 @@ async def resume_seat(state_file: str, decide=None, strategy: str | None = "gree
                       on_driver=None, on_change=None, out: str | None = None, hooks=None) -> SeatResult:
     """A seat coming back to its game after a crash or a lost connection."""
     from p2pcards import identity
-    from p2pcards.net import MeshError, NetError, open_endpoint, open_mesh
     from p2pcards.net.errors import ProtocolError
     from p2pcards.net.agreement import parse_final_msg
 
@@ -290,8 +293,31 @@ async def resume_seat(state_file: str, decide=None, strategy: str | None = "gree
         state = load_state(state_file)
         ident = identity.load(state.key_path)
         _, table = parse_final_msg(state.table)
+    except (StateError, identity.IdentityError, ProtocolError) as exc:
+        raise RunError(f"cannot resume from {state_file}: {exc}") from None
+    # Before the log is read: an earlier process of this seat (a window just
+    # closed) may still be writing it and holding this seat's port.
+    try:
+        seat_lock = await take_seat(state.log_path)
+    except SeatInUse as exc:
+        raise RunError(str(exc)) from None
+    except OSError as exc:
+        raise RunError(f"cannot resume from {state_file}: cannot open {state.log_path}: "
+                       f"{exc.strerror or exc}") from None
+    try:
+        return await _resume_held_seat(state, state_file, ident, table, decide, strategy, bot_seed,
+                                       on_driver, on_change, out, hooks)
+    finally:
+        os.close(seat_lock)  # only now: the port and the log are closed
+
+
+async def _resume_held_seat(state, state_file, ident, table, decide, strategy, bot_seed, on_driver, on_change,
+                            out, hooks) -> SeatResult:
+    from p2pcards.net import MeshError, NetError, open_endpoint, open_mesh
+
+    try:
         driver = SeatDriver.reopen(state.log_path, state.seat, ident.private_key, state.seeds)
-    except (StateError, identity.IdentityError, LogError, ProtocolError) as exc:
+    except LogError as exc:
         raise RunError(f"cannot resume from {state_file}: {exc}") from None
     if driver.machine.finished:
         raise RunError(f"the game of {state.log_path} is already over")
