@@ -46,6 +46,7 @@ from p2pcards.limits import MAX_AHEAD
 from p2pcards.net.messages import printable
 from p2pcards.net.ratelog import RateLimitedLog
 from p2pcards.protocol import silence
+from p2pcards.protocol.checkpoint import make as make_checkpoint
 from p2pcards.protocol.driver import SeatDriver
 from p2pcards.protocol.log import END, Entry, LogError
 from p2pcards.protocol.machine import ABORT, ACTION, FALSE_ACCUSATION, MAX_CHAT, MAX_CHAT_LEN, Violation
@@ -58,6 +59,7 @@ SILENCE_AHEAD = 8  # attestations about places up to this far ahead of our log a
 CHAT_KEPT = 256  # chat lines waiting to be shown, at most
 GAP_ASK_INTERVAL = 1.0  # seconds before the same gap is asked for again from the same peer
 LINGER = 3.0  # seconds a finished peer stays to help slower ones finish
+CHECKPOINT_EVERY = 64  # written entries between two checkpoints (resume replays at most about this many)
 
 
 @dataclass
@@ -96,7 +98,8 @@ class TablePeer:
     def __init__(self, driver: SeatDriver, mesh, decide: Decide | None, options: PeerOptions | None = None,
                  on_change: Callable[[], None] | None = None, publish: Callable[[bytes], None] | None = None,
                  backlog: list | None = None, persist: Callable[[bytes | None], None] | None = None,
-                 pending: bytes | None = None, hooks: PeerHooks | None = None, auto_play: Decide | None = None):
+                 pending: bytes | None = None, hooks: PeerHooks | None = None, auto_play: Decide | None = None,
+                 checkpoint: Callable[[bytes], None] | None = None):
         self.driver = driver
         self.mesh = mesh
         self.decide = decide
@@ -133,6 +136,10 @@ class TablePeer:
         # Saves this seat's state file (seeds, the entry about to be sent) before
         # anything leaves: a crash must never make us sign a different entry.
         self.persist = persist
+        # Saves a checkpoint (protocol.checkpoint) now and then, so that coming back replays little.
+        self.checkpoint = checkpoint
+        self._checkpointed = len(driver.log)
+        self._unsaved_checkpoint: tuple[int, bytes] | None = None  # (entries it covers, the checkpoint)
         self.down_since: dict[int, float] = {}
         # Silence (table.md §6): attestations by (accused, place, head) -> attester -> attestation,
         # when this seat attested, and silence aborts that wait for this seat's own clock.
@@ -513,6 +520,21 @@ class TablePeer:
             await self._to_write.wait()
             self._to_write = trio.Event()
             await trio.to_thread.run_sync(self.driver.write_final)
+            await self._checkpoint_if_due()
+
+    async def _checkpoint_if_due(self) -> None:
+        """Now and then a snapshot of the machine as it stands (here, between
+        entries); it is saved once every entry it covers is in the file, for
+        one made past the file's end would not fit the log after a crash."""
+        d = self.driver
+        if self.checkpoint is None or d.machine.finished:
+            return
+        if self._unsaved_checkpoint is None and d.written_len - self._checkpointed >= CHECKPOINT_EVERY:
+            self._checkpointed = d.written_len
+            self._unsaved_checkpoint = (len(d.log), make_checkpoint(d.machine, d.me, d.signer))
+        if self._unsaved_checkpoint is not None and d.written_len >= self._unsaved_checkpoint[0]:
+            snapshot, self._unsaved_checkpoint = self._unsaved_checkpoint[1], None
+            await trio.to_thread.run_sync(self.checkpoint, snapshot)
 
     async def _gap_watch(self) -> None:
         """A peer that acknowledged an entry we still lack is asked for it:

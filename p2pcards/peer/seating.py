@@ -30,6 +30,7 @@ from p2pcards.peer.seatlock import SeatInUse, hold_new_seat, take_seat
 from p2pcards.peer.statefile import SeatState, StateError, state_path
 from p2pcards.peer.statefile import load as load_state
 from p2pcards.peer.statefile import save as save_state
+from p2pcards.protocol.checkpoint import MAX_CHECKPOINT_SIZE, checkpoint_path
 from p2pcards.protocol.driver import SeatDriver
 
 log = logging.getLogger("p2pcards.peer.seating")
@@ -249,7 +250,7 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
                 peer = TablePeer(driver, mesh, decide, peer_options(settings),
                                  on_change=on_change, backlog=backlog, persist=persist, hooks=hooks,
                                  publish=lobby.spectators.publish if lobby is not None else None,
-                                 auto_play=auto_play)
+                                 auto_play=auto_play, checkpoint=_checkpointer(str(path)) if persist else None)
                 await _play(peer, on_driver, str(state_path(path)) if persist is not None else None)
                 if lobby is not None:
                     lobby.spectators.end("the game is over")
@@ -267,6 +268,37 @@ def peer_options(settings: dict) -> PeerOptions:
     """The table's timeouts."""
     return PeerOptions(turn_timeout=float(settings["turn_timeout"]),
                        rejoin_timeout=float(settings.get("rejoin_timeout", settings["turn_timeout"])))
+
+
+def _checkpointer(log_path: str):
+    """A function that keeps the seat's latest checkpoint beside its state
+    file. One that cannot be saved leaves the one before, which still fits."""
+    target = checkpoint_path(log_path)
+
+    def save_checkpoint(data: bytes) -> None:
+        try:
+            write_atomically(target, data, private=True)
+        except OSError as exc:
+            log.warning("cannot save the checkpoint %s: %s", target, exc.strerror or exc)
+
+    return save_checkpoint
+
+
+def _read_checkpoint(log_path: str) -> bytes | None:
+    """The seat's checkpoint, if there is one (restore checks it)."""
+    try:
+        with open(checkpoint_path(log_path), "rb") as f:
+            return f.read(MAX_CHECKPOINT_SIZE + 1)
+    except OSError:
+        return None
+
+
+def _forget_checkpoint(log_path: str) -> None:
+    """A finished game needs no checkpoint."""
+    try:
+        os.unlink(checkpoint_path(log_path))
+    except OSError:
+        pass
 
 
 def _persister(state: SeatState, driver: SeatDriver):
@@ -316,7 +348,8 @@ async def _resume_held_seat(state, state_file, ident, table, decide, strategy, b
     from p2pcards.net import MeshError, NetError, open_endpoint, open_mesh
 
     try:
-        driver = SeatDriver.reopen(state.log_path, state.seat, ident.private_key, state.seeds)
+        driver = SeatDriver.reopen(state.log_path, state.seat, ident.private_key, state.seeds,
+                                   checkpoint=_read_checkpoint(state.log_path))
     except LogError as exc:
         raise RunError(f"cannot resume from {state_file}: {exc}") from None
     if driver.machine.finished:
@@ -336,7 +369,8 @@ async def _resume_held_seat(state, state_file, ident, table, decide, strategy, b
                 log.info("seat %d: resuming %s at entry %d", state.seat, state.log_path, len(driver.log))
                 peer = TablePeer(driver, mesh, decide, peer_options(settings), on_change=on_change,
                                  persist=persist, pending=state.pending, auto_play=auto_play,
-                                 hooks=hooks(state.seat) if hooks is not None else None)
+                                 hooks=hooks(state.seat) if hooks is not None else None,
+                                 checkpoint=_checkpointer(state.log_path))
                 with trio.CancelScope() as alone:
                     async with background_tasks() as nursery:
                         nursery.start_soon(_give_up_if_alone, mesh, settings["rejoin_timeout"], alone)
@@ -376,6 +410,8 @@ async def _play(peer: TablePeer, on_driver, state_file: str | None = None) -> No
         raise RunError(f"the game stopped here: {failure}{back}") from None
     finally:
         peer.driver.close()
+    if peer.machine.finished and peer.driver.file is not None:
+        _forget_checkpoint(peer.driver.file.path)
 
 
 def _storage_failure(exc: BaseException) -> str | None:

@@ -9,12 +9,15 @@ mesh; tests and the audit can feed it directly.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from p2pcards import limits
 from p2pcards.games import IllegalAction
+from p2pcards.protocol.checkpoint import CheckpointError
+from p2pcards.protocol.checkpoint import restore as restore_checkpoint
 from p2pcards.protocol.log import END, Entry, GameLog, LogError, LogFile, assemble, check_body_signature, sign_body
 from p2pcards.protocol.machine import ABORT, ACTION, REKEY, SHUFFLE, Expect, TableMachine, Violation, new_machine
 from p2pcards.mental import deck_hash
@@ -23,6 +26,7 @@ from p2pcards.protocol.seat import Seat
 
 # A seat's next shuffle or re-key, computed on a deck while that deck's proof
 # is still being checked (libsecp256k1 calls release the GIL): one worker.
+log = logging.getLogger("p2pcards.protocol.driver")
 _AHEAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="p2pcards-ahead")
 
 
@@ -60,9 +64,11 @@ class SeatDriver:
         return self.machine.game
 
     @classmethod
-    def reopen(cls, log_path: str | os.PathLike, seat: int, signer, seeds: dict[int, bytes]) -> "SeatDriver":
+    def reopen(cls, log_path: str | os.PathLike, seat: int, signer, seeds: dict[int, bytes],
+               checkpoint: bytes | None = None) -> "SeatDriver":
         """The driver of a seat coming back after a crash: its log file (a
-        torn last write is cut off) replayed through a fresh machine."""
+        torn last write is cut off) replayed through a fresh machine, or from
+        ``checkpoint`` on (``protocol.checkpoint``) if it fits the log."""
         file = LogFile.open(log_path, repair=True)
         entries = list(file.log)
         if not entries:
@@ -71,10 +77,23 @@ class SeatDriver:
                               "there is no game to come back to")
         driver = cls(entries[0], seat, signer, seeds=seeds)
         driver.pipelining = False
+        start = 1
+        if checkpoint is not None:
+            try:
+                driver.machine, driver.me = restore_checkpoint(checkpoint, entries, seat, signer)
+            except CheckpointError as exc:
+                log.warning("%s: the checkpoint is not used (%s); the whole log is replayed",
+                            os.fspath(log_path), exc)
+            else:
+                start = driver.machine.seq
+                log.info("%s: resumed from the checkpoint at entry %d of %d", os.fspath(log_path), start - 1,
+                         len(entries) - 1)
+                driver.log = file.log.prefix(start)
+                driver.me.seeds.update(seeds)  # the state file's seeds are the newest
         # The file holds only entries this seat's machine took in, every proof
         # checked then; its signatures and chain were checked on opening.
         driver.machine.verified_before = len(entries)
-        for entry in entries[1:]:
+        for entry in entries[start:]:
             driver.receive(entry)
         driver.pipelining = True
         driver.file = file

@@ -23,6 +23,7 @@ naming the entry and the reason.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import hashlib
 import itertools
@@ -697,6 +698,14 @@ class GameLog:
             self._table = TableInfo.from_payload(entry.payload)
             self._keys = keys if keys is not None else [_public_key(k, s) for s, k in enumerate(self._table.keys)]
         self._entries.append(entry)
+
+    def prefix(self, length: int) -> "GameLog":
+        """A log of this one's first ``length`` entries, checked already (not again)."""
+        log = copy.copy(self)
+        log._entries = self._entries[:length]
+        log.cut = None
+        log._verified, log._verified_at = None, -1
+        return log
 
     # -- bytes
     def to_bytes(self) -> bytes:
