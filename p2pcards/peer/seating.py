@@ -4,7 +4,9 @@
 
 The table options agreed in the lobby hold the game's rules options plus the
 table's own, prefixed ``table.``: ``table.turn_timeout`` (seconds, default 120) and
-``table.deals`` (stop after that many deals; 0: play the match out).
+``table.deals`` (stop after that many deals; 0: play the match out), ``table.pauses``
+(pauses each player may ask for in a match, default 2) and ``table.pause_time`` (seconds a
+pause may last, default 300).
 """
 
 from __future__ import annotations
@@ -32,11 +34,13 @@ from p2pcards.peer.statefile import load as load_state
 from p2pcards.peer.statefile import save as save_state
 from p2pcards.protocol.checkpoint import MAX_CHECKPOINT_SIZE, checkpoint_path
 from p2pcards.protocol.driver import SeatDriver
+from p2pcards.protocol.machine import DEFAULT_PAUSE_TIME, DEFAULT_PAUSES
 
 log = logging.getLogger("p2pcards.peer.seating")
 
 TABLE_PREFIX = "table."
-TABLE_DEFAULTS = {"turn_timeout": 120, "rejoin_timeout": 120, "deals": 0}
+TABLE_DEFAULTS = {"turn_timeout": 120, "rejoin_timeout": 120, "deals": 0, "pauses": DEFAULT_PAUSES,
+                  "pause_time": DEFAULT_PAUSE_TIME}
 # Settings of earlier versions that no longer exist, and why.
 REMOVED_SETTINGS = {
     "proof_rounds": "the dealing proofs of protocol version 2 always have full strength "
@@ -142,8 +146,8 @@ async def agree_genesis(mesh, table, my_seat: int, signer, rules: dict, settings
     except IllegalAction as exc:
         raise RunError(f"the table's options are refused: {exc}") from None
     seated = [Player(s.name, s.key, table.contributions[s.seat]) for s in table.seats]
-    extra = {"turn_timeout": settings["turn_timeout"],
-             "rejoin_timeout": settings["rejoin_timeout"], "deals": settings["deals"]}
+    extra = {"turn_timeout": settings["turn_timeout"], "rejoin_timeout": settings["rejoin_timeout"],
+             "deals": settings["deals"], "pauses": settings["pauses"], "pause_time": settings["pause_time"]}
     body = table_body(table.game, full, seated, table.session_id, extra=extra)
     mine = sign_body(body, signer)
     signatures = {my_seat: mine}

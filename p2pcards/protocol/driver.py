@@ -19,7 +19,7 @@ from p2pcards.games import IllegalAction
 from p2pcards.protocol.checkpoint import CheckpointError
 from p2pcards.protocol.checkpoint import restore as restore_checkpoint
 from p2pcards.protocol.log import END, Entry, GameLog, LogError, LogFile, assemble, check_body_signature, sign_body
-from p2pcards.protocol.machine import ABORT, ACTION, REKEY, SHUFFLE, Expect, TableMachine, Violation, new_machine
+from p2pcards.protocol.machine import ABORT, ACTION, PAUSE, REKEY, SHUFFLE, Expect, TableMachine, Violation, new_machine
 from p2pcards.mental import deck_hash
 from p2pcards.net.messages import printable
 from p2pcards.protocol.seat import Seat
@@ -213,6 +213,16 @@ class SeatDriver:
         if auto and want.kind == ACTION:
             payload["auto"] = True  # played by this seat's client for its idle player (table.md §4)
         return self._sign_and_take(want.kind, payload)
+
+    def write_pause(self, op: str, auto: bool = False, chat: list[str] | None = None) -> Entry:
+        """Sign this seat's pause entry (table.md §3a): ``ask`` in place of its
+        move, its answer ``yes``/``no``, or ``continue`` to end its pause."""
+        payload: dict = {"deal": self.machine.deal.index, "pause": op}
+        if chat:
+            payload["chat"] = list(chat)
+        if auto:
+            payload["auto"] = True
+        return self._sign_and_take(PAUSE, payload)
 
     def write_abort(self, violation: Violation, evidence: list[bytes] | None = None,
                     attestations: list[bytes] | None = None) -> Entry:

@@ -119,7 +119,7 @@ def entry_line(kind: str, author: int, payload: dict, names: list[str], deal: in
     """A protocol entry that is not a move, in words: the table's log and the
     replay say the same thing. The dealing is one line per deal (its first
     shuffle); the other dealing entries read as what they do for the players."""
-    from p2pcards.protocol.machine import ABORT, END, KEYS, REKEY, REVEAL, SHUFFLE
+    from p2pcards.protocol.machine import ABORT, END, KEYS, PAUSE, REKEY, REVEAL, SHUFFLE
 
     payload = payload if isinstance(payload, dict) else {}
     if kind == SHUFFLE:
@@ -141,4 +141,37 @@ def entry_line(kind: str, author: int, payload: dict, names: list[str], deal: in
                 + f": {payload.get('detail')}")
     if kind == END:
         return "the match is over; the log is signed by " + ", ".join(_name(names, s) for s in signers or [])
+    if kind == PAUSE:
+        return _pause_line(payload, _name(names, author))
     return f"{_name(names, author)}: {kind}"
+
+
+def _pause_line(payload: dict, who: str) -> str:
+    from p2pcards.protocol.machine import PAUSE_ASK, PAUSE_CONTINUE, PAUSE_NO, PAUSE_YES
+
+    auto = payload.get("auto") is True
+    op = payload.get("pause")
+    if op == PAUSE_ASK:
+        return f"{who} asks the table for a pause"
+    if op == PAUSE_YES:
+        return f"{who} agrees to the pause" + (" (automatically)" if auto else "")
+    if op == PAUSE_NO:
+        return f"{who} refuses the pause; play goes on"
+    if op == PAUSE_CONTINUE:
+        return "the pause is over" + (" (its time ran out)" if auto else f": {who} plays on")
+    return f"{who}: pause"
+
+
+def pause_status(machine, names: list[str], me: int | None) -> str | None:
+    """The table's top line while a pause is asked for or holds; None otherwise."""
+    pause = getattr(machine, "pause", None)
+    if pause is None or machine.finished or machine.aborted:
+        return None
+    asker = "you" if pause.asker == me else _name(names, pause.asker)
+    if pause.held:
+        return (f"paused by {asker} — type continue to play on"
+                if pause.asker != me else "paused by you — type continue when you are back")
+    due = machine.expect().author
+    if due == me:
+        return f"{asker} asks for a pause — type yes or no"
+    return f"{'You ask' if pause.asker == me else asker + ' asks'} for a pause — waiting for {_name(names, due)}"

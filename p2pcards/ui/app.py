@@ -632,9 +632,41 @@ class TableApp:
                 self._submit(switch)
                 self.say("Your client plays for you until you type back." if cmd.name == "away"
                          else "You play your own moves again.", "class:label")
+        elif cmd.name in ("pause", "continue", "yes", "no"):
+            self._pause_command(session, cmd.name)
         elif cmd.name == "quit":
             self._quit()
         return False
+
+    def _pause_command(self, session, name: str) -> None:
+        """pause, continue, and the answers to a pause (table.md §3a)."""
+        if getattr(session, "pause_line", None) is None:
+            self.say("Only a network table can pause.", "class:label")
+            return
+        asked = getattr(session.peer.machine, "pause", None) if session.peer is not None else None
+        if name == "pause":
+            refusal = session.pause_refusal()
+            if refusal:
+                self.say(f"No pause: {refusal}.", "class:error")
+                return
+            self._submit(session.ask_pause)
+            self.say("You ask the table for a pause (in place of your next move).", "class:label")
+        elif name == "continue":
+            if asked is None or not asked.held:
+                self.say("The game is not paused.", "class:label")
+                return
+            self._submit(session.ask_continue)
+            self.say("Play goes on once the pause's end is signed.", "class:label")
+        elif asked is None or asked.held or asked.asker == session.seat:
+            self.say("Nobody asks you about a pause now.", "class:label")
+        else:
+            yes = name == "yes"
+
+            async def answer() -> None:
+                await session.answer_pause(yes)
+
+            self._submit(answer)
+            self.say("You agree to the pause." if yes else "You refuse the pause.", "class:label")
 
     def _hint(self) -> bool:
         try:

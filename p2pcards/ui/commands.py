@@ -149,6 +149,10 @@ UI_COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
     (("keys", "who"), "keys", "every player's key fingerprint, to compare in person"),
     (("away",), "away", "let your client play for you until you type back"),
     (("back",), "back", "play your own moves again"),
+    (("pause",), "pause", "ask the table for a pause (in place of your next move; every other player must agree)"),
+    (("continue", "unpause"), "continue", "end the pause (anybody may)"),
+    (("yes", "agree"), "yes", "agree to the pause a player asks for"),
+    (("no", "refuse"), "no", "refuse the pause a player asks for"),
     (("quit", "exit"), "quit", "leave the table (asks first during a game)"),
 ]
 

@@ -198,6 +198,8 @@ def render_header(session, ascii: bool = False, remaining: float | None = None) 
         p.text("match over", "class:warn")
     elif phase == PHASE_ABORTED:
         p.text("game stopped: " + (info.get("reason") or "?"), "class:error")
+    elif getattr(session, "pause_line", None) is not None and session.pause_line():
+        p.text(session.pause_line(), "class:warn")
     elif who is not None:
         if who == session.seat:
             p.text(" your turn ", "class:turn")
