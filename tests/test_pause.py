@@ -59,9 +59,9 @@ async def _table(tmp_path, hooks: dict, options: dict | None = None, players: in
     return results
 
 
-def _pause_entries(result) -> list[tuple[int, str, bool]]:
+def _pause_entries(log_path) -> list[tuple[int, str, bool]]:
     return [(e.author, e.payload["pause"], e.payload.get("auto") is True)
-            for e in read_log(result.log_path).entries if e.kind == PAUSE]
+            for e in read_log(log_path).entries if e.kind == PAUSE]
 
 
 def _clean_and_alike(results, players: int = 3) -> None:
@@ -99,7 +99,7 @@ async def test_a_table_agrees_on_a_pause_and_anybody_ends_it(tmp_path):
     # pause_time is long: only seat 2's continue can end the pause before the test's limit.
     results = await _table(tmp_path, {2: _AsksToContinue()}, {"table.pause_time": 3600}, pause_at=0)
     _clean_and_alike(results)
-    assert _pause_entries(results[0]) == [(0, "ask", False), (1, "yes", False), (2, "yes", False),
+    assert _pause_entries(results[0].log_path) == [(0, "ask", False), (1, "yes", False), (2, "yes", False),
                                           (0, "continue", False)]
     replay = load_replay(results[0].log_path)
     text = "\n".join(frame.text for frame in replay.frames)
@@ -109,7 +109,7 @@ async def test_a_table_agrees_on_a_pause_and_anybody_ends_it(tmp_path):
 async def test_a_pause_ends_by_itself_when_its_time_is_up(tmp_path):
     results = await _table(tmp_path, {}, {"table.pause_time": 1}, pause_at=1)
     _clean_and_alike(results)
-    assert _pause_entries(results[0])[-1] == (1, "continue", True)
+    assert _pause_entries(results[0].log_path)[-1] == (1, "continue", True)
 
 
 class _Refuses(PeerHooks):
@@ -125,7 +125,7 @@ class _Refuses(PeerHooks):
 async def test_one_refusal_is_enough_and_play_goes_on(tmp_path):
     results = await _table(tmp_path, {1: _Refuses()}, pause_at=2)
     _clean_and_alike(results)
-    assert _pause_entries(results[0]) == [(2, "ask", False), (0, "yes", False), (1, "no", False)]
+    assert _pause_entries(results[0].log_path) == [(2, "ask", False), (0, "yes", False), (1, "no", False)]
 
 
 class _Cheat(PeerHooks):
@@ -176,7 +176,7 @@ async def test_a_pause_when_it_is_not_your_move_is_refused_and_blamed(tmp_path):
         _blamed(results, 2, "out-of-turn")
     else:  # or the move due there came first and its entry lost the place: nothing happened
         _clean_and_alike(results)
-        assert _pause_entries(results[0]) == []
+        assert _pause_entries(results[0].log_path) == []
 
 
 async def test_more_pauses_than_allowed_are_refused_and_blamed(tmp_path):
@@ -206,7 +206,7 @@ async def test_an_answer_signed_in_another_players_name_counts_for_nothing(tmp_p
     results = await _table(tmp_path, {0: Forger(), 1: AsksThenForges()}, pause_at=0)
     assert forged.done
     _clean_and_alike(results)
-    assert _pause_entries(results[0]) == [(0, "ask", False), (1, "no", False)]
+    assert _pause_entries(results[0].log_path) == [(0, "ask", False), (1, "no", False)]
 
 
 async def test_answering_ones_own_pause_is_refused_and_blamed(tmp_path):
@@ -264,3 +264,35 @@ class _NeverEnds(PeerHooks):
 async def test_a_pause_that_is_never_ended_is_blamed_as_silence_after_its_time(tmp_path):
     results = await _table(tmp_path, {0: _NeverEnds(), 2: _AsksToContinue()}, {"table.pause_time": 2}, pause_at=0)
     _blamed(results, 0, "timeout")
+
+
+@pytest.mark.skipif(__import__("shutil").which("tmux") is None, reason="needs tmux")
+def test_a_person_pauses_the_table_and_plays_on(tmp_path):
+    """At a real terminal: pause, the bot agrees, the top line says so, the
+    clock stops; continue ends it, and the log's audit is clean."""
+    import os
+    import sys
+
+    from tests.helpers import REPO, Terminal
+
+    command = (f"cd {tmp_path} && P2PCARDS_HOME={tmp_path} HOME={tmp_path} PYTHONPATH={REPO} {sys.executable} "
+               f"-m p2pcards play bura --bots 1 --seed 5 --name Zoe -o table.deals=1; echo EXITED $?; sleep 30")
+    term = Terminal(f"p2pcards-pause-{os.getpid()}", command)
+    try:
+        term.wait_for(lambda s: "your move>" in s and "Trump:" in s, "the table")
+        term.keys("pause", "Enter")
+        screen = term.wait_for(lambda s: "paused by you" in s.splitlines()[0], "the table paused")
+        assert "Ada agrees to the pause" in screen
+        term.keys("continue", "Enter")
+        term.wait_for(lambda s: "the pause is over: Zoe plays on" in s, "the pause's end")
+        term.keys("away", "Enter")
+        term.wait_for(lambda s: "match over" in s.splitlines()[0], "the end of the deal", timeout=240)
+        term.keys("Escape")
+        term.keys("quit", "Enter")
+        assert "EXITED 0" in term.wait_for(lambda s: "EXITED" in s, "the program to end")
+    finally:
+        term.close()
+    logs = sorted((tmp_path / "games").glob("*.p2plog"))
+    report = audit_file(logs[0])
+    assert report.ok and report.violations == [] and report.complete
+    assert [op for _, op, _ in _pause_entries(logs[0])] == ["ask", "yes", "continue"]

@@ -780,7 +780,9 @@ class TablePeer:
 
     async def _write_due(self, due) -> None:
         action, auto = None, False
-        if due.kind == PAUSE or (due.kind == ACTION and self.pause_wanted and self.machine.may_pause(self.seat)):
+        if due.kind == ACTION and self.pause_wanted and not self.machine.may_pause(self.seat):
+            self.pause_wanted = False  # no pause left to ask for: the move is due
+        if due.kind == PAUSE or (due.kind == ACTION and self.pause_wanted):
             await self._write_pause(due)
             return
         if due.kind == ACTION:
@@ -880,7 +882,8 @@ class TablePeer:
             cancel.cancel()
 
         async def watch(cancel: trio.CancelScope) -> None:
-            while self.driver.log.next_seq == seq and self.accusation is None and not self.pause_wanted:
+            while (self.driver.log.next_seq == seq and self.accusation is None
+                   and not (self.pause_wanted and self.machine.may_pause(self.seat))):
                 await self._changed.wait()
             cancel.cancel()
 
