@@ -26,7 +26,9 @@ import asyncio
 import contextlib
 import logging
 import math
+import signal
 import sys
+import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -863,13 +865,35 @@ async def _run_app_async(trio_main, ui: TableApp, loop) -> Any:
         if trio_done.done():
             ui.app.exit()
 
+    hangups = _end_on_hangup(loop, ui)
     try:
         await ui.app.run_async(pre_run=exit_if_trio_finished)
     finally:
+        for signum in hangups:
+            loop.remove_signal_handler(signum)
         if not trio_done.done():
             ui.cancel_trio()
         outcome = await trio_done
     return outcome.unwrap()
+
+
+def _end_on_hangup(loop, ui: TableApp) -> list[int]:
+    """A closed terminal window (SIGHUP) or a kill (SIGTERM) ends the table
+    in order, from the loop: an exception raised by a signal handler in the
+    middle of trio's or the screen's work could leave the process hung for
+    good (seen once: a closed window's process still running an hour later)."""
+    if threading.current_thread() is not threading.main_thread():
+        return []
+    installed = []
+    for signum in (getattr(signal, "SIGHUP", None), signal.SIGTERM):
+        if signum is None:
+            continue
+        try:
+            loop.add_signal_handler(signum, ui.cancel_trio)
+        except (NotImplementedError, RuntimeError, ValueError):  # no signals on this loop
+            continue
+        installed.append(signum)
+    return installed
 
 
 def run_app(trio_main: Callable[[TableApp], Awaitable[Any]], *, ascii: bool = False, input=None, output=None,
