@@ -296,3 +296,37 @@ def test_a_person_pauses_the_table_and_plays_on(tmp_path):
     report = audit_file(logs[0])
     assert report.ok and report.violations == [] and report.complete
     assert [op for _, op, _ in _pause_entries(logs[0])] == ["ask", "yes", "continue"]
+
+
+def test_the_top_line_says_who_paused_and_what_to_type():
+    from p2pcards.protocol.driver import SeatDriver
+    from p2pcards.protocol.narration import pause_status
+    from tests.test_checkpoint import _genesis
+
+    signers = [Ed25519PrivateKey.generate() for _ in range(3)]
+    genesis = _genesis("bura", 3, signers)
+    drivers = [SeatDriver(genesis, i, signers[i]) for i in range(3)]
+    names = ["Ada", "Bolek", "Zoe"]
+
+    def everybody_takes(entry, author):
+        for d in drivers:
+            if d.seat != author:
+                d.receive(entry)
+
+    machine = drivers[0].machine
+    while machine.expect().kind != ACTION:  # dealt
+        want = machine.expect()
+        everybody_takes(drivers[want.author].write(), want.author)
+    asker = machine.expect().author
+    assert pause_status(machine, names, 0) is None
+    everybody_takes(drivers[asker].write_pause("ask"), asker)
+    first = machine.expect().author
+    assert pause_status(drivers[first].machine, names, first) == f"{names[asker]} asks for a pause \u2014 type yes or no"
+    while not machine.pause.held:
+        want = machine.expect()
+        everybody_takes(drivers[want.author].write_pause("yes"), want.author)
+    other = (asker + 1) % 3
+    assert pause_status(drivers[other].machine, names, other) == f"paused by {names[asker]} \u2014 type continue to play on"
+    assert pause_status(drivers[asker].machine, names, asker).startswith("paused by you")
+    everybody_takes(drivers[asker].write_pause("continue"), asker)
+    assert pause_status(machine, names, 0) is None and machine.expect() == drivers[asker].due()
