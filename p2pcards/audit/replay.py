@@ -23,7 +23,7 @@ from p2pcards.audit import UNFINISHED, Unverifiable, audit_log, load
 from p2pcards.cards import unknown
 from p2pcards.games import get_game, substitute
 from p2pcards.protocol.log import LogError, read_table
-from p2pcards.protocol.machine import ABORT, ACTION, END, KEYS, REVEAL
+from p2pcards.protocol.machine import ABORT, ACTION, END, KEYS, PAUSE, REVEAL
 from p2pcards.protocol.narration import describe, entry_line
 
 DEALT, MOVE, DEAL_OVER, STOP, THE_END, TABLE = "dealt", "move", "deal over", "stopped", "end", "table"
@@ -190,7 +190,7 @@ class Replay:
             kind = THE_END if entry.kind == END else STOP
             self._pending = Move(kind, deal, entry.author, text, pos, pos)
             self._publish()
-        elif entry.kind == ACTION:
+        elif entry.kind in (ACTION, PAUSE):  # a pause asked, answered or ended is a step of its own
             self._publish()
             self._pending = Move(MOVE, deal, entry.author, text, pos, pos)
         elif entry.kind == REVEAL:

@@ -18,6 +18,7 @@ Messages between players (``protocol/table.md``)::
     {"t": "endsig", "hash": bytes, "sig": bytes}
     {"t": "chat",   "text": str}             shown at once; logged in the author's next entry
     {"t": "silence", "att": bytes}           a signed silence attestation (p2pcards.protocol.silence)
+    {"t": "continue"}                        "end your pause" (to the seat whose pause holds)
 
 Silence is attested, never taken on trust: a peer signs an attestation when
 its own clock runs out for a seat that owes it something; the referee writes
@@ -46,9 +47,11 @@ from p2pcards.limits import MAX_AHEAD
 from p2pcards.net.messages import printable
 from p2pcards.net.ratelog import RateLimitedLog
 from p2pcards.protocol import silence
+from p2pcards.protocol.checkpoint import make as make_checkpoint
 from p2pcards.protocol.driver import SeatDriver
 from p2pcards.protocol.log import END, Entry, LogError
-from p2pcards.protocol.machine import ABORT, ACTION, FALSE_ACCUSATION, MAX_CHAT, MAX_CHAT_LEN, Violation
+from p2pcards.protocol.machine import (ABORT, ACTION, FALSE_ACCUSATION, MAX_CHAT, MAX_CHAT_LEN, PAUSE, PAUSE_ASK,
+                                       PAUSE_CONTINUE, PAUSE_NO, PAUSE_YES, Violation)
 
 log = logging.getLogger("p2pcards.peer")
 
@@ -58,6 +61,7 @@ SILENCE_AHEAD = 8  # attestations about places up to this far ahead of our log a
 CHAT_KEPT = 256  # chat lines waiting to be shown, at most
 GAP_ASK_INTERVAL = 1.0  # seconds before the same gap is asked for again from the same peer
 LINGER = 3.0  # seconds a finished peer stays to help slower ones finish
+CHECKPOINT_EVERY = 64  # written entries between two checkpoints (resume replays at most about this many)
 
 
 @dataclass
@@ -96,7 +100,8 @@ class TablePeer:
     def __init__(self, driver: SeatDriver, mesh, decide: Decide | None, options: PeerOptions | None = None,
                  on_change: Callable[[], None] | None = None, publish: Callable[[bytes], None] | None = None,
                  backlog: list | None = None, persist: Callable[[bytes | None], None] | None = None,
-                 pending: bytes | None = None, hooks: PeerHooks | None = None, auto_play: Decide | None = None):
+                 pending: bytes | None = None, hooks: PeerHooks | None = None, auto_play: Decide | None = None,
+                 checkpoint: Callable[[bytes], None] | None = None):
         self.driver = driver
         self.mesh = mesh
         self.decide = decide
@@ -105,6 +110,11 @@ class TablePeer:
         self.auto_play = auto_play
         self.away = False
         self._person_asked: trio.CancelScope | None = None
+        # Pauses (table.md §3a): what this seat's person asked for, and whether
+        # somebody asked this seat to end its pause.
+        self.pause_wanted = False
+        self.pause_answer: bool | None = None
+        self.continue_wanted = False
         # Who came and went, for the screen: (seat, "left" | "lost" | "back"), taken by the UI.
         self.table_news: list[tuple[int, str]] = []
         self._last_up = float("-inf")  # when a connection last came (back) up
@@ -133,6 +143,10 @@ class TablePeer:
         # Saves this seat's state file (seeds, the entry about to be sent) before
         # anything leaves: a crash must never make us sign a different entry.
         self.persist = persist
+        # Saves a checkpoint (protocol.checkpoint) now and then, so that coming back replays little.
+        self.checkpoint = checkpoint
+        self._checkpointed = len(driver.log)
+        self._unsaved_checkpoint: tuple[int, bytes] | None = None  # (entries it covers, the checkpoint)
         self.down_since: dict[int, float] = {}
         # Silence (table.md §6): attestations by (accused, place, head) -> attester -> attestation,
         # when this seat attested, and silence aborts that wait for this seat's own clock.
@@ -176,7 +190,16 @@ class TablePeer:
         An action waits the auto-play margin longer: an idle person's client
         moves for them first (table.md §3)."""
         deadline = self._progress_at + self.options.turn_timeout
-        if self.head_final() and self.machine.expect().kind == ACTION:
+        pause = self.machine.pause if self.head_final() else None
+        if pause is not None and pause.held:
+            # Nobody present is waited for while a pause holds; its asker's
+            # client ends it after pause_time (table.md §3a). A process gone
+            # is still given up on after the rejoin timeout.
+            held_until = deadline + self.machine.pause_time + auto_play_margin(self.options.turn_timeout)
+            if pause.asker not in self.down_since:
+                return held_until
+            return min(held_until, max(deadline, self.down_since[pause.asker] + self.options.rejoin_timeout))
+        if self.head_final() and self.machine.expect().kind in (ACTION, PAUSE):
             deadline += auto_play_margin(self.options.turn_timeout)
         if culprit is not None and culprit in self.down_since:
             deadline = max(deadline, self.down_since[culprit] + self.options.rejoin_timeout)
@@ -473,6 +496,11 @@ class TablePeer:
             pass  # a late copy of a signature on entry 0, which we have
         elif kind == "leaving":
             self.left_on_purpose.add(sender)  # its connection goes next; shown then
+        elif kind == "continue":
+            pause = self.machine.pause
+            if pause is not None and pause.held and pause.asker == self.seat:
+                self.continue_wanted = True  # any player may end a pause: the asker's client writes it
+                self._wake()
         elif kind == "chat":
             text = msg["text"]
             if isinstance(text, str) and 0 < len(text) <= MAX_CHAT_LEN and text.isprintable():
@@ -518,6 +546,21 @@ class TablePeer:
             await self._to_write.wait()
             self._to_write = trio.Event()
             await trio.to_thread.run_sync(self.driver.write_final)
+            await self._checkpoint_if_due()
+
+    async def _checkpoint_if_due(self) -> None:
+        """Now and then a snapshot of the machine as it stands (here, between
+        entries); it is saved once every entry it covers is in the file, for
+        one made past the file's end would not fit the log after a crash."""
+        d = self.driver
+        if self.checkpoint is None or d.machine.finished:
+            return
+        if self._unsaved_checkpoint is None and d.written_len - self._checkpointed >= CHECKPOINT_EVERY:
+            self._checkpointed = d.written_len
+            self._unsaved_checkpoint = (len(d.log), make_checkpoint(d.machine, d.me, d.signer))
+        if self._unsaved_checkpoint is not None and d.written_len >= self._unsaved_checkpoint[0]:
+            snapshot, self._unsaved_checkpoint = self._unsaved_checkpoint[1], None
+            await trio.to_thread.run_sync(self.checkpoint, snapshot)
 
     async def _gap_watch(self) -> None:
         """A peer that acknowledged an entry we still lack is asked for it:
@@ -742,6 +785,11 @@ class TablePeer:
 
     async def _write_due(self, due) -> None:
         action, auto = None, False
+        if due.kind == ACTION and self.pause_wanted and not self.machine.may_pause(self.seat):
+            self.pause_wanted = False  # no pause left to ask for: the move is due
+        if due.kind == PAUSE or (due.kind == ACTION and self.pause_wanted):
+            await self._write_pause(due)
+            return
         if due.kind == ACTION:
             chosen = await self._choose()
             if chosen is None:
@@ -758,6 +806,58 @@ class TablePeer:
             return
         await self._send_entry(entry)
         self._wake()
+
+    async def _write_pause(self, due) -> None:
+        """This seat's pause entry: asking (its person typed pause), its
+        answer (a bot agrees; a person is asked, and agrees automatically
+        when idle past the turn time), or the end of its own pause (when its
+        person or anybody asks, or after pause_time)."""
+        pause, now = self.machine.pause, trio.current_time()
+        if pause is None:
+            op, auto = PAUSE_ASK, False
+            self.pause_wanted = False
+        elif pause.held:
+            ends_at = self._progress_at + self.machine.pause_time
+            if not self.continue_wanted and now < ends_at:
+                await self._wait(ends_at - now)
+                return
+            op, auto = PAUSE_CONTINUE, not self.continue_wanted
+        elif self.auto_play is None or self.away:
+            op, auto = PAUSE_YES, self.auto_play is not None
+        elif self.pause_answer is not None:
+            op, auto = (PAUSE_YES if self.pause_answer else PAUSE_NO), False
+        elif now < self.auto_play_at():
+            await self._wait(self.auto_play_at() - now)
+            return
+        else:
+            op, auto = PAUSE_YES, True
+        if await self.hooks.write(self, due, {"pause": op}):
+            return
+        self.continue_wanted, self.pause_answer = False, None
+        chat, self.chat_out = self.chat_out[:MAX_CHAT], self.chat_out[MAX_CHAT:]
+        entry = self.driver.write_pause(op, auto=auto, chat=chat or None)
+        await self._send_entry(entry)
+        self._wake()
+
+    def ask_for_pause(self) -> None:
+        """A person typed pause: it is asked for in place of their next move."""
+        self.pause_wanted = True
+        self._wake()
+
+    def answer_pause(self, yes: bool) -> None:
+        self.pause_answer = yes
+        self._wake()
+
+    async def ask_to_continue(self) -> None:
+        """Anybody may end a pause: the asker's client writes the end."""
+        pause = self.machine.pause
+        if pause is None or not pause.held:
+            return
+        if pause.asker == self.seat:
+            self.continue_wanted = True
+            self._wake()
+        else:
+            await self._broadcast({"t": "continue"})
 
     def set_away(self, away: bool) -> None:
         """A person says they are away (their client plays for them) or back."""
@@ -787,7 +887,8 @@ class TablePeer:
             cancel.cancel()
 
         async def watch(cancel: trio.CancelScope) -> None:
-            while self.driver.log.next_seq == seq and self.accusation is None:
+            while (self.driver.log.next_seq == seq and self.accusation is None
+                   and not (self.pause_wanted and self.machine.may_pause(self.seat))):
                 await self._changed.wait()
             cancel.cancel()
 

@@ -4,11 +4,14 @@
 
 The table options agreed in the lobby hold the game's rules options plus the
 table's own, prefixed ``table.``: ``table.turn_timeout`` (seconds, default 120) and
-``table.deals`` (stop after that many deals; 0: play the match out).
+``table.deals`` (stop after that many deals; 0: play the match out), ``table.pauses``
+(pauses each player may ask for in a match, default 2) and ``table.pause_time`` (seconds a
+pause may last, default 300).
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import dataclasses
 import logging
@@ -27,15 +30,19 @@ from p2pcards.peer import PeerHooks, PeerOptions, TablePeer
 from p2pcards.files import REASONS as FILE_REASONS
 from p2pcards.files import write_atomically
 from p2pcards.i18n import N_, _, known
+from p2pcards.peer.seatlock import SeatInUse, hold_new_seat, take_seat
 from p2pcards.peer.statefile import SeatState, StateError, state_path
 from p2pcards.peer.statefile import load as load_state
 from p2pcards.peer.statefile import save as save_state
+from p2pcards.protocol.checkpoint import MAX_CHECKPOINT_SIZE, checkpoint_path
 from p2pcards.protocol.driver import SeatDriver
+from p2pcards.protocol.machine import DEFAULT_PAUSE_TIME, DEFAULT_PAUSES
 
 log = logging.getLogger("p2pcards.peer.seating")
 
 TABLE_PREFIX = "table."
-TABLE_DEFAULTS = {"turn_timeout": 120, "rejoin_timeout": 120, "deals": 0}
+TABLE_DEFAULTS = {"turn_timeout": 120, "rejoin_timeout": 120, "deals": 0, "pauses": DEFAULT_PAUSES,
+                  "pause_time": DEFAULT_PAUSE_TIME}
 # Settings of earlier versions that no longer exist, and why.
 REMOVED_SETTINGS = {
     "proof_rounds": N_("the dealing proofs of protocol version 2 always have full strength "
@@ -142,8 +149,8 @@ async def agree_genesis(mesh, table, my_seat: int, signer, rules: dict, settings
     except IllegalAction as exc:
         raise RunError(_("the table's options are refused: {reason}").format(reason=exc)) from None
     seated = [Player(s.name, s.key, table.contributions[s.seat]) for s in table.seats]
-    extra = {"turn_timeout": settings["turn_timeout"],
-             "rejoin_timeout": settings["rejoin_timeout"], "deals": settings["deals"]}
+    extra = {"turn_timeout": settings["turn_timeout"], "rejoin_timeout": settings["rejoin_timeout"],
+             "deals": settings["deals"], "pauses": settings["pauses"], "pause_time": settings["pause_time"]}
     body = table_body(table.game, full, seated, table.session_id, extra=extra)
     mine = sign_body(body, signer)
     signatures = {my_seat: mine}
@@ -210,7 +217,8 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
     directory = Path(config.log_dir) if config.log_dir else default_log_dir()
     _check_writable(directory)  # before anybody waits for us
     try:
-        async with open_endpoint(config.private_key, config.name, bind=config.bind, port=config.port) as endpoint:
+        async with (contextlib.AsyncExitStack() as seat_lock,  # outermost: dropped once the port is closed
+                    open_endpoint(config.private_key, config.name, bind=config.bind, port=config.port) as endpoint):
             if config.on_port is not None:
                 config.on_port(endpoint.port)
             lobby = None
@@ -229,6 +237,7 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
                 genesis, backlog = await agree_genesis(mesh, table, my_seat, config.private_key, rules, settings)
                 path = directory / f"{table.game}-{table.session_id.hex()[:16]}-seat{my_seat}.p2plog"
                 driver = SeatDriver(genesis, my_seat, config.private_key, log_path=path)
+                seat_lock.enter_context(hold_new_seat(str(path)))  # held until the port is closed
                 if lobby is not None:
                     lobby.spectators.publish(genesis.raw)  # spectators verify from entry 0 (wire.md §5)
                 auto_play = None
@@ -251,7 +260,7 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
                 peer = TablePeer(driver, mesh, decide, peer_options(settings),
                                  on_change=on_change, backlog=backlog, persist=persist, hooks=hooks,
                                  publish=lobby.spectators.publish if lobby is not None else None,
-                                 auto_play=auto_play)
+                                 auto_play=auto_play, checkpoint=_checkpointer(str(path)) if persist else None)
                 await _play(peer, on_driver, str(state_path(path)) if persist is not None else None)
                 if lobby is not None:
                     lobby.spectators.end("the game is over")
@@ -271,6 +280,37 @@ def peer_options(settings: dict) -> PeerOptions:
                        rejoin_timeout=float(settings.get("rejoin_timeout", settings["turn_timeout"])))
 
 
+def _checkpointer(log_path: str):
+    """A function that keeps the seat's latest checkpoint beside its state
+    file. One that cannot be saved leaves the one before, which still fits."""
+    target = checkpoint_path(log_path)
+
+    def save_checkpoint(data: bytes) -> None:
+        try:
+            write_atomically(target, data, private=True)
+        except OSError as exc:
+            log.warning("cannot save the checkpoint %s: %s", target, exc.strerror or exc)
+
+    return save_checkpoint
+
+
+def _read_checkpoint(log_path: str) -> bytes | None:
+    """The seat's checkpoint, if there is one (restore checks it)."""
+    try:
+        with open(checkpoint_path(log_path), "rb") as f:
+            return f.read(MAX_CHECKPOINT_SIZE + 1)
+    except OSError:
+        return None
+
+
+def _forget_checkpoint(log_path: str) -> None:
+    """A finished game needs no checkpoint."""
+    try:
+        os.unlink(checkpoint_path(log_path))
+    except OSError:
+        pass
+
+
 def _persister(state: SeatState, driver: SeatDriver):
     """A function that saves the seat's state file: the deal seeds so far
     and the entry about to be sent."""
@@ -288,7 +328,6 @@ async def resume_seat(state_file: str, decide=None, strategy: str | None = "gree
                       on_driver=None, on_change=None, out: str | None = None, hooks=None) -> SeatResult:
     """A seat coming back to its game after a crash or a lost connection."""
     from p2pcards import identity
-    from p2pcards.net import WORDS, MeshError, NetError, open_endpoint, open_mesh
     from p2pcards.net.errors import ProtocolError
     from p2pcards.net.agreement import parse_final_msg
 
@@ -296,8 +335,32 @@ async def resume_seat(state_file: str, decide=None, strategy: str | None = "gree
         state = load_state(state_file)
         ident = identity.load(state.key_path)
         table = parse_final_msg(state.table)[1]
-        driver = SeatDriver.reopen(state.log_path, state.seat, ident.private_key, state.seeds)
-    except (StateError, identity.IdentityError, LogError, ProtocolError) as exc:
+    except (StateError, identity.IdentityError, ProtocolError) as exc:
+        raise RunError(_("cannot resume from {path}: {reason}").format(path=state_file, reason=exc)) from None
+    # Before the log is read: an earlier process of this seat (a window just
+    # closed) may still be writing it and holding this seat's port.
+    try:
+        seat_lock = await take_seat(state.log_path)
+    except SeatInUse as exc:
+        raise RunError(str(exc)) from None
+    except OSError as exc:
+        raise RunError(_("cannot resume from {path}: cannot open {log}: {reason}").format(
+            path=state_file, log=state.log_path, reason=known(exc.strerror or str(exc), FILE_REASONS))) from None
+    try:
+        return await _resume_held_seat(state, state_file, ident, table, decide, strategy, bot_seed,
+                                       on_driver, on_change, out, hooks)
+    finally:
+        os.close(seat_lock)  # only now: the port and the log are closed
+
+
+async def _resume_held_seat(state, state_file, ident, table, decide, strategy, bot_seed, on_driver, on_change,
+                            out, hooks) -> SeatResult:
+    from p2pcards.net import WORDS, MeshError, NetError, open_endpoint, open_mesh
+
+    try:
+        driver = SeatDriver.reopen(state.log_path, state.seat, ident.private_key, state.seeds,
+                                   checkpoint=_read_checkpoint(state.log_path))
+    except LogError as exc:
         raise RunError(_("cannot resume from {path}: {reason}").format(path=state_file, reason=exc)) from None
     if driver.machine.finished:
         raise RunError(_("the game of {path} is already over").format(path=state.log_path))
@@ -316,7 +379,8 @@ async def resume_seat(state_file: str, decide=None, strategy: str | None = "gree
                 log.info("seat %d: resuming %s at entry %d", state.seat, state.log_path, len(driver.log))
                 peer = TablePeer(driver, mesh, decide, peer_options(settings), on_change=on_change,
                                  persist=persist, pending=state.pending, auto_play=auto_play,
-                                 hooks=hooks(state.seat) if hooks is not None else None)
+                                 hooks=hooks(state.seat) if hooks is not None else None,
+                                 checkpoint=_checkpointer(state.log_path))
                 with trio.CancelScope() as alone:
                     async with background_tasks() as nursery:
                         nursery.start_soon(_give_up_if_alone, mesh, settings["rejoin_timeout"], alone)
@@ -359,6 +423,8 @@ async def _play(peer: TablePeer, on_driver, state_file: str | None = None) -> No
         raise RunError(_("the game stopped here: {reason}").format(reason=failure)) from None
     finally:
         peer.driver.close()
+    if peer.machine.finished and peer.driver.file is not None:
+        _forget_checkpoint(peer.driver.file.path)
 
 
 def _storage_failure(exc: BaseException) -> str | None:

@@ -9,14 +9,17 @@ mesh; tests and the audit can feed it directly.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from p2pcards import limits
 from p2pcards.games import IllegalAction
+from p2pcards.protocol.checkpoint import CheckpointError
+from p2pcards.protocol.checkpoint import restore as restore_checkpoint
 from p2pcards.protocol.log import END, Entry, GameLog, LogError, LogFile, assemble, check_body_signature, sign_body
-from p2pcards.protocol.machine import ABORT, ACTION, REKEY, SHUFFLE, Expect, TableMachine, Violation
+from p2pcards.protocol.machine import ABORT, ACTION, PAUSE, REKEY, SHUFFLE, Expect, TableMachine, Violation
 from p2pcards.mental import deck_hash
 from p2pcards.net.messages import printable
 from p2pcards.protocol.seat import Seat
@@ -24,6 +27,7 @@ from p2pcards.protocol.walk import LogWalk
 
 # A seat's next shuffle or re-key, computed on a deck while that deck's proof
 # is still being checked (libsecp256k1 calls release the GIL): one worker.
+log = logging.getLogger("p2pcards.protocol.driver")
 _AHEAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="p2pcards-ahead")
 
 
@@ -65,9 +69,11 @@ class SeatDriver:
         return self.machine.game
 
     @classmethod
-    def reopen(cls, log_path: str | os.PathLike, seat: int, signer, seeds: dict[int, bytes]) -> "SeatDriver":
+    def reopen(cls, log_path: str | os.PathLike, seat: int, signer, seeds: dict[int, bytes],
+               checkpoint: bytes | None = None) -> "SeatDriver":
         """The driver of a seat coming back after a crash: its log file (a
-        torn last write is cut off) replayed through a fresh machine."""
+        torn last write is cut off) replayed through a fresh machine, or from
+        ``checkpoint`` on (``protocol.checkpoint``) if it fits the log."""
         file = LogFile.open(log_path, repair=True)
         if len(file.log) == 0:
             file.close()
@@ -76,8 +82,19 @@ class SeatDriver:
         # The file's signatures and chain were checked on opening; it holds
         # only entries this seat's machine took in, every proof checked then.
         walk = LogWalk(file.log)
-        walk.machine.verified_before = len(file.log)
         driver = cls(file.log.genesis, seat, signer, seeds=seeds, walk=walk)
+        if checkpoint is not None:
+            try:
+                machine, me = restore_checkpoint(checkpoint, list(file.log), seat, signer)
+            except CheckpointError as exc:
+                log.warning("%s: the checkpoint is not used (%s); the whole log is replayed",
+                            os.fspath(log_path), exc)
+            else:
+                walk.machine, driver.me = machine, me
+                me.seeds.update(seeds)  # the state file's seeds are the newest
+                log.info("%s: resumed from the checkpoint at entry %d of %d", os.fspath(log_path),
+                         machine.seq - 1, len(file.log) - 1)
+        walk.machine.verified_before = len(file.log)
         driver._follow()
         driver.file = file
         driver.final_len = driver.written_len = len(file.log)
@@ -201,6 +218,16 @@ class SeatDriver:
         if auto and want.kind == ACTION:
             payload["auto"] = True  # played by this seat's client for its idle player (table.md §4)
         return self._sign_and_take(want.kind, payload)
+
+    def write_pause(self, op: str, auto: bool = False, chat: list[str] | None = None) -> Entry:
+        """Sign this seat's pause entry (table.md §3a): ``ask`` in place of its
+        move, its answer ``yes``/``no``, or ``continue`` to end its pause."""
+        payload: dict = {"deal": self.machine.deal.index, "pause": op}
+        if chat:
+            payload["chat"] = list(chat)
+        if auto:
+            payload["auto"] = True
+        return self._sign_and_take(PAUSE, payload)
 
     def write_abort(self, violation: Violation, evidence: list[bytes] | None = None,
                     attestations: list[bytes] | None = None) -> Entry:

@@ -23,6 +23,7 @@ naming the entry and the reason.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import hashlib
 import itertools
@@ -734,6 +735,14 @@ class GameLog:
         if entry in self._verified:
             self._verified.discard(entry)
             self._verified_bytes -= len(entry.raw)
+
+    def prefix(self, length: int) -> "GameLog":
+        """A log of this one's first ``length`` entries, checked already (not again)."""
+        log = copy.copy(self)
+        log._entries = self._entries[:length]
+        log.cut = None
+        log._verified, log._verified_at = None, -1
+        return log
 
     # -- bytes
     def to_bytes(self) -> bytes:

@@ -49,7 +49,13 @@ from p2pcards.protocol.silence import SILENCE_KINDS, AttestationError, majority,
 from p2pcards.protocol.violation import Violation
 
 SHUFFLE, REKEY, KEYS, ACTION, REVEAL, ABORT = "shuffle", "rekey", "keys", "action", "reveal", "abort"
-ENTRY_KINDS = (SHUFFLE, REKEY, KEYS, ACTION, REVEAL, ABORT)
+PAUSE = "pause"
+ENTRY_KINDS = (SHUFFLE, REKEY, KEYS, ACTION, REVEAL, ABORT, PAUSE)
+# A pause (table.md §3a): asked in place of one's own move, answered by every
+# other seat in seat order, ended by the asker's "continue".
+PAUSE_ASK, PAUSE_YES, PAUSE_NO, PAUSE_CONTINUE = "ask", "yes", "no", "continue"
+DEFAULT_PAUSES = 2  # pauses each seat may ask for in a match (table setting ``pauses``)
+DEFAULT_PAUSE_TIME = 300  # seconds a pause may last (table setting ``pause_time``)
 MAX_CHAT = limits.MAX_CHAT
 # The fields each kind of entry may carry (table.md §3); any other is refused.
 PAYLOAD_FIELDS = {
@@ -58,6 +64,7 @@ PAYLOAD_FIELDS = {
     KEYS: {"deal", "chat", "keys"},
     ACTION: {"deal", "chat", "action", "positions", "keys", "auto"},
     REVEAL: {"deal", "chat", "seed"},
+    PAUSE: {"deal", "chat", "pause", "auto"},
     ABORT: {"culprit", "kind", "detail", "evidence", "attestations"},
 }
 EQUIVOCATE, FALSE_ACCUSATION, UNSIGNED_END, STOPPED = "equivocate", "false-accusation", "unsigned-end", "stopped"
@@ -73,6 +80,17 @@ class Expect:
     author: int | None
     kind: str
     positions: tuple[int, ...] = ()
+
+
+@dataclasses.dataclass
+class Pause:
+    """A pause asked for at entry ``entry`` by ``asker``: the answers so far
+    (seat -> yes), and whether every other seat agreed (it holds then)."""
+
+    asker: int
+    entry: int
+    answers: dict[int, bool] = dataclasses.field(default_factory=dict)
+    held: bool = False
 
 
 @dataclasses.dataclass
@@ -146,6 +164,10 @@ class TableMachine:
         self.findings: list[tuple[int, Violation]] = []  # the dealing checks' findings
         self.chat: list[tuple[int, int, str]] = []  # (entry, seat, text)
         self.auto_moves: set[int] = set()  # entries whose action the seat's own client chose for an idle player
+        self.max_pauses = _setting(extra, "pauses", DEFAULT_PAUSES)
+        self.pause_time = _setting(extra, "pause_time", DEFAULT_PAUSE_TIME)
+        self.pause: Pause | None = None  # asked for or holding
+        self.pauses_asked: dict[int, int] = {}  # seat -> pauses it asked for in this match
         self.pending_problem: Violation | None = None  # found by a public check: abort due
         self._abort_authors: dict[int, int] = {}
         self.finished = False
@@ -191,6 +213,8 @@ class TableMachine:
             seat, positions = self._queue[0]
             return Expect(seat, KEYS, tuple(positions))
         if phase == ACTION:
+            if self.pause is not None:
+                return Expect(self._pause_due(), PAUSE)
             return Expect(self.game.to_act(self.state), ACTION)
         if phase == REVEAL:
             return Expect(self._next_revealer(), REVEAL)
@@ -247,7 +271,8 @@ class TableMachine:
     def _accept_move(self, entry: Entry) -> None:
         want = self.expect()
         seat = entry.author
-        if want.kind == END or want.author != seat or want.kind != entry.kind:
+        asks_pause = entry.kind == PAUSE and want.kind == ACTION and want.author == seat
+        if not asks_pause and (want.kind == END or want.author != seat or want.kind != entry.kind):
             who = "the end" if want.author is None else f"seat {want.author}'s {want.kind}"
             raise Violation(seat, "out-of-turn", f"seat {seat} sent a {entry.kind} entry when {who} was due")
         payload = entry.payload
@@ -266,6 +291,7 @@ class TableMachine:
             KEYS: self._accept_keys,
             ACTION: self._accept_action,
             REVEAL: self._accept_reveal,
+            PAUSE: self._accept_pause,
         }[entry.kind]
         handler(entry, want)
         self.chat.extend((entry.seq, seat, text) for text in chat)
@@ -491,6 +517,52 @@ class TableMachine:
             self.deal.actions.append((entry.seq, seat, action))
         self._settle()
 
+    # ----- pauses
+    def may_pause(self, seat: int) -> bool:
+        """Whether ``seat`` may ask for a pause now (in place of its move)."""
+        want = self.expect() if not self.finished else None
+        return (want is not None and want.kind == ACTION and want.author == seat
+                and self.pauses_asked.get(seat, 0) < self.max_pauses)
+
+    def _pause_due(self) -> int:
+        """Who writes the next pause entry: the next seat to answer, or the asker's continue."""
+        pause = self.pause
+        if pause.held:
+            return pause.asker
+        return next(s for s in range(self.players)
+                    if s != pause.asker and s not in self.excluded and s not in pause.answers)
+
+    def _accept_pause(self, entry: Entry, want: Expect) -> None:
+        seat, op = entry.author, entry.payload.get("pause")
+        if "auto" in entry.payload and type(entry.payload["auto"]) is not bool:
+            raise Violation(seat, "bad-entry", "a pause entry's auto field must be true or false")
+        pause = self.pause
+        if pause is None:
+            if op != PAUSE_ASK:
+                raise Violation(seat, "bad-pause", f"a pause entry {op!r} where only asking for one fits")
+            if self.pauses_asked.get(seat, 0) >= self.max_pauses:
+                raise Violation(seat, "bad-pause", f"seat {seat} asked for all its {self.max_pauses} pauses already")
+            self.pauses_asked[seat] = self.pauses_asked.get(seat, 0) + 1
+            self.pause = Pause(seat, entry.seq)
+            self._check_pause_agreed()
+        elif pause.held:
+            if op != PAUSE_CONTINUE:
+                raise Violation(seat, "bad-pause", f"a pause entry {op!r} where the pause's end was due")
+            self.pause = None
+        else:
+            if op not in (PAUSE_YES, PAUSE_NO):
+                raise Violation(seat, "bad-pause", f"a pause entry {op!r} where an answer (yes or no) was due")
+            pause.answers[seat] = op == PAUSE_YES
+            if op == PAUSE_NO:
+                self.pause = None  # refused: the asker's move is due again
+            else:
+                self._check_pause_agreed()
+
+    def _check_pause_agreed(self) -> None:
+        pause = self.pause
+        if all(pause.answers.get(s) for s in range(self.players) if s != pause.asker and s not in self.excluded):
+            pause.held = True
+
     # ----- the end of a deal
     @property
     def _phase(self) -> str:
@@ -624,6 +696,7 @@ class TableMachine:
             self.silences.append(silence)
         self.aborts.append((entry.seq, Violation(culprit, kind, detail)))
         self._abort_authors[entry.seq] = accuser
+        self.pause = None  # the game stops: no pause to answer or end
         if culprit is not None:
             self.excluded.add(culprit)  # first: a blamed seat owes no reveal, so the deal may close now
         if self._next_revealer() is None and not self._deal_closed:
@@ -704,6 +777,11 @@ class TableMachine:
             # Not a fault of anybody the log can name (silence is no proof): the game did not finish.
             raise Violation(None, UNSIGNED_END, f"the end entry lacks the signature of seat(s) {unsigned}, blamed by nobody")
         self.finished = True
+
+
+def _setting(extra: dict, name: str, default: int) -> int:
+    value = extra.get(name, default)
+    return value if type(value) is int and value >= 0 else default
 
 
 def same_data(a: Any, b: Any) -> bool:

@@ -50,7 +50,7 @@ def entry_line(kind: str, author: int, payload: dict, names: list[str], deal: in
     """A protocol entry that is not a move, in words: the table's log and the
     replay say the same thing. The dealing is one line per deal (its first
     shuffle); the other dealing entries read as what they do for the players."""
-    from p2pcards.protocol.machine import ABORT, END, KEYS, REKEY, REVEAL, SHUFFLE
+    from p2pcards.protocol.machine import ABORT, END, KEYS, PAUSE, REKEY, REVEAL, SHUFFLE
 
     payload = payload if isinstance(payload, dict) else {}
     number = deal + 1
@@ -78,7 +78,43 @@ def entry_line(kind: str, author: int, payload: dict, names: list[str], deal: in
     if kind == END:
         return _("the match is over; the log is signed by {names}").format(
             names=", ".join(_name(names, s) for s in signers or []))
+    if kind == PAUSE:
+        return _pause_line(payload, _name(names, author))
     return _("{who}: {kind}").format(who=_name(names, author), kind=kind)
+
+
+def _pause_line(payload: dict, who: str) -> str:
+    from p2pcards.protocol.machine import PAUSE_ASK, PAUSE_CONTINUE, PAUSE_NO, PAUSE_YES
+
+    auto = payload.get("auto") is True
+    op = payload.get("pause")
+    if op == PAUSE_ASK:
+        return _("{who} asks the table for a pause").format(who=who)
+    if op == PAUSE_YES:
+        return (_("{who} agrees to the pause (automatically)") if auto else _("{who} agrees to the pause")).format(who=who)
+    if op == PAUSE_NO:
+        return _("{who} refuses the pause; play goes on").format(who=who)
+    if op == PAUSE_CONTINUE:
+        return _("the pause is over (its time ran out)") if auto else _("the pause is over: {who} plays on").format(who=who)
+    return _("{who}: pause").format(who=who)
+
+
+def pause_status(machine, names: list[str], me: int | None) -> str | None:
+    """The table's top line while a pause is asked for or holds; None otherwise."""
+    pause = getattr(machine, "pause", None)
+    if pause is None or machine.finished or machine.aborted:
+        return None
+    mine = pause.asker == me
+    asker = _name(names, pause.asker)
+    if pause.held:
+        return (_("paused by you — type continue when you are back") if mine
+                else _("paused by {who} — type continue to play on").format(who=asker))
+    due = machine.expect().author
+    if due == me:
+        return _("{who} asks for a pause — type yes or no").format(who=asker)
+    if mine:
+        return _("You ask for a pause — waiting for {who}").format(who=_name(names, due))
+    return _("{asker} asks for a pause — waiting for {who}").format(asker=asker, who=_name(names, due))
 
 
 # ----- what the log keeps in English, in the reader's language --------------------
@@ -90,7 +126,7 @@ ABORT_KINDS = {
     "bad-score": N_("bad-score"), "equivocate": N_("equivocate"), "finished": N_("finished"),
     "hidden-rule": N_("hidden-rule"), "illegal-move": N_("illegal-move"), "no-card": N_("no-card"),
     "out-of-turn": N_("out-of-turn"), "phantom-card": N_("phantom-card"), "timeout": N_("timeout"),
-    "silent": N_("silent"), "left": N_("left"), "wrong-key": N_("wrong-key"),
+    "silent": N_("silent"), "left": N_("left"), "wrong-key": N_("wrong-key"), "bad-pause": N_("bad-pause"),
 }
 
 

@@ -26,7 +26,9 @@ import asyncio
 import contextlib
 import logging
 import math
+import signal
 import sys
+import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -638,9 +640,41 @@ class TableApp:
                 self._submit(switch)
                 self.say(_("Your client plays for you until you type back.") if cmd.name == "away"
                          else _("You play your own moves again."), "class:label")
+        elif cmd.name in ("pause", "continue", "yes", "no"):
+            self._pause_command(session, cmd.name)
         elif cmd.name == "quit":
             self._quit()
         return False
+
+    def _pause_command(self, session, name: str) -> None:
+        """pause, continue, and the answers to a pause (table.md §3a)."""
+        if getattr(session, "pause_line", None) is None:
+            self.say(_("Only a network table can pause."), "class:label")
+            return
+        asked = getattr(session.peer.machine, "pause", None) if session.peer is not None else None
+        if name == "pause":
+            refusal = session.pause_refusal()
+            if refusal:
+                self.say(_("No pause: {reason}.").format(reason=refusal), "class:error")
+                return
+            self._submit(session.ask_pause)
+            self.say(_("You ask the table for a pause (in place of your next move)."), "class:label")
+        elif name == "continue":
+            if asked is None or not asked.held:
+                self.say(_("The game is not paused."), "class:label")
+                return
+            self._submit(session.ask_continue)
+            self.say(_("Play goes on once the pause's end is signed."), "class:label")
+        elif asked is None or asked.held or asked.asker == session.seat:
+            self.say(_("Nobody asks you about a pause now."), "class:label")
+        else:
+            yes = name == "yes"
+
+            async def answer() -> None:
+                await session.answer_pause(yes)
+
+            self._submit(answer)
+            self.say(_("You agree to the pause.") if yes else _("You refuse the pause."), "class:label")
 
     def _hint(self) -> bool:
         try:
@@ -839,13 +873,35 @@ async def _run_app_async(trio_main, ui: TableApp, loop) -> Any:
         if trio_done.done():
             ui.app.exit()
 
+    hangups = _end_on_hangup(loop, ui)
     try:
         await ui.app.run_async(pre_run=exit_if_trio_finished)
     finally:
+        for signum in hangups:
+            loop.remove_signal_handler(signum)
         if not trio_done.done():
             ui.cancel_trio()
         outcome = await trio_done
     return outcome.unwrap()
+
+
+def _end_on_hangup(loop, ui: TableApp) -> list[int]:
+    """A closed terminal window (SIGHUP) or a kill (SIGTERM) ends the table
+    in order, from the loop: an exception raised by a signal handler in the
+    middle of trio's or the screen's work could leave the process hung for
+    good (seen once: a closed window's process still running an hour later)."""
+    if threading.current_thread() is not threading.main_thread():
+        return []
+    installed = []
+    for signum in (getattr(signal, "SIGHUP", None), signal.SIGTERM):
+        if signum is None:
+            continue
+        try:
+            loop.add_signal_handler(signum, ui.cancel_trio)
+        except (NotImplementedError, RuntimeError, ValueError):  # no signals on this loop
+            continue
+        installed.append(signum)
+    return installed
 
 
 def run_app(trio_main: Callable[[TableApp], Awaitable[Any]], *, ascii: bool = False, input=None, output=None,

@@ -166,6 +166,11 @@ UI_COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
     (("keys", "who"), "keys", N_("every player's key fingerprint, to compare in person")),
     (("away",), "away", N_("let your client play for you until you type back")),
     (("back",), "back", N_("play your own moves again")),
+    (("pause", "pauza", "sz\u00fcnet"), "pause",
+     N_("ask the table for a pause (in place of your next move; every other player must agree)")),
+    (("continue", "unpause", "dalej", "tov\u00e1bb"), "continue", N_("end the pause (anybody may)")),
+    (("yes", "agree", "tak", "igen"), "yes", N_("agree to the pause a player asks for")),
+    (("no", "refuse", "nie", "nem"), "no", N_("refuse the pause a player asks for")),
     (("quit", "exit"), "quit", N_("leave the table (asks first during a game)")),
 ]
 

@@ -12,10 +12,9 @@ import trio
 from p2pcards.bots.strong import DEFAULT_THINK, reason, search
 from p2pcards.cards import is_code, unknown
 from p2pcards.games import IllegalAction, NeedReveal, get_game, substitute
-from p2pcards.i18n import _
-from p2pcards.protocol.machine import ABORT, ACTION, END, REVEAL, SHUFFLE
-from p2pcards.i18n import known
-from p2pcards.protocol.narration import abort_kind, describe, entry_line
+from p2pcards.i18n import _, known, ngettext
+from p2pcards.protocol.machine import ABORT, ACTION, END, PAUSE, REVEAL, SHUFFLE
+from p2pcards.protocol.narration import abort_kind, describe, entry_line, pause_status
 from p2pcards.ui.render import fmt_clock
 from p2pcards.ui.wording import with_own_cards
 from p2pcards.ui.session import (
@@ -219,6 +218,38 @@ class NetworkSession:
                              else _("reconnecting ({clock} left)").format(clock=left))
         return out
 
+    # ----- pauses (table.md §3a)
+    def pause_line(self) -> str | None:
+        return None if self._machine is None else pause_status(self._machine, self.names, self.seat)
+
+    def pause_refusal(self) -> str | None:
+        """Why this player cannot ask for a pause now (None: they can, on their turn)."""
+        if self.peer is None:
+            return _("no game yet")
+        m = self.peer.machine
+        if m.finished or m.aborted:
+            return _("the game is over")
+        if m.pause is not None:
+            return _("a pause is asked for or holds already")
+        if m.pauses_asked.get(self.seat, 0) >= m.max_pauses:
+            return ngettext("you have asked for your one pause in this match",
+                            "you have asked for all your {n} pauses in this match", m.max_pauses).format(n=m.max_pauses)
+        return None
+
+    async def ask_pause(self) -> None:
+        await trio.lowlevel.checkpoint()
+        if self.pause_refusal() is None:
+            self.peer.ask_for_pause()
+
+    async def answer_pause(self, yes: bool) -> None:
+        await trio.lowlevel.checkpoint()
+        if self.peer is not None:
+            self.peer.answer_pause(yes)
+
+    async def ask_continue(self) -> None:
+        if self.peer is not None:
+            await self.peer.ask_to_continue()
+
     def set_away(self, away: bool) -> None:
         if self.peer is None:
             raise IllegalAction(_("no game yet"))
@@ -331,7 +362,7 @@ class NetworkSession:
             if payload.get("auto") is True:
                 line += " " + _("(played automatically for {name})").format(name=seat_name(self.names, entry.author))
             self._say(line)
-        elif (entry.kind in (SHUFFLE, REVEAL) and entry.author == 0) or entry.kind in (ABORT, END):
+        elif (entry.kind in (SHUFFLE, REVEAL) and entry.author == 0) or entry.kind in (ABORT, END, PAUSE):
             signers = [s for s, sig in enumerate(entry.signature or []) if sig is not None] if entry.kind == END else None
             self._say(entry_line(entry.kind, entry.author, payload, self.names, payload.get("deal", 0), signers))
 

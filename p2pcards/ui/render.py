@@ -201,6 +201,8 @@ def render_header(session, ascii: bool = False, remaining: float | None = None) 
     elif phase == PHASE_ABORTED:
         # Translators: {reason} may be English: it comes from the log or another player.
         p.text(_("game stopped: {reason}").format(reason=info.get("reason") or "?"), "class:error")
+    elif getattr(session, "pause_line", None) is not None and session.pause_line():
+        p.text(session.pause_line(), "class:warn")
     elif who is not None:
         if who == session.seat:
             p.text(" " + _("your turn") + " ", "class:turn")
