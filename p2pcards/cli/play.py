@@ -199,7 +199,7 @@ def _play(args, game, bots: int, players: int, options: dict, ident, work: str, 
     async def always(_proposal) -> bool:
         return True  # you chose the game and options on the command line
 
-    config = SeatConfig(name=args.name or os.environ.get("USER", "You")[:32] or "You", private_key=ident.private_key,
+    config = SeatConfig(name=args.name or os.environ.get("USER", "")[:32] or _("You"), private_key=ident.private_key,
                         game=args.game, players=players, options=options, bind="127.0.0.1", port=0,
                         accept=always, on_port=lambda p: (port_box.append(p), port_ready.set()),
                         key_path=str(ident.path), origin="play")

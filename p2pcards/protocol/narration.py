@@ -24,7 +24,7 @@ def _mover(names: list[str], seat: int, me: int | None) -> str | None:
     who = names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else None
     if who is None:
         return _("seat {seat}").format(seat=seat)
-    return None if who == "You" else who
+    return None if who in ("You", _("You")) else who
 
 
 def narrate(game, state, seat: int, action: dict, names: list[str], me: int | None = None) -> Text:
