@@ -294,4 +294,6 @@ def test_every_kind_of_fault_the_code_can_name_has_words():
                             and "-" in str(value.value)):
                         kinds.add(value.value)
     assert kinds - set(KIND_WORDS) == set(), kinds - set(KIND_WORDS)
+    from p2pcards.protocol.narration import ABORT_KINDS  # the kind's short name at the table
+    assert kinds - {'false-accusation'} - set(ABORT_KINDS) == set(), kinds - set(ABORT_KINDS)
     assert {"bad-shuffle", "phantom-card", "hidden-rule"} <= kinds  # the scan finds them

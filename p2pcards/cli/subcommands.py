@@ -263,6 +263,7 @@ KIND_WORDS = {
     "timeout": N_("no answer in time"),
     "silent": N_("stopped answering"),
     "left": N_("left the table"),
+    "bad-pause": N_("a pause the table's rules do not allow"),
 }
 
 
