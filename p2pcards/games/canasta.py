@@ -220,7 +220,6 @@ class CanastaGame(Game):
     hand_size = 12
     values: dict = {}  # rank (or "JK", "3R"/"3B") -> points
     side_melds = False  # melds belong to sides (kanaszta) rather than seats
-    action_types: tuple = ()
     allows_wild_melds = False  # all-wild melds (kanasta)
     out_in_first_turn = True  # kanasta: nobody goes out in their first turn
     take_after_draw = False  # kanasta: the pile is taken after the draw, not instead
@@ -532,7 +531,7 @@ class CanastaGame(Game):
     # ----- apply ---------------------------------------------------------------------------
     def apply(self, state, action):
         kind, seat = self._parse(state, action)
-        return getattr(self, "_do_" + kind)(state, seat, action)
+        return self.handlers[kind](self, state, seat, action)
 
     def _need_red3_first(self, state, seat) -> bool:
         """Kanaszta: a known red 3 in hand must be laid before anything else."""
@@ -688,9 +687,6 @@ class CanastaGame(Game):
             return N_("lay your own first meld before adding to other players' melds")
         return None
 
-    def _do_red3(self, state, seat, action):
-        raise NotImplementedError
-
     def _do_discard(self, state, seat, action):
         self._in_meld_phase(state, seat, "discard")
         cards = self._cards(action)
@@ -745,6 +741,13 @@ class CanastaGame(Game):
             return self._finish_error(state, seat, 0, self.has_canasta(state, self.owner_of(state, seat)),
                                       state.turn_value)
         return None
+
+    # What ``apply`` calls for each action type; a variant extends it with its
+    # own actions (``{**CanastaGame.handlers, "swap": ...}``) in the order of
+    # ``action_types``.
+    handlers = {"draw": _do_draw, "take_pile": _do_take_pile, "meld": _do_meld, "add": _do_add,
+                "discard": _do_discard}
+    action_types = tuple(handlers)  # as the error messages list them
 
     # ----- moves in words ----------------------------------------------------------------
     def describe_action(self, state, seat: int, action: dict, who: str | None) -> Text:

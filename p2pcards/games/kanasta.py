@@ -98,7 +98,6 @@ class Kanasta(CanastaGame):
     allows_wild_melds = True
     out_in_first_turn = False
     take_after_draw = True
-    action_types = ("draw", "take_pile", "meld", "add", "swap", "red3", "discard")
     values = {"JK": 50, "2": 20, "3R": 100, "3B": 100, "A": 20,
               **{r: 10 for r in ("8", "9", "10", "J", "Q", "K")},
               **{r: 5 for r in ("4", "5", "6", "7")}}
@@ -356,6 +355,10 @@ class Kanasta(CanastaGame):
         if not state.stock:
             return []
         return [{"type": "red3", "cards": [c]} for c, _ in _groups(state.hands[seat]) if KIND.get(c) == RED3]
+
+    handlers = {"draw": CanastaGame._do_draw, "take_pile": CanastaGame._do_take_pile, "meld": CanastaGame._do_meld,
+                "add": CanastaGame._do_add, "swap": _do_swap, "red3": _do_red3, "discard": CanastaGame._do_discard}
+    action_types = tuple(handlers)
 
     # ----- scores ----------------------------------------------------------------------------------
     def score(self, state):

@@ -123,7 +123,6 @@ class Kanaszta(CanastaGame):
     hand_size = 15
     side_melds = True
     allows_wild_melds = False
-    action_types = ("draw", "take_pile", "meld", "add", "red3", "discard")
     values = {"JK": 50, "2": 20, "3R": 100, "3B": 5, "A": 20,
               **{r: 10 for r in ("8", "9", "10", "J", "Q", "K")},
               **{r: 5 for r in ("4", "5", "6", "7")}}
@@ -418,6 +417,10 @@ class Kanaszta(CanastaGame):
         if not state.frozen:
             return False
         return state.frozen_by != side or state.options["freeze_binds_own_side"]
+
+    handlers = {"draw": _do_draw, "take_pile": CanastaGame._do_take_pile, "meld": CanastaGame._do_meld,
+                "add": CanastaGame._do_add, "red3": _do_red3, "discard": CanastaGame._do_discard}
+    action_types = tuple(handlers)
 
     # ----- scores ----------------------------------------------------------------------------
     def score(self, state):
