@@ -41,7 +41,7 @@ import dataclasses
 from functools import lru_cache
 
 from p2pcards import cards as C
-from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, by, card_list, shuffled_deck
+from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, State, by, card_list, shuffled_deck
 from p2pcards.i18n import N_, Text, lazy
 
 RANK_INDEX = {r: i for i, r in enumerate(C.RANKS)}
@@ -108,7 +108,7 @@ class Meld:
 
 
 @dataclasses.dataclass(slots=True)
-class CanastaState:
+class CanastaState(State):
     game: str
     players: int
     dealer: int
@@ -139,7 +139,8 @@ class CanastaState:
     frozen_by: int = -1  # kanaszta: the side that froze the pile, -1 when not frozen
 
     def evolve(self) -> "CanastaState":
-        """A copy whose lists may be changed (melds themselves are replaced, never changed)."""
+        """A copy whose lists may be changed in place (melds themselves are
+        replaced, never changed): the engine's hot path, written out."""
         return CanastaState(
             self.game, self.players, self.dealer, self.options, self.scores, self.minimum,
             [h[:] for h in self.hands], self.stock[:], self.pile[:], self.melds[:],
