@@ -254,6 +254,7 @@ class CanastaGame(Game):
 
     # ----- options -------------------------------------------------------------
     def check_options(self, players: int, opts: dict) -> None:
+        """Refuse options out of range (a variant checks its own options after these)."""
         if opts["pairs"] and players != 4:
             raise IllegalAction(N_("pairs need exactly 4 players"))
         if opts["target"] <= 0:
@@ -350,6 +351,7 @@ class CanastaGame(Game):
         return []
 
     def score(self, state: CanastaState) -> dict:
+        """The deal's scores (``deal_scores``, with every card known): the variant's scoring."""
         raise NotImplementedError
 
     # ----- the pile ------------------------------------------------------------------
@@ -471,6 +473,7 @@ class CanastaGame(Game):
         return state
 
     def minimums(self, opts: dict, scores: list, owners: int) -> list:
+        """Each owner's first-meld minimum for a deal, from the options and the sides' match totals."""
         raise NotImplementedError
 
     def _check_deck(self, deck) -> list:
@@ -908,6 +911,7 @@ class CanastaGame(Game):
 
     # ----- moves in words ----------------------------------------------------------------
     def describe_action(self, state, seat: int, action: dict, who: str | None) -> Text:
+        """A move in words (``Game.describe_action``); a variant words its own actions (kanasta's swap)."""
         kind = action.get("type")
         cards = card_list(action.get("cards") or [])
         meld = action.get("meld")
