@@ -25,6 +25,7 @@ Engines therefore obey three rules:
 from __future__ import annotations
 
 import dataclasses
+import operator
 import random
 from typing import Any
 
@@ -112,6 +113,40 @@ def by(who: str | None, yours: Text, theirs: Text) -> Text:
 def card_list(cards) -> str:
     """Cards in a line of words: their codes, which every screen shows as cards."""
     return " ".join(str(c) for c in cards)
+
+
+class State:
+    """What every engine's state (a dataclass) shares. ``apply`` never
+    changes a state it was given: it builds the next one from ``evolve()``,
+    the one way an engine copies a state, a shallow copy whose fields the
+    engine then replaces (bura). A state copied in an engine's hot loop may
+    write its copy out (warkocz, twice as fast); one whose engine changes its
+    lists in place (the canastas) copies those lists in its ``evolve``."""
+
+    __slots__ = ()
+
+    def evolve(self):
+        copier = _COPIERS.get(type(self)) or _copier(type(self))
+        return copier(self)
+
+
+def _copier(cls: type):
+    """The fastest shallow copy of a state class, made once per class."""
+    if hasattr(cls, "__dict__") and "__slots__" not in cls.__dict__:
+        def copier(state):
+            new = object.__new__(cls)
+            new.__dict__.update(state.__dict__)
+            return new
+    else:
+        fields = operator.attrgetter(*(f.name for f in dataclasses.fields(cls)))
+
+        def copier(state):
+            return cls(*fields(state))  # the positional constructor
+    _COPIERS[cls] = copier
+    return copier
+
+
+_COPIERS: dict[type, object] = {}
 
 
 @dataclasses.dataclass

@@ -98,7 +98,7 @@ import dataclasses
 from itertools import combinations, permutations
 
 from p2pcards.cards import bura_deck, is_code, is_unknown
-from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, by, card_list, shuffled_deck
+from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, State, by, card_list, shuffled_deck
 from p2pcards.i18n import N_, Text, lazy
 
 HAND_SIZE = 3
@@ -173,7 +173,7 @@ def sort_cards(cards) -> list[str]:
 
 
 @dataclasses.dataclass
-class BuraState:
+class BuraState(State):
     """One deal. Immutable by convention: every field is a tuple, int, str,
     bool, None or a dict never changed after creation, so a shallow copy is a
     safe copy (``_copy``)."""
@@ -206,11 +206,6 @@ class BuraState:
     next_dealer: int | None = None
     round_over: bool = False
     match_over: bool = False
-
-    def _copy(self) -> "BuraState":
-        new = object.__new__(BuraState)
-        new.__dict__.update(self.__dict__)
-        return new
 
 
 class Bura(Game):
@@ -465,14 +460,14 @@ class Bura(Game):
             if kind == "declare":
                 return self._declare(state)
             if kind == "pass":
-                return self._refill(state._copy())
+                return self._refill(state.evolve())
             raise IllegalAction(N_("seat {seat} took the trick and must declare or pass, not {action}",
                                    seat=seat, action=kind))
         if phase == "bessa":
             if kind == "bessa":
                 return self._bessa(state, cards)
             if kind == "pass":
-                return self._next_in_window(state._copy(), state.window[1:])
+                return self._next_in_window(state.evolve(), state.window[1:])
             raise IllegalAction(N_("a bessa was shown: seat {seat} may show a stronger bessa or pass, not {action}",
                                    seat=seat, action=kind))
         # phase "play"
@@ -537,7 +532,7 @@ class Bura(Game):
 
     def _play(self, state: BuraState, cards: list, face_down: bool, beat: bool) -> BuraState:
         seat = state.turn
-        new = state._copy()
+        new = state.evolve()
         hands = list(state.hands)
         hands[seat] = tuple(c for c in state.hands[seat] if c not in cards)
         new.hands = tuple(hands)
@@ -639,7 +634,7 @@ class Bura(Game):
         if hidden:
             raise NeedReveal(hidden, f"seat {seat} declares: all their tricks are shown")
         total = sum(INFO[c][2] for c in shown)
-        new = state._copy()
+        new = state.evolve()
         won = total >= state.options["target"]
         paid = 0 if won else state.bank
         new.declaration = {"seat": seat, "cards": sort_cards(shown), "points": total, "won": won, "paid": paid}
@@ -685,7 +680,7 @@ class Bura(Game):
             prev_seat, prev = state.bessas[-1]
             raise IllegalAction(N_("{cards} does not beat seat {prev_seat}'s bessa {prev}",
                                    cards=' '.join(cards), prev_seat=prev_seat, prev=' '.join(prev)))
-        new = state._copy()
+        new = state.evolve()
         new.bessas = state.bessas + ((seat, tuple(cards)),)
         if state.phase == "bessa":
             return self._next_in_window(new, state.window[1:])

@@ -1,9 +1,16 @@
 """The one rules core of the two canastas, ``kanasta`` and ``kanaszta``.
 
 The games' differences live in ``kanasta.py`` and ``kanaszta.py`` as class
-data and a few hooks (meld shapes, taking the pile, scoring); everything they
-share is here: the state, dealing, drawing, melding, adding, discarding,
-going out, the enumeration of every legal action, the view and the match.
+data (``side_melds``, ``opening_minimum_per_turn``, ``take_after_draw``, ...,
+documented on ``CanastaGame``) and a few public hooks declared once here with
+what a variant answers (``shape_error``, ``meld_status``, ``deal_setup``,
+``minimums``, ``pile_closed_reason``, ``pile_take_error``,
+``pile_take_candidates``, ``must_take_pile``, ``stops_pile``, ``frozen_for``,
+``red3_actions``, ``swap_actions``, ``score``) plus each game's own action
+handlers in its ``handlers`` table (kanasta's swap, both games' red 3s).
+Everything they share is here: the state, dealing, drawing, taking the pile,
+melding, adding, discarding, going out, the enumeration of every legal
+action, the view and the match.
 
 Terms used below: the *owner* of melds is the player in kanasta (melds belong
 to whoever laid them) and the side in kanaszta (a pair shares its melds). A
@@ -34,7 +41,7 @@ import dataclasses
 from functools import lru_cache
 
 from p2pcards import cards as C
-from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, by, card_list, shuffled_deck
+from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, State, by, card_list, shuffled_deck
 from p2pcards.i18n import N_, Text, lazy
 
 RANK_INDEX = {r: i for i, r in enumerate(C.RANKS)}
@@ -101,7 +108,7 @@ class Meld:
 
 
 @dataclasses.dataclass(slots=True)
-class CanastaState:
+class CanastaState(State):
     game: str
     players: int
     dealer: int
@@ -132,7 +139,8 @@ class CanastaState:
     frozen_by: int = -1  # kanaszta: the side that froze the pile, -1 when not frozen
 
     def evolve(self) -> "CanastaState":
-        """A copy whose lists may be changed (melds themselves are replaced, never changed)."""
+        """A copy whose lists may be changed in place (melds themselves are
+        replaced, never changed): the engine's hot path, written out."""
         return CanastaState(
             self.game, self.players, self.dealer, self.options, self.scores, self.minimum,
             [h[:] for h in self.hands], self.stock[:], self.pile[:], self.melds[:],
@@ -213,22 +221,40 @@ def _remove(hand: list, cards: list) -> list:
 
 
 class CanastaGame(Game):
-    """The shared engine; the two games set the class data and hooks below."""
+    """The shared engine; the two games set the class data and public hooks below."""
 
     min_players = 2
     max_players = 4
     hand_size = 12
     values: dict = {}  # rank (or "JK", "3R"/"3B") -> points
-    side_melds = False  # melds belong to sides (kanaszta) rather than seats
-    action_types: tuple = ()
-    allows_wild_melds = False  # all-wild melds (kanasta)
-    out_in_first_turn = True  # kanasta: nobody goes out in their first turn
-    take_after_draw = False  # kanasta: the pile is taken after the draw, not instead
     canasta_bonuses: dict = {}
+
+    # ----- the variant's rules as data (each game sets what differs) -------------------
+    # Who owns a meld: with pairs, the side (kanaszta's partners share their
+    # melds) rather than the seat that laid it.
+    side_melds = False
+    # Anyone who has laid a first meld may add to anybody's melds (kanasta),
+    # rather than only to their own (side's) melds.
+    adds_to_any_meld = False
+    # The first-meld minimum is reached by all the melds of the owner's first
+    # melding turn together (kanaszta), rather than by the first meld alone.
+    opening_minimum_per_turn = False
+    allows_wild_melds = False  # all-wild melds (kanasta)
+    black_three_melds = False  # black 3s may be melded, as the last meld of going out (kanaszta)
+    out_in_first_turn = True  # False: nobody goes out in their first turn (kanasta)
+    # The pile is taken after the draw (kanasta), rather than instead of it.
+    take_after_draw = False
+    red3s_laid_at_once = False  # a red 3 in hand must be laid before any other move (kanaszta)
+    pile_red3s_laid = False  # red 3s under the pile's top are laid apart as it is taken (kanaszta), not held
+    freezing_discards = False  # a wild may be discarded crosswise to freeze the pile (kanaszta)
+    # A last card its holder can't go out with (kanaszta: after a red 3 with no
+    # replacement) is discarded without going out, rather than refused.
+    last_card_discarded_without_going_out = False
     face_down_actions = frozenset()
 
     # ----- options -------------------------------------------------------------
     def check_options(self, players: int, opts: dict) -> None:
+        """Refuse options out of range (a variant checks its own options after these)."""
         if opts["pairs"] and players != 4:
             raise IllegalAction(N_("pairs need exactly 4 players"))
         if opts["target"] <= 0:
@@ -279,6 +305,69 @@ class CanastaGame(Game):
         """Turn up the upcard(s) after the deal; returns the first stock position."""
         raise NotImplementedError
 
+    def pile_closed_reason(self, state: CanastaState, seat: int) -> Text | None:
+        """Why ``seat`` may not take the pile at all now (the moment of the
+        turn, an empty or stopped pile...), or None: the variant's rule of
+        when the pile is open."""
+        raise NotImplementedError
+
+    def pile_take_error(self, state: CanastaState, seat: int, top: str, cards: list,
+                        index: int | None) -> Text | None:
+        """Why the pile's known ``top`` may not be taken with ``cards`` from
+        hand into meld ``index`` (None: a new meld), or None: the variant's
+        rule of what a take needs (checked before the meld's shape, which
+        the core checks)."""
+        raise NotImplementedError
+
+    def pile_take_candidates(self, state: CanastaState, seat: int, top: str) -> list[dict]:
+        """The take_pile actions worth trying with the pile's known ``top``,
+        in listing order, up to suit equivalence; ``pile_actions`` keeps the
+        ones ``take_pile`` accepts."""
+        raise NotImplementedError
+
+    def must_take_pile(self, state: CanastaState, seat: int) -> bool:
+        """Must ``seat`` take the pile rather than draw, whenever it can?
+        None of the variants here asks it, except kanaszta facing an empty
+        stock without ``empty_stock_ends``."""
+        return False
+
+    def stops_pile(self, state: CanastaState, card: str) -> bool:
+        """Is ``card``, discarded plainly, a stop card (the next player may
+        not take the pile)? No card is, unless the variant says so."""
+        return False
+
+    def frozen_for(self, state: CanastaState, owner: int) -> bool:
+        """Does a frozen pile bind ``owner`` (to take it with two naturals of
+        the top's rank)? Classic canasta: it binds everybody."""
+        return state.frozen
+
+    def red3_actions(self, state: CanastaState, seat: int) -> list[dict]:
+        """The red3 actions legal now (the variant's rule of laying red 3s)."""
+        raise NotImplementedError
+
+    def swap_actions(self, state: CanastaState, seat: int) -> list[dict]:
+        """The swap actions (a natural for a meld's wild) legal now; a
+        variant without swaps has none."""
+        return []
+
+    def score(self, state: CanastaState) -> dict:
+        """The deal's scores (``deal_scores``, with every card known): the variant's scoring."""
+        raise NotImplementedError
+
+    # ----- the pile ------------------------------------------------------------------
+    @staticmethod
+    def _pile_top(state: CanastaState) -> str:
+        top = state.pile[-1]
+        if C.is_unknown(top):
+            raise NeedReveal([top], "the pile's top card is face up")
+        return top
+
+    def pile_actions(self, state: CanastaState, seat: int) -> list[dict]:
+        """Every take of the pile legal now, in order."""
+        if self.pile_closed_reason(state, seat):
+            return []
+        return self.possible_takes(state, seat, self.pile_take_candidates(state, seat, self._pile_top(state)))
+
     def possible_takes(self, state: CanastaState, seat: int, candidates: list[dict]) -> list[dict]:
         """The candidate take_pile actions the rules allow now, in order."""
         out = []
@@ -291,13 +380,61 @@ class CanastaGame(Game):
         return out
 
     def take_pile(self, state: CanastaState, seat: int, action: dict, check_only: bool = False):
-        raise NotImplementedError
-
-    def pile_actions(self, state: CanastaState, seat: int) -> list[dict]:
-        raise NotImplementedError
-
-    def score(self, state: CanastaState) -> dict:
-        raise NotImplementedError
+        """Take the pile, its top card going at once (with ``cards`` from
+        hand) into a new meld or into meld ``action["meld"]``; the rest of the
+        pile into the hand. ``check_only``: raise or return None, changing
+        nothing (the listing's check)."""
+        err = self.pile_closed_reason(state, seat)
+        if err:
+            raise IllegalAction(err)
+        top = self._pile_top(state)
+        cards = self._cards(action, empty_ok=True)
+        i = self._meld_index(state, action, required=False)
+        rest = _remove(state.hands[seat], cards)
+        owner = self.owner_of(state, seat)
+        if KIND[top] in (RED3, BLACK3):
+            raise IllegalAction(N_("the top card {top} can't be melded, so the pile can't be taken", top=top))
+        err = self.pile_take_error(state, seat, top, cards, i)
+        if err:
+            raise IllegalAction(err)
+        both = [top] + cards
+        rank, nat, wild, err = self._make_up(both)
+        if err:
+            raise IllegalAction(err)
+        value = sum(self.value(c) for c in both)
+        if i is None:
+            err = (self._new_meld_error(state, owner, rank, nat, wild, len(both))
+                   or self._first_meld_error(state, seat, value, first=not state.opened[owner]))
+            meld = Meld(owner, seat, rank, both, nat, wild)
+        else:
+            old = state.melds[i]
+            err = self._add_context_error(state, seat, i) or self._add_error(old, rank, nat, wild)
+            meld = old.grown(both, nat, wild, seat)
+        if err:
+            raise IllegalAction(err)
+        below = state.pile[:-1]
+        if self.pile_red3s_laid:
+            laid = [c for c in below if KIND.get(c) == RED3]
+            hand = rest + [c for c in below if KIND.get(c) != RED3]
+        else:
+            laid = []
+            hand = rest + below
+        err = self._after_error(state, seat, hand, value, meld, i)
+        if err:
+            raise IllegalAction(err)
+        if check_only:
+            return None
+        s = state.evolve()
+        s.hands[seat] = hand
+        # Red 3s in the pile are public: laid at once, with no replacement.
+        s.red3s[seat] += laid
+        s.pile = []
+        s.frozen = False
+        s.frozen_by = -1
+        s.stopped = False
+        s.phase = "meld"
+        self._place(s, seat, meld, i, value)
+        return self._after_melding(s, seat)
 
     # ----- one deal ----------------------------------------------------------------
     def start(self, players, seed=None, deck=None, dealer=0, options=None, scores=None, **context):
@@ -336,6 +473,7 @@ class CanastaGame(Game):
         return state
 
     def minimums(self, opts: dict, scores: list, owners: int) -> list:
+        """Each owner's first-meld minimum for a deal, from the options and the sides' match totals."""
         raise NotImplementedError
 
     def _check_deck(self, deck) -> list:
@@ -488,17 +626,17 @@ class CanastaGame(Game):
         if state.options["go_out_canasta"] and not canasta:
             return N_("you need a canasta to go out (keep a card to discard)")
         owner = self.owner_of(state, seat)
-        if self.side_melds and state.turn_opening and turn_value < state.minimum[owner]:
+        if self.opening_minimum_per_turn and state.turn_opening and turn_value < state.minimum[owner]:
             return N_("your side's first melds must be worth {minimum} before going out",
                       minimum=state.minimum[owner])
         return None
 
     def _opening_error(self, state, seat: int, value: int, rest, meld: Meld, replace: int | None,
                        keep: int) -> str | None:
-        """Kanaszta: after melding ``value`` more this turn, can the side still
-        reach its minimum with the cards left (``rest``, a list or a function
-        giving it)? Only checked with a known hand."""
-        if not self.side_melds or not state.turn_opening:
+        """With ``opening_minimum_per_turn``: after melding ``value`` more this
+        turn, can the owner still reach its minimum with the cards left
+        (``rest``, a list or a function giving it)? Only checked with a known hand."""
+        if not self.opening_minimum_per_turn or not state.turn_opening:
             return None
         owner = self.owner_of(state, seat)
         need = state.minimum[owner]
@@ -532,11 +670,12 @@ class CanastaGame(Game):
     # ----- apply ---------------------------------------------------------------------------
     def apply(self, state, action):
         kind, seat = self._parse(state, action)
-        return getattr(self, "_do_" + kind)(state, seat, action)
+        return self.handlers[kind](self, state, seat, action)
 
     def _need_red3_first(self, state, seat) -> bool:
-        """Kanaszta: a known red 3 in hand must be laid before anything else."""
-        return False
+        """With ``red3s_laid_at_once``: a known red 3 in hand must be laid before anything else."""
+        return (self.red3s_laid_at_once and state.phase == "meld"
+                and any(KIND.get(c) == RED3 for c in state.hands[seat]))
 
     def _in_meld_phase(self, state, seat, what: str) -> None:
         if state.phase == "setup":
@@ -552,6 +691,9 @@ class CanastaGame(Game):
         if state.phase != "draw":
             raise IllegalAction(N_("you have already drawn this turn") if state.phase == "meld"
                                 else N_("first every player lays their red 3s (red3 action)"))
+        if (self.must_take_pile(state, seat) and not any(C.is_unknown(c) for c in state.hands[seat])
+                and self.pile_actions(state, seat)):
+            raise IllegalAction(N_("the stock is empty and you can take the pile: you must take it"))
         s = state.evolve()
         if not s.stock:
             # Decision: the stock is empty when a player must draw: the deal ends.
@@ -597,7 +739,7 @@ class CanastaGame(Game):
         rest = _remove(state.hands[seat], cards)
         rank, nat, wild, value = self._check_new_meld(state, seat, cards)
         owner = self.owner_of(state, seat)
-        err = self._meld_context_error(state, seat, value, first=not state.opened[owner])
+        err = self._first_meld_error(state, seat, value, first=not state.opened[owner])
         if err:
             raise IllegalAction(err)
         new = Meld(owner, seat, rank, list(cards), nat, wild)
@@ -610,8 +752,13 @@ class CanastaGame(Game):
         self._place(s, seat, new, None, value)
         return self._after_melding(s, seat)
 
-    def _meld_context_error(self, state, seat, value, first: bool) -> str | None:
-        """Kanasta: the first meld of a player must be worth ``first_meld``."""
+    def _first_meld_error(self, state, seat, value, first: bool) -> str | None:
+        """Without ``opening_minimum_per_turn``: the owner's first meld alone must reach the minimum."""
+        if self.opening_minimum_per_turn or not first:
+            return None
+        need = state.minimum[self.owner_of(state, seat)]
+        if value < need:
+            return N_("your first meld must be worth {need}, this one is worth {value}", need=need, value=value)
         return None
 
     def _after_is_free(self, state, seat, value: int, left: int) -> bool:
@@ -620,7 +767,7 @@ class CanastaGame(Game):
         cards stay in hand, and no unmet first-meld minimum is at stake."""
         if left <= 1:
             return False
-        if self.side_melds and state.turn_opening:
+        if self.opening_minimum_per_turn and state.turn_opening:
             return state.turn_value + value >= state.minimum[self.owner_of(state, seat)]
         return True
 
@@ -680,16 +827,13 @@ class CanastaGame(Game):
         owner = self.owner_of(state, seat)
         if meld.rank == "3":
             return N_("nothing can be added to black 3s")
-        if self.side_melds:
+        if not self.adds_to_any_meld:
             if meld.owner != owner:
                 return N_("you may add only to your own side's melds")
             return None
         if meld.owner != owner and not state.opened[owner] and not state.options["play_before_first_meld"]:
             return N_("lay your own first meld before adding to other players' melds")
         return None
-
-    def _do_red3(self, state, seat, action):
-        raise NotImplementedError
 
     def _do_discard(self, state, seat, action):
         self._in_meld_phase(state, seat, "discard")
@@ -708,8 +852,13 @@ class CanastaGame(Game):
         s.hands[seat] = rest
         s.pile.append(card)
         s.can_take = False
-        self._after_discard(s, seat, card, freeze)
-        if not rest and self._goes_out_by_discard(state, seat):
+        if freeze:
+            s.frozen = True
+            s.frozen_by = self.owner_of(s, seat)
+            s.stopped = False
+        else:
+            s.stopped = self.stops_pile(s, card)
+        if not rest and self._may_go_out(state, seat):
             self._go_out(s, seat)
             s.turns_done[seat] += 1
             return s
@@ -726,28 +875,43 @@ class CanastaGame(Game):
         s.turn_value = 0
         s.turn_melded = False
         s.turn_opening = not s.opened[self.owner_of(s, s.turn)]
-        self._next_turn(s)
+        if self.take_after_draw and not s.stock:
+            # The pile is taken only after a draw: a player facing an empty
+            # stock could do nothing, so the deal ends now.
+            s.phase = "over"
 
-    def _goes_out_by_discard(self, state, seat) -> bool:
-        return True
-
-    def _after_discard(self, s: CanastaState, seat: int, card: str, freeze: bool) -> None:
-        """Kanaszta: stop cards and freezing."""
-
-    def _next_turn(self, s: CanastaState) -> None:
-        """Kanasta: the deal ends when the next player would draw from an empty stock."""
+    def _may_go_out(self, state, seat) -> bool:
+        """May the seat go out now, emptying its hand (by a discard, or by a red 3 with no replacement)?"""
+        owner = self.owner_of(state, seat)
+        return self._finish_error(state, seat, 0, self.has_canasta(state, owner), state.turn_value) is None
 
     def _discard_error(self, state, seat, card, freeze, left: int) -> str | None:
         """Why ``card`` may not be discarded leaving ``left`` cards, or None."""
         if freeze:
-            return N_("{game} has no freezing discards", game=self.id)
-        if not left:
+            if not self.freezing_discards:
+                return N_("{game} has no freezing discards", game=self.id)
+            if KIND.get(card) != WILD:
+                return N_("only a wild card can be discarded crosswise to freeze the pile")
+        if self.opening_minimum_per_turn:
+            need = state.minimum[self.owner_of(state, seat)]
+            if state.turn_opening and 0 < state.turn_value < need:
+                return N_("your side's first melds this turn are worth {turn_value}; they must reach {need}",
+                          turn_value=state.turn_value, need=need)
+        if not left and not self.last_card_discarded_without_going_out:
             return self._finish_error(state, seat, 0, self.has_canasta(state, self.owner_of(state, seat)),
                                       state.turn_value)
         return None
 
+    # What ``apply`` calls for each action type; a variant extends it with its
+    # own actions (``{**CanastaGame.handlers, "swap": ...}``) in the order of
+    # ``action_types``.
+    handlers = {"draw": _do_draw, "take_pile": _do_take_pile, "meld": _do_meld, "add": _do_add,
+                "discard": _do_discard}
+    action_types = tuple(handlers)  # as the error messages list them
+
     # ----- moves in words ----------------------------------------------------------------
     def describe_action(self, state, seat: int, action: dict, who: str | None) -> Text:
+        """A move in words (``Game.describe_action``); a variant words its own actions (kanasta's swap)."""
         kind = action.get("type")
         cards = card_list(action.get("cards") or [])
         meld = action.get("meld")
@@ -837,11 +1001,11 @@ class CanastaGame(Game):
             return []
         seat = state.turn
         if state.phase == "setup":
-            return self._red3_actions(state, seat)
+            return self.red3_actions(state, seat)
         if state.phase == "draw":
             return self._draw_actions(state, seat)
         if self._need_red3_first(state, seat):
-            return self._red3_actions(state, seat)
+            return self.red3_actions(state, seat)
         if state.pending:
             return self._meld_actions(state, seat)
         out: list[dict] = []
@@ -849,19 +1013,18 @@ class CanastaGame(Game):
             out += self.pile_actions(state, seat)
         out += self._meld_actions(state, seat)
         out += self._add_actions(state, seat)
-        out += self._swap_actions(state, seat)
-        out += self._red3_actions(state, seat)
+        out += self.swap_actions(state, seat)
+        out += self.red3_actions(state, seat)
         out += self._discard_actions(state, seat)
         return out
 
     def _draw_actions(self, state, seat) -> list[dict]:
-        return [{"type": "draw"}]
-
-    def _swap_actions(self, state, seat) -> list[dict]:
-        return []
-
-    def _red3_actions(self, state, seat) -> list[dict]:
-        return []
+        if self.take_after_draw:
+            return [{"type": "draw"}]
+        takes = self.pile_actions(state, seat)  # the pile is taken instead of drawing
+        if takes and self.must_take_pile(state, seat):
+            return takes
+        return [{"type": "draw"}] + takes
 
     @staticmethod
     def _hand_parts(hand) -> tuple[dict, tuple, tuple]:
@@ -893,7 +1056,7 @@ class CanastaGame(Game):
         targets = [(r, nat[r]) for r in MELD_RANKS if r in nat]
         if self.allows_wild_melds and (wild[0] or wild[1] or must):
             targets.append(("W", ()))
-        if black and self.side_melds and not must:
+        if black and self.black_three_melds and not must:
             targets.append(("3", black))
         taken = ({m.rank for m in state.melds if m.owner == owner}
                  if state.options.get("one_meld_per_rank") else ())
@@ -917,7 +1080,7 @@ class CanastaGame(Game):
             for a, t, j in _class_counts(groups, use_wild, shape, 0, len(forced), need):
                 cards = list(groups[:a] + twos[:t] + jokers[:j] + forced)
                 value = a * v_nat + t * v_two + j * v_joker + v_forced
-                err = self._meld_context_error(state, seat, value, first)
+                err = self._first_meld_error(state, seat, value, first)
                 left = len(hand) - len(cards)
                 if not err and (rank == "3" or not self._after_is_free(state, seat, value, left)):
                     meld = Meld(owner, seat, rank, cards, a, len(cards) - a)
@@ -972,7 +1135,7 @@ class CanastaGame(Game):
         return out
 
     def _freeze_choices(self, code) -> tuple:
-        return (False,)
+        return (False, True) if self.freezing_discards and KIND.get(code) == WILD else (False,)
 
     # ----- scoring ---------------------------------------------------------------------------
     def deal_scores(self, state) -> dict:

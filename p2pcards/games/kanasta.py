@@ -78,7 +78,7 @@ meld, or None) ``scores`` (match totals before the deal) ``options``.
 
 from __future__ import annotations
 
-from p2pcards.games.base import IllegalAction, NeedReveal, by, card_list
+from p2pcards.games.base import IllegalAction, by, card_list
 from p2pcards.i18n import N_, Text
 from p2pcards.games.canasta import (
     KIND, MELD_RANKS, RED3, WILD, CanastaGame, Meld, _groups, _remove, card_key, describe,
@@ -94,11 +94,10 @@ _AT_LEAST_3 = N_("a meld needs at least 3 cards")
 class Kanasta(CanastaGame):
     id = "kanasta"
     hand_size = 12
-    side_melds = False
+    adds_to_any_meld = True
     allows_wild_melds = True
     out_in_first_turn = False
     take_after_draw = True
-    action_types = ("draw", "take_pile", "meld", "add", "swap", "red3", "discard")
     values = {"JK": 50, "2": 20, "3R": 100, "3B": 100, "A": 20,
               **{r: 10 for r in ("8", "9", "10", "J", "Q", "K")},
               **{r: 5 for r in ("4", "5", "6", "7")}}
@@ -142,82 +141,29 @@ class Kanasta(CanastaGame):
             return "joker"
         return "clean" if meld.naturals >= 7 else "mixed"
 
-    def _meld_context_error(self, state, seat, value, first):
-        need = state.options["first_meld"]
-        if first and value < need:
-            return N_("your first meld must be worth {need}, this one is worth {value}", need=need, value=value)
-        return None
-
     # ----- deal ------------------------------------------------------------------------
     def deal_setup(self, state, deck, pos):
         state.pile.append(deck[pos])  # the upcard starts the pile
         return pos + 1
 
-    def _next_turn(self, s):
-        if not s.stock:
-            s.phase = "over"
-
     # ----- the pile --------------------------------------------------------------------
-    def _top(self, state) -> str:
-        top = state.pile[-1]
-        if C.is_unknown(top):
-            raise NeedReveal([top], "the pile's top card is face up")
-        return top
-
-    def take_pile(self, state, seat, action, check_only=False):
+    def pile_closed_reason(self, state, seat):
         if state.phase == "draw":
-            raise IllegalAction(N_("draw first: in kanasta the pile is taken after the draw"))
+            return N_("draw first: in kanasta the pile is taken after the draw")
         if not state.can_take:
-            raise IllegalAction(N_("the pile may be taken only in your turn, after the draw"))
+            return N_("the pile may be taken only in your turn, after the draw")
         if state.pending:
-            raise IllegalAction(N_("first lay the freed {pending} in a new meld", pending=state.pending))
+            return N_("first lay the freed {pending} in a new meld", pending=state.pending)
         if not state.pile:
-            raise IllegalAction(N_("the discard pile is empty"))
-        top = self._top(state)
-        cards = self._cards(action, empty_ok=True)
-        i = self._meld_index(state, action, required=False)
-        rest = _remove(state.hands[seat], cards)
-        owner = seat
-        if KIND[top] == RED3 or C.rank(top) == "3":
-            raise IllegalAction(N_("the top card {top} can't be melded, so the pile can't be taken", top=top))
-        if i is not None:
-            if cards:
-                raise IllegalAction(N_("to put the top card into a meld take it alone; add more cards afterwards"))
-            err = self._add_context_error(state, seat, i)
-            rank, nat, wild, _ = self._make_up([top])
-            old = state.melds[i]
-            err = err or self._add_error(old, rank, nat, wild)
-            if err:
-                raise IllegalAction(err)
-            meld = old.grown([top], nat, wild, seat)
-            value = self.value(top)
-        else:
-            both = [top] + cards
-            rank, nat, wild, err = self._make_up(both)
-            if err:
-                raise IllegalAction(err)
-            value = sum(self.value(c) for c in both)
-            err = (self._new_meld_error(state, owner, rank, nat, wild, len(both))
-                   or self._meld_context_error(state, seat, value, first=not state.opened[owner]))
-            if err:
-                raise IllegalAction(err)
-            meld = Meld(owner, seat, rank, both, nat, wild)
-        hand = rest + state.pile[:-1]
-        err = self._after_error(state, seat, hand, value, meld, i)
-        if err:
-            raise IllegalAction(err)
-        if check_only:
-            return None
-        s = state.evolve()
-        s.hands[seat] = hand
-        s.pile = []
-        self._place(s, seat, meld, i, value)
-        return self._after_melding(s, seat)
+            return N_("the discard pile is empty")
+        return None
 
-    def pile_actions(self, state, seat):
-        if not state.pile:
-            return []
-        top = self._top(state)
+    def pile_take_error(self, state, seat, top, cards, index):
+        if index is not None and cards:
+            return N_("to put the top card into a meld take it alone; add more cards afterwards")
+        return None
+
+    def pile_take_candidates(self, state, seat, top):
         kind = KIND[top]
         if kind not in (WILD, "N"):
             return []
@@ -238,7 +184,7 @@ class Kanasta(CanastaGame):
         for i, m in enumerate(state.melds):
             if m.rank == C.rank(top) or (kind == WILD and m.rank != "3"):
                 candidates.append({"type": "take_pile", "cards": [], "meld": i})
-        return self.possible_takes(state, seat, candidates)
+        return candidates
 
     # ----- swaps ---------------------------------------------------------------------------
     def describe_action(self, state, seat: int, action: dict, who: str | None) -> Text:
@@ -302,7 +248,7 @@ class Kanasta(CanastaGame):
             raise IllegalAction(N_("the freed {wild} could not go into a new meld with your cards", wild=w))
         return s
 
-    def _swap_actions(self, state, seat):
+    def swap_actions(self, state, seat):
         if not state.opened[seat] and not state.options["play_before_first_meld"]:
             return []
         hand = state.hands[seat]
@@ -352,10 +298,14 @@ class Kanasta(CanastaGame):
         s.hands[seat].append(s.stock.pop())
         return s
 
-    def _red3_actions(self, state, seat):
+    def red3_actions(self, state, seat):
         if not state.stock:
             return []
         return [{"type": "red3", "cards": [c]} for c, _ in _groups(state.hands[seat]) if KIND.get(c) == RED3]
+
+    handlers = {"draw": CanastaGame._do_draw, "take_pile": CanastaGame._do_take_pile, "meld": CanastaGame._do_meld,
+                "add": CanastaGame._do_add, "swap": _do_swap, "red3": _do_red3, "discard": CanastaGame._do_discard}
+    action_types = tuple(handlers)
 
     # ----- scores ----------------------------------------------------------------------------------
     def score(self, state):

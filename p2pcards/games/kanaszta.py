@@ -122,8 +122,12 @@ class Kanaszta(CanastaGame):
     id = "kanaszta"
     hand_size = 15
     side_melds = True
-    allows_wild_melds = False
-    action_types = ("draw", "take_pile", "meld", "add", "red3", "discard")
+    opening_minimum_per_turn = True
+    black_three_melds = True
+    red3s_laid_at_once = True
+    pile_red3s_laid = True
+    freezing_discards = True
+    last_card_discarded_without_going_out = True
     values = {"JK": 50, "2": 20, "3R": 100, "3B": 5, "A": 20,
               **{r: 10 for r in ("8", "9", "10", "J", "Q", "K")},
               **{r: 5 for r in ("4", "5", "6", "7")}}
@@ -193,9 +197,6 @@ class Kanaszta(CanastaGame):
         state.phase = "setup"
         return pos
 
-    def _need_red3_first(self, state, seat):
-        return state.phase == "meld" and any(KIND.get(c) == RED3 for c in state.hands[seat])
-
     def _do_red3(self, state, seat, action):
         if state.phase == "draw":
             raise IllegalAction(N_("draw first (or take the pile)"))
@@ -220,7 +221,7 @@ class Kanaszta(CanastaGame):
         if not setup and not s.hands[seat]:
             # The red 3 was the last card and no replacement came: the player
             # goes out if allowed, else the turn simply passes.
-            if self._goes_out_by_discard(state, seat):
+            if self._may_go_out(state, seat):
                 self._go_out(s, seat)
                 s.turns_done[seat] += 1
             else:
@@ -235,31 +236,19 @@ class Kanaszta(CanastaGame):
                 s.turn = (seat + 1) % s.players
         return s
 
-    def _red3_actions(self, state, seat):
+    def red3_actions(self, state, seat):
         reds = sorted((c for c in state.hands[seat] if KIND.get(c) == RED3), key=card_key)
         if state.phase == "setup" or reds:
             return [{"type": "red3", "cards": reds}]
         return []
 
     # ----- the pile ---------------------------------------------------------------------------
-    def _draw_actions(self, state, seat):
-        takes = self.pile_actions(state, seat)
-        if takes and self._must_take(state, seat):
-            return takes
-        return [{"type": "draw"}] + takes
-
-    def _must_take(self, state, seat) -> bool:
+    def must_take_pile(self, state, seat) -> bool:
         """With ``empty_stock_ends`` off, a player facing an empty stock who
         can take the pile must (known only with the hand known)."""
         return not state.stock and not state.options["empty_stock_ends"]
 
-    def _do_draw(self, state, seat, action):
-        if (state.phase == "draw" and self._must_take(state, seat)
-                and not any(C.is_unknown(c) for c in state.hands[seat]) and self.pile_actions(state, seat)):
-            raise IllegalAction(N_("the stock is empty and you can take the pile: you must take it"))
-        return super()._do_draw(state, seat, action)
-
-    def _pile_closed(self, state, seat) -> str | None:
+    def pile_closed_reason(self, state, seat):
         if state.phase != "draw":
             return (N_("you take the pile instead of drawing, not after it") if state.phase == "meld"
                     else N_("first every player lays their red 3s (red3 action)"))
@@ -271,84 +260,36 @@ class Kanaszta(CanastaGame):
             return N_("nobody may take the pile while holding only one card")
         return None
 
-    def take_pile(self, state, seat, action, check_only=False):
-        err = self._pile_closed(state, seat)
-        if err:
-            raise IllegalAction(err)
-        top = state.pile[-1]
-        if C.is_unknown(top):
-            raise NeedReveal([top], "the pile's top card is face up")
-        cards = self._cards(action, empty_ok=True)
-        i = self._meld_index(state, action, required=False)
-        rest = _remove(state.hands[seat], cards)
+    def pile_take_error(self, state, seat, top, cards, i):
         owner = self.owner_of(state, seat)
         kind = KIND[top]
-        if kind in (RED3, BLACK3):
-            raise IllegalAction(N_("the top card {top} can't be melded, so the pile can't be taken", top=top))
         opened = state.opened[owner]
-        if self._frozen_for(state, owner):
+        if self.frozen_for(state, owner):
             if kind != NAT:
-                raise IllegalAction(N_("the pile is frozen under a wild card: it can't be taken until covered"))
+                return N_("the pile is frozen under a wild card: it can't be taken until covered")
             if any(KIND[c] != NAT or C.rank(c) != C.rank(top) for c in cards) or len(cards) < 2:
-                raise IllegalAction(N_("the pile is frozen: the top card {top} must be melded with at least two "
-                                       "natural {rank}s from hand",
-                                       top=top, rank=C.Rank(C.rank(top))))
+                return N_("the pile is frozen: the top card {top} must be melded with at least two "
+                          "natural {rank}s from hand",
+                          top=top, rank=C.Rank(C.rank(top)))
             if not opened and i is not None:
-                raise IllegalAction(N_("your side has no meld yet: the top card goes into a new meld"))
+                return N_("your side has no meld yet: the top card goes into a new meld")
         elif not opened:
             if i is not None:
-                raise IllegalAction(N_("your side has no meld yet: the top card goes into a new meld"))
+                return N_("your side has no meld yet: the top card goes into a new meld")
             if not cards:
-                raise IllegalAction(N_("before your side's first meld the top card goes into a new meld with cards "
-                                       "from your hand"))
+                return N_("before your side's first meld the top card goes into a new meld with cards "
+                          "from your hand")
         elif cards or i is None:
-            raise IllegalAction(N_("after your side's first meld the top card is taken alone into one of its melds: "
-                                   "name the meld and no cards from your hand (t N)"))
-        both = [top] + cards
-        rank, nat, wild, err = self._make_up(both)
-        if err:
-            raise IllegalAction(err)
-        value = sum(self.value(c) for c in both)
-        if i is None:
-            err = self._new_meld_error(state, owner, rank, nat, wild, len(both))
-            meld = Meld(owner, seat, rank, both, nat, wild)
-        else:
-            err = self._add_context_error(state, seat, i)
-            old = state.melds[i]
-            err = err or self._add_error(old, rank, nat, wild)
-            meld = old.grown(both, nat, wild, seat)
-        if err:
-            raise IllegalAction(err)
-        below = state.pile[:-1]
-        hand = rest + [c for c in below if KIND.get(c) != RED3]
-        err = self._after_error(state, seat, hand, value, meld, i)
-        if err:
-            raise IllegalAction(err)
-        if check_only:
-            return None
-        s = state.evolve()
-        s.hands[seat] = hand
-        # Red 3s in the pile are public: laid at once, with no replacement.
-        s.red3s[seat] += [c for c in below if KIND.get(c) == RED3]
-        s.pile = []
-        s.frozen = False
-        s.frozen_by = -1
-        s.stopped = False
-        s.phase = "meld"
-        self._place(s, seat, meld, i, value)
-        return self._after_melding(s, seat)
+            return N_("after your side's first meld the top card is taken alone into one of its melds: "
+                      "name the meld and no cards from your hand (t N)")
+        return None
 
-    def pile_actions(self, state, seat):
-        if self._pile_closed(state, seat):
-            return []
-        top = state.pile[-1]
-        if C.is_unknown(top):
-            raise NeedReveal([top], "the pile's top card is face up")
+    def pile_take_candidates(self, state, seat, top):
         kind = KIND[top]
         owner = self.owner_of(state, seat)
         nat, wild, _ = self._hand_parts(state.hands[seat])
         candidates = []
-        if self._frozen_for(state, owner):
+        if self.frozen_for(state, owner):
             if kind == NAT:
                 rank = C.rank(top)
                 mine = [j for j, m in enumerate(state.melds) if m.owner == owner and m.rank == rank]
@@ -369,38 +310,10 @@ class Kanaszta(CanastaGame):
             for j, m in enumerate(state.melds):
                 if m.owner == owner:
                     candidates.append({"type": "take_pile", "cards": [], "meld": j})
-        return self.possible_takes(state, seat, candidates)
+        return candidates
 
     # ----- discards ----------------------------------------------------------------------------
-    def _freeze_choices(self, code):
-        return (False, True) if KIND.get(code) == WILD else (False,)
-
-    def _discard_error(self, state, seat, card, freeze, left):
-        if freeze and KIND.get(card) != WILD:
-            return N_("only a wild card can be discarded crosswise to freeze the pile")
-        owner = self.owner_of(state, seat)
-        need = state.minimum[owner]
-        if state.turn_opening and 0 < state.turn_value < need:
-            return N_("your side's first melds this turn are worth {turn_value}; they must reach {need}",
-                      turn_value=state.turn_value, need=need)
-        # A last card that can't go out (only after a red 3 with no
-        # replacement: melds never leave one) is discarded without going out.
-        return None
-
-    def _goes_out_by_discard(self, state, seat):
-        owner = self.owner_of(state, seat)
-        return self._finish_error(state, seat, 0, self.has_canasta(state, owner), state.turn_value) is None
-
-    def _after_discard(self, s, seat, card, freeze):
-        if freeze:
-            s.frozen = True
-            s.frozen_by = self.owner_of(s, seat)
-            s.stopped = False
-        else:
-            s.stopped = self._stops(s, card)
-
-    @staticmethod
-    def _stops(state, card) -> bool:
+    def stops_pile(self, state, card) -> bool:
         """Is ``card``, discarded plainly, a stop card? The seed: „fekete 3-ast
         vagy dzsókert simán dobunk" (a black 3 or a joker); a 2 only with
         ``plain_two_stops``."""
@@ -409,8 +322,7 @@ class Kanaszta(CanastaGame):
             return True
         return kind == WILD and state.options["plain_two_stops"]
 
-    @staticmethod
-    def _frozen_for(state, side) -> bool:
+    def frozen_for(self, state, side) -> bool:
         """Does the freeze bind ``side``? The seed names who it binds:
         „csak akkor tudnak használni ellenfeleink" (only our opponents are
         held to two natural cards), so the side that froze takes the pile by
@@ -418,6 +330,10 @@ class Kanaszta(CanastaGame):
         if not state.frozen:
             return False
         return state.frozen_by != side or state.options["freeze_binds_own_side"]
+
+    handlers = {"draw": CanastaGame._do_draw, "take_pile": CanastaGame._do_take_pile, "meld": CanastaGame._do_meld,
+                "add": CanastaGame._do_add, "red3": _do_red3, "discard": CanastaGame._do_discard}
+    action_types = tuple(handlers)
 
     # ----- scores ----------------------------------------------------------------------------
     def score(self, state):

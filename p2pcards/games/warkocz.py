@@ -87,7 +87,7 @@ from __future__ import annotations
 import dataclasses
 
 from p2pcards.cards import RANKS, Rank, is_code, is_unknown, rank, warkocz_deck
-from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, by, card_list, shuffled_deck
+from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, State, by, card_list, shuffled_deck
 from p2pcards.i18n import N_, Text
 
 WARKOCZ = "9C"
@@ -119,7 +119,7 @@ def card_sort_key(card: str):
 
 
 @dataclasses.dataclass(slots=True)
-class WarkoczState:
+class WarkoczState(State):
     """One deal. Lists are never changed in place once a state exists, so
     states share them freely (``apply`` builds new lists for what changes)."""
 
@@ -149,7 +149,7 @@ class WarkoczState:
     scores: list
 
     def evolve(self) -> "WarkoczState":
-        """A shallow copy; the caller replaces (never mutates) what changes."""
+        """A shallow copy (``State.evolve``) written out: twice as fast as the generic one."""
         return WarkoczState(
             self.players, self.dealer, self.options, self.hands, self.aside, self.row, self.done,
             self.need, self.played, self.to_act, self.last_layer, self.passes, self.warkocz_by,
