@@ -16,6 +16,11 @@ have been chosen. At the root every action is tried on each determinization
 (common random numbers): with deterministic greedy rollouts the actions are
 then compared on the same deals, which at the few hundred simulations a
 second the engines allow separates them far better than independent samples.
+Where the move lists are long (the canastas: every meld, add and discard
+of a 15-card hand) only ``ROOT_WIDTH`` moves are searched, the greedy heuristic's best of
+each kind and its best others, so that the budget's few hundred simulations compare
+a handful of real candidates on enough deals to tell them apart instead of
+spreading over dozens of moves that no player would make.
 Other seats' moves are not in the tree: the greedy policy plays them, which
 keeps every simulation a plausible game. Below the root a node grows children
 only once it has been visited ``EXPAND_AFTER`` times, trying the greedy move
@@ -49,6 +54,8 @@ MAX_ITERATIONS = 20000  # the simulation cap, whatever the time budget
 EXPAND_AFTER = 8  # visits of a node below the root before it grows children
 CONFIDENCE = 1.5  # standard errors a move must beat the greedy one by...
 MIN_DEALS = 6  # ...on at least this many determinizations
+# Root moves searched: the heuristic's best this many (None: every move).
+ROOT_WIDTH = {"kanasta": 6, "kanaszta": 6, "warkocz": None, "bura": None}
 
 
 def action_key(action: dict) -> tuple:
@@ -81,8 +88,29 @@ class Decision:
     forced: bool = False  # the only legal action
 
 
+def _greedy(game_id: str):
+    return importlib.import_module(f"p2pcards.bots.greedy.{game_id}")
+
+
 def _rollout_policy(game_id: str):
-    return importlib.import_module(f"p2pcards.bots.greedy.{game_id}").choose
+    return _greedy(game_id).choose
+
+
+def _candidates(game, state, legal: list[dict]) -> list[dict]:
+    """The root moves to search: every legal move, or where there are more
+    than ``ROOT_WIDTH``, the heuristic's best move of each kind (so that
+    stopping to discard is weighed against melding on, taking the pile
+    against drawing) and then its best others, its own choice first."""
+    width = ROOT_WIDTH[game.id]
+    if width is None or len(legal) <= width:
+        return legal
+    ranked = [a for _, a in sorted(_greedy(game.id).scored(game, state, legal), key=lambda sa: -sa[0])]
+    kinds = {}
+    for a in ranked:  # stable: ties keep the engine's order
+        kinds.setdefault(a["type"], a)
+    picked = list(kinds.values())[:width]
+    picked += [a for a in ranked if a not in picked][:width - len(picked)]
+    return sorted(picked, key=ranked.index)
 
 
 def search(game, state, rng: random.Random, iterations: int | None = None,
@@ -108,7 +136,7 @@ def search(game, state, rng: random.Random, iterations: int | None = None,
         return Decision(policy(game, state, rng), 0, 0, None)
     depth = ROLLOUT_DEPTH[game.id]
     root = Node()
-    for a in legal:
+    for a in _candidates(game, state, legal):
         root.children[action_key(a)] = Node(action=a)
     cap = iterations if iterations is not None else MAX_ITERATIONS
     deadline = None if iterations is not None else time.perf_counter() + (seconds if seconds is not None else 1.0)
