@@ -1,9 +1,9 @@
 """A heuristic player for both canastas (kanasta, kanaszta).
 
-It decides from ``legal_actions`` and the acting seat's ``view`` only, so it
-plays the same with unknown tokens for every card it cannot see. The plan:
-take the pile whenever the rules let it (cards are points and melds), meld
-natural cards as early as possible, keep wilds back except to open, to make
+It decides from ``legal_actions`` and what the acting seat's ``view`` shows
+(its own hand and the table), so it plays the same with unknown tokens for
+every card it cannot see. The plan: take the pile whenever the rules let it
+(cards are points and melds), meld natural cards as early as possible, keep wilds back except to open, to make
 a canasta or to go out, add only to its own side's melds, keep five cards
 back until its side has a canasta (a short hand can neither go out nor, in
 kanaszta, take the pile), and discard what
@@ -21,12 +21,15 @@ KEEP = 5  # without a canasta, melds keep at least this many cards in hand
 MELD_WILD = 14  # the cost of spending a wild on a new meld once opened
 
 
+WILD_CODES = frozenset(["JK"] + ["2" + suit for suit in "CDHS"])
+
+
 def _rank(card: str) -> str:
     return "JK" if card == "JK" else card[:-1]
 
 
 def _is_wild(card: str) -> bool:
-    return _rank(card) in WILD_RANKS
+    return card in WILD_CODES
 
 
 def choose(game, state, rng) -> dict:
@@ -53,31 +56,40 @@ def scored(game, state, actions=None) -> list[tuple[float, dict]]:
 
 
 class _Context:
-    """What the scores of one decision's actions read, worked out once."""
+    """What the scores of one decision's actions read, worked out once: the
+    seat's own hand and the table, all of it in the seat's ``view``, read
+    straight from the state (building the whole view costs more than the
+    scoring)."""
 
     def __init__(self, game, state):
         seat = game.to_act(state)
-        view = game.view(state, seat)
-        self.game, self.view = game, view
-        self.hand = view["hand"]
-        self.opened = view["opened"][game.owner_of(state, seat)]
-        melds = view["melds"]
-        self.friendly = [_friendly(game, view, seat, m["owner"]) for m in melds]
-        self.sizes = [len(m["cards"]) for m in melds]
+        self.game = game
+        self.seat = seat
+        self.players = state.players
+        self.options = state.options
+        self.pairs = bool(state.options["pairs"]) and state.players == 4
+        self.hand = state.hands[seat]
+        self.pile = len(state.pile)
+        self.frozen = state.frozen
+        self.opened = state.opened
+        self.opened_mine = state.opened[game.owner_of(state, seat)]
+        self.melds = [(m.owner, m.rank, len(m.cards)) for m in state.melds]
+        self.friendly = [_friendly(self, owner) for owner, _, _ in self.melds]
+        self.sizes = [n for _, _, n in self.melds]
         self.friendly_canasta = any(f and n >= 7 for f, n in zip(self.friendly, self.sizes))
         self.counts = Counter(_rank(c) for c in self.hand)
-        self.my_ranks = {m["rank"] for m, f in zip(melds, self.friendly) if f}
-        self.their_ranks = {m["rank"] for m, f in zip(melds, self.friendly) if not f}
+        self.my_ranks = {rank for (_, rank, _), f in zip(self.melds, self.friendly) if f}
+        self.their_ranks = {rank for (_, rank, _), f in zip(self.melds, self.friendly) if not f}
 
 
-def _friendly(game, view, seat, owner) -> bool:
+def _friendly(ctx: _Context, owner) -> bool:
     """Melds the seat is glad to feed: its own, or its partner's in pairs
     (kanaszta melds belong to the side already)."""
-    if game.side_melds:
-        return owner == game.side_of(seat, view["players"], view["options"])
-    if view["pairs"]:
-        return owner % 2 == seat % 2
-    return owner == seat
+    if ctx.game.side_melds:
+        return owner == ctx.game.side_of(ctx.seat, ctx.players, ctx.options)
+    if ctx.pairs:
+        return owner % 2 == ctx.seat % 2
+    return owner == ctx.seat
 
 
 def _score(ctx: _Context, action) -> float:
@@ -91,7 +103,7 @@ def _score(ctx: _Context, action) -> float:
         return 1000
     if kind == "take_pile":
         # The whole pile for one meld: worth it unless it costs wilds.
-        return 200 + 2 * len(ctx.view["pile"]) - 15 * wilds + going_out
+        return 200 + 2 * ctx.pile - 15 * wilds + going_out
     if kind == "draw":
         return 100
     if kind in ("meld", "add") and 0 < left < KEEP and not _can_go_out(ctx, action):
@@ -99,7 +111,7 @@ def _score(ctx: _Context, action) -> float:
         # (kanaszta: not holding one card) nor go out, so keep cards back.
         return -60
     if kind == "meld":
-        score = 20 + 4 * naturals - (4 if not ctx.opened else MELD_WILD) * wilds + going_out
+        score = 20 + 4 * naturals - (4 if not ctx.opened_mine else MELD_WILD) * wilds + going_out
         if len(cards) >= 7:
             score += 40
         if naturals and all(_rank(c) == "3" for c in cards if not _is_wild(c)):

@@ -15,7 +15,7 @@ played by the greedy bot. It decides from the seat's own view only.
 
 from __future__ import annotations
 
-from p2pcards.bots.greedy.canasta import _is_wild, _rank, scored as greedy_scored
+from p2pcards.bots.greedy.canasta import _Context, _is_wild, _rank, _score
 
 # Weights (in the greedy scores' units: a meld is ~20-60, a discard ~-10..5).
 DANGER = 3.0  # per card of the pile a discard may hand to the next player
@@ -36,35 +36,31 @@ def choose(game, state, rng) -> dict:
 
 def scored(game, state, actions=None) -> list[tuple[float, dict]]:
     """(score, action) for every legal action, in the engine's order."""
-    out = greedy_scored(game, state, actions)
-    if not any(a["type"] == "discard" for _, a in out):
-        return out
-    seat = game.to_act(state)
-    view = game.view(state, seat)
-    threat = _Threat(game, view, seat)
-    return [(s + threat.adjust(a), a) for s, a in out]
+    if actions is None:
+        actions = game.legal_actions(state)
+    ctx = _Context(game, state)  # what the greedy bot reads of the decision
+    threat = _Threat(ctx)
+    return [(_score(ctx, a) + threat.adjust(a), a) for a in actions]
 
 
 class _Threat:
     """What a discard may give the next player."""
 
-    def __init__(self, game, view, seat):
+    def __init__(self, ctx: _Context):
+        game, n = ctx.game, ctx.players
         self.game = game
-        self.view = view
-        n = view["players"]
-        self.next = (seat + 1) % n
-        self.pile = len(view["pile"]) + 1  # with the discard on top
-        opts = view["options"]
+        self.next = (ctx.seat + 1) % n
+        self.pile = ctx.pile + 1  # with the discard on top
         if game.side_melds:
-            their = game.side_of(self.next, n, opts)
-            self.opened = view["opened"][their]
+            their = game.side_of(self.next, n, ctx.options)
+            self.opened = ctx.opened[their]
             # Kanaszta: an opened side takes the pile onto one of its own melds with the top card alone.
-            self.ranks = {m["rank"] for m in view["melds"] if m["owner"] == their}
-            self.frozen = view["frozen"]
+            self.ranks = {rank for owner, rank, _ in ctx.melds if owner == their}
+            self.frozen = ctx.frozen
         else:
-            self.opened = view["opened"][self.next]
+            self.opened = ctx.opened[self.next]
             # Kanasta: an opened player adds the top card to anybody's meld.
-            self.ranks = {m["rank"] for m in view["melds"] if m["rank"] not in ("W", "3")}
+            self.ranks = {rank for _, rank, _ in ctx.melds if rank not in ("W", "3")}
             self.frozen = False
 
     def adjust(self, action) -> float:
