@@ -291,11 +291,3 @@ def test_the_network_hint_is_the_strong_bots_move_with_its_reason():
     action = session.hint()
     assert action in game.legal_actions(mine)
     assert session.hint_why == "the only move" or "% of " in session.hint_why
-
-
-def test_the_local_table_refuses_the_strong_bot():
-    """Its bots get the whole deal: a search would read every hand."""
-    from p2pcards.ui.session import LocalSession
-
-    with pytest.raises(ValueError):
-        LocalSession("bura", 2, bots="strong")
