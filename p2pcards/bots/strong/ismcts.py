@@ -16,17 +16,23 @@ have been chosen. At the root every action is tried on each determinization
 (common random numbers): with deterministic greedy rollouts the actions are
 then compared on the same deals, which at the few hundred simulations a
 second the engines allow separates them far better than independent samples.
-Where the move lists are long (the canastas: every meld, add and discard
-of a 15-card hand) only ``ROOT_WIDTH`` moves are searched, the greedy heuristic's best of
-each kind and its best others, so that the budget's few hundred simulations compare
-a handful of real candidates on enough deals to tell them apart instead of
-spreading over dozens of moves that no player would make.
+In the canastas three things change. Their move lists are long (every
+meld, add and discard of a 15-card hand), so only ``ROOT_WIDTH`` moves are
+searched: the heuristic's best of each kind (so that stopping to discard is
+weighed against melding on, the pile against the stock) and its best
+others. The budget is spent by sequential halving (Karnin, Koren & Somekh
+2013): equal shares per round, every live move on each deal, the worse half
+dropped after each round but never the heuristic's own move, so the last
+rounds compare the two or three best moves on most of the deals. And the
+searching seat plays by its own heuristic (``canasta_policy``: the greedy
+scores plus what a discard may hand the next player), in the simulations
+and as its first guess; the others are played by the greedy bot.
 Other seats' moves are not in the tree: the greedy policy plays them, which
 keeps every simulation a plausible game. Below the root a node grows children
-only once it has been visited ``EXPAND_AFTER`` times, trying the greedy move
-first; until then the greedy policy plays the rest of the turn too.
+only once it has been visited ``EXPAND_AFTER`` times, trying the heuristic's
+move first; until then the heuristic plays the rest of the turn too.
 
-The answer is the greedy bot's move unless another does better on the same
+The answer is the heuristic's move unless another does better on the same
 deals by more than its noise: the mean of the paired differences must exceed
 ``CONFIDENCE`` standard errors over at least ``MIN_DEALS`` deals (a search
 cut short by its budget falls back on the heuristic instead of on chance).
