@@ -2,7 +2,8 @@
 
     PYTHONPATH=. python benchmarks/bots.py GAME --players N [--a strong] [--b greedy]
         [--matches M] [--think S | --iterations K] [--unit deal|match] [--seed S]
-        [-o KEY=VALUE]... [--peers]
+        [-o KEY=VALUE]... [--peers] [--log FILE [--first M0]]
+    PYTHONPATH=. python benchmarks/bots.py --summary FILE...
 
 Strategy A sits at one seat, B at all the others; A's seat rotates, and each
 deck is played once with A at every seat (match m uses deck seed
@@ -18,9 +19,18 @@ shown. ``--peers`` plays every unit with ``p2pcards selfplay``: real peer
 processes, mental-poker dealing, ``--strategy SEAT=NAME``; the time per
 decision is then not measured (the wall time per unit is).
 
+The strong bot's budget: ``--think`` is wall time (a loaded machine gives it
+fewer simulations, so results vary with the load); ``--iterations`` fixes the
+simulations per decision, which makes a run repeatable. With neither, the
+strong bot gets ``ONE_SECOND[game]`` simulations: what about one CPU second
+a decision buys on the machine the README's figures come from (2-core
+x86-64 at load 4-6), so the figures measure the default budget reproducibly.
+
 Output: A's win rate with a 95 % Wilson interval, its fair share (1 / sides)
-and the ratio, and A's and B's CPU seconds per decision (mean; the strong
-bot's budget is wall time, so a loaded machine gives it fewer simulations).
+and the ratio, and A's and B's CPU seconds per decision (the mean over the
+decisions that had a choice, and the slowest one). ``--log FILE`` appends
+one JSON line per unit as it ends, so a long run can be cut short, carried
+on later (``--first M0`` starts at unit M0) and summed with ``--summary``.
 """
 
 from __future__ import annotations
@@ -34,10 +44,14 @@ import time
 from pathlib import Path
 
 from p2pcards.bots import STRATEGIES, Bot
-from p2pcards.cli import parse_options
+from p2pcards.cli.args import parse_options
 from p2pcards.games import get_game
 from p2pcards.bots.strong.arena import play_deal, play_match
 from p2pcards.bots.strong.evaluate import outcome
+
+# Simulations a decision that take about one CPU second on the reference machine
+# (the mean over a deal's decisions; early canasta decisions cost more).
+ONE_SECOND = {"kanasta": 150, "kanaszta": 200, "warkocz": 6000, "bura": 1200}
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -51,9 +65,25 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+class Timed:
+    """A bot that notes the CPU time of each decision that had a choice."""
+
+    def __init__(self, bot):
+        self.bot = bot
+        self.times: list[float] = []
+
+    def choose(self, game, state):
+        choice = len(game.legal_actions(state)) > 1
+        t0 = time.process_time()
+        action = self.bot.choose(game, state)
+        if choice:
+            self.times.append(time.process_time() - t0)
+        return action
+
+
 def _bots(args, a_seat: int, unit: int):
     def make(name, seat):
-        return Bot(name, seed=f"{args.seed}:{unit}:{seat}", think=args.think, iterations=args.iterations)
+        return Timed(Bot(name, seed=f"{args.seed}:{unit}:{seat}", think=args.think, iterations=args.iterations))
 
     return [make(args.a if s == a_seat else args.b, s) for s in range(args.players)]
 
@@ -65,17 +95,20 @@ def _share_of_best(values: list, side: int) -> float:
     return 1.0 / sum(1 for v in values if v == best)
 
 
-def in_process_unit(args, game, options, m: int) -> tuple[float, list[float], list[int]]:
+def in_process_unit(args, game, options, m: int) -> dict:
+    """Unit ``m`` in one process: A's result and every seat's decision times."""
     a_seat = m % args.players
     seed = args.seed + m // args.players
     bots = _bots(args, a_seat, m)
     if args.unit == "deal":
         match = game.new_match(args.players, options, seed)
-        result = play_deal(game, match, bots)
-        return outcome(game, result.state, a_seat)[0], result.think, result.decisions
-    match, think, decisions = play_match(game, args.players, bots, seed, options)
-    side = game.side_of(a_seat, args.players, match.options)
-    return _share_of_best(list(match.scores), side), think, decisions
+        won = outcome(game, play_deal(game, match, bots).state, a_seat)[0]
+    else:
+        match, _, _ = play_match(game, args.players, bots, seed, options)
+        won = _share_of_best(list(match.scores), game.side_of(a_seat, args.players, match.options))
+    return {"unit": m, "a_seat": a_seat, "deck_seed": seed, "a_won": won,
+            "a_times": [round(t, 4) for t in bots[a_seat].times],
+            "b_times": [round(t, 4) for b in bots if b is not bots[a_seat] for t in b.times]}
 
 
 def peers_unit(args, game, options, m: int, work: Path) -> float:
@@ -97,55 +130,82 @@ def peers_unit(args, game, options, m: int, work: Path) -> float:
     return _share_of_best(list(result["scores"]), side)
 
 
+def summary(units: list[dict], sides: int) -> dict:
+    """A's win rate with its Wilson interval and the decision times of ``units``."""
+    n = len(units)
+    wins = sum(u["a_won"] for u in units)
+    low, high = wilson(wins, n)
+    rate = wins / n if n else 0.0
+    out = {"units": n, "a_wins": wins, "a_win_rate": round(rate, 3), "wilson95": [round(low, 3), round(high, 3)],
+           "fair_share": round(1 / sides, 3), "share_ratio": round(rate * sides, 2),
+           "share_ratio_wilson95": [round(low * sides, 2), round(high * sides, 2)]}
+    for who in ("a", "b"):
+        times = [t for u in units for t in u.get(f"{who}_times", [])]
+        if times:
+            out[f"{who}_cpu_s_per_decision"] = round(sum(times) / len(times), 4)
+            out[f"{who}_cpu_s_slowest"] = round(max(times), 3)
+            out[f"{who}_decisions"] = len(times)
+    return out
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("game")
+    p.add_argument("game", nargs="?")
     p.add_argument("--players", type=int, default=2)
     p.add_argument("--a", default="strong", choices=STRATEGIES)
     p.add_argument("--b", default="greedy", choices=STRATEGIES)
     p.add_argument("--matches", type=int, default=20, help="units to play (a multiple of --players is fair)")
-    p.add_argument("--think", type=float, help="strong bot's seconds per decision (default 1)")
-    p.add_argument("--iterations", type=int, help="strong bot's simulations per decision instead of a time")
+    p.add_argument("--first", type=int, default=0, help="the first unit's number (to carry on a cut-short run)")
+    p.add_argument("--think", type=float, help="strong bot's wall seconds per decision")
+    p.add_argument("--iterations", type=int, help="strong bot's simulations per decision (default: ONE_SECOND)")
     p.add_argument("--unit", choices=("deal", "match"), default="deal")
     p.add_argument("--seed", type=int, default=1000)
     p.add_argument("-o", dest="option", action="append", metavar="KEY=VALUE")
     p.add_argument("--peers", action="store_true", help="real peer processes (selfplay) instead of in-process")
+    p.add_argument("--log", help="append one JSON line per unit to this file")
+    p.add_argument("--summary", nargs="+", metavar="FILE", help="sum up the units logged in these files")
     args = p.parse_args(argv)
+    if args.summary:
+        units = [json.loads(line) for f in args.summary for line in Path(f).read_text().splitlines() if line]
+        heads = {(u["game"], u["players"], u["options"], u["budget"]) for u in units}
+        if len(heads) != 1:
+            raise SystemExit(f"these logs mix runs: {sorted(heads)}")
+        game_id, players, opts, budget = heads.pop()
+        if len({u["unit"] for u in units}) != len(units):
+            raise SystemExit("a unit is logged twice")
+        game = get_game(game_id)
+        sides = game.sides(players, game.options(players, json.loads(opts)))
+        print(json.dumps({"game": game_id, "players": players, "budget": budget, **summary(units, sides)}))
+        return 0
+    if args.game is None:
+        p.error("give a GAME (or --summary FILE...)")
     game = get_game(args.game)
     options = parse_options(args.option)
-    sides = game.sides(args.players, game.options(args.players,
-                                                  {k: v for k, v in options.items() if not k.startswith("table.")}))
-    wins = 0.0
-    a_time = b_time = 0.0
-    a_dec = b_dec = 0
+    if args.think is None and args.iterations is None:
+        args.iterations = ONE_SECOND[game.id]
+    rules = {k: v for k, v in options.items() if not k.startswith("table.")}
+    sides = game.sides(args.players, game.options(args.players, rules))
+    budget = f"{args.think} s" if args.think is not None else f"{args.iterations} simulations"
+    head = {"game": game.id, "players": args.players, "options": json.dumps(rules, sort_keys=True),
+            "budget": budget, "a": args.a, "b": args.b, "unit_kind": args.unit}
     started = time.perf_counter()
     work = Path(tempfile.mkdtemp(prefix="p2pcards-botbench-")) if args.peers else None
-    for m in range(args.matches):
-        a_seat = m % args.players
+    units = []
+    wins = 0.0
+    for m in range(args.first, args.first + args.matches):
         if args.peers:
-            wins += peers_unit(args, game, options, m, work)
-            continue
-        won, think, decisions = in_process_unit(args, game, options, m)
-        wins += won
-        for s in range(args.players):
-            if s == a_seat:
-                a_time, a_dec = a_time + think[s], a_dec + decisions[s]
-            else:
-                b_time, b_dec = b_time + think[s], b_dec + decisions[s]
-        print(f"{m + 1}/{args.matches}: A {wins:g} wins", file=sys.stderr, flush=True)
-    low, high = wilson(wins, args.matches)
-    rate = wins / args.matches if args.matches else 0.0
-    report = {
-        "game": args.game, "players": args.players, "a": args.a, "b": args.b, "unit": args.unit,
-        "units": args.matches, "mode": "peers" if args.peers else "in-process",
-        "think": args.think, "iterations": args.iterations,
-        "a_wins": wins, "a_win_rate": round(rate, 3), "wilson95": [round(low, 3), round(high, 3)],
-        "fair_share": round(1 / sides, 3), "share_ratio": round(rate * sides, 2),
-        "wall_s": round(time.perf_counter() - started, 1),
-    }
-    if not args.peers:
-        report["a_cpu_s_per_decision"] = round(a_time / a_dec, 4) if a_dec else None
-        report["b_cpu_s_per_decision"] = round(b_time / b_dec, 4) if b_dec else None
+            unit = {"unit": m, "a_seat": m % args.players, "a_won": peers_unit(args, game, options, m, work)}
+        else:
+            unit = in_process_unit(args, game, options, m)
+        units.append(unit)
+        wins += unit["a_won"]
+        if args.log:
+            with open(args.log, "a") as f:
+                f.write(json.dumps({**head, **unit}) + "\n")
+        print(f"{m + 1 - args.first}/{args.matches}: A {wins:g} wins", file=sys.stderr, flush=True)
+    report = {"game": args.game, "players": args.players, "a": args.a, "b": args.b, "unit": args.unit,
+              "mode": "peers" if args.peers else "in-process", "budget": budget, **summary(units, sides),
+              "wall_s": round(time.perf_counter() - started, 1)}
     print(json.dumps(report))
     return 0
 

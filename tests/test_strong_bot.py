@@ -293,9 +293,26 @@ def test_the_network_hint_is_the_strong_bots_move_with_its_reason():
     assert session.hint_why == "the only move" or "% of " in session.hint_why
 
 
-def test_the_local_table_refuses_the_strong_bot():
-    """Its bots get the whole deal: a search would read every hand."""
-    from p2pcards.ui.session import LocalSession
+def test_canasta_candidates_weigh_each_kind_of_move_and_the_budget_is_spent_exactly():
+    """With a long move list the search keeps the heuristic's best move of
+    every kind (its own choice among them) and spends exactly the simulations
+    it is given, however the halving drops moves."""
+    from p2pcards.bots.strong import canasta_policy
+    from p2pcards.bots.strong.ismcts import ROOT_WIDTH, _candidates, search
 
-    with pytest.raises(ValueError):
-        LocalSession("bura", 2, bots="strong")
+    game = get_game("kanaszta")
+    checked = 0
+    for state in greedy_deal_states(game, 2, seed=4):
+        legal = game.legal_actions(state)
+        if len(legal) <= ROOT_WIDTH["kanaszta"] or game.deal_over(state):
+            continue
+        picked = _candidates(game, state, legal, canasta_policy)
+        assert len(picked) == ROOT_WIDTH["kanaszta"] and all(a in legal for a in picked)
+        kinds = {a["type"] for a in legal}
+        assert kinds <= {a["type"] for a in picked} or len(kinds) > len(picked)
+        assert canasta_policy.choose(game, state, None) in picked
+        if checked < 3:
+            decision = search(game, state, random.Random(1), iterations=37)
+            assert decision.iterations == 37 and decision.action in picked
+        checked += 1
+    assert checked >= 3

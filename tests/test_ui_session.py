@@ -145,3 +145,32 @@ async def test_between_deals_the_next_deal_starts_by_itself_after_the_pause(auto
         await until(lambda: session.match_info()["phase"] == PHASE_BETWEEN)
         assert session.turn_deadline() - trio.current_time() == pytest.approx(20, abs=0.5)
     assert sum(1 for line in session.last_moves() if line.startswith("deal over")) == 2
+
+
+@pytest.mark.parametrize("game_id, players", [("kanaszta", 4), ("warkocz", 3), ("bura", 2)])
+async def test_bots_see_only_their_own_seat_and_the_strong_bot_plays(game_id, players):
+    """Each bot is handed its seat's state, as at a network table: at its
+    first move every other hand is unknown tokens (nothing has been shown
+    yet). So the strong bot may sit at this table too."""
+    from p2pcards.bots import Bot
+    from p2pcards.cards import is_unknown
+
+    session = LocalSession(game_id, players, seat=None, bots="strong", seed=6, bot_delay=0, max_deals=1)
+    seen = []
+
+    class Watching:
+        def __init__(self, seat):
+            self.seat, self.bot = seat, Bot("strong", seed=seat, iterations=3)
+
+        def choose(self, game, state):
+            if not any(s == self.seat for s, _ in seen):
+                for other in range(players):
+                    if other != self.seat:
+                        seen.append((self.seat, all(is_unknown(c) for c in game.hand(state, other))))
+            return self.bot.choose(game, state)
+
+    session.bots = {s: Watching(s) for s in range(players)}
+    await session.run()
+    assert session.match_info()["last_deal"] is not None
+    assert {s for s, _ in seen} == set(range(players)) and all(hidden for _, hidden in seen)
+    assert not any("bot error" in line for line in session.last_moves())

@@ -25,6 +25,7 @@ from typing import Protocol, runtime_checkable
 import trio
 
 from p2pcards.bots import Bot
+from p2pcards.bots.strong.arena import SeatViews, deal_deck
 from p2pcards.games import Game, IllegalAction, get_game
 from p2pcards.games.base import Match
 from p2pcards.i18n import _
@@ -211,9 +212,6 @@ class LocalSession:
         self.match: Match = self.game.new_match(players, options, seed=self.seed)
         self.options = self.match.options
         strategies = [bots] * players if isinstance(bots, str) else list(bots)
-        if "strong" in strategies:
-            # This table hands its bots the whole deal; the search would use it.
-            raise ValueError("the strong bot plays only at a network table, where it sees just its own seat")
         self.bots = {
             s: Bot(strategies[s], seed=f"{self.seed}:{s}") for s in range(players) if s != seat
         }
@@ -223,6 +221,7 @@ class LocalSession:
         self.turn_time = turn_time
         self.max_deals = max_deals
         self._state = None
+        self._views: SeatViews | None = None  # what each bot's seat knows of the deal
         self._phase = PHASE_DEALING
         self._last_deal: dict | None = None
         self._deadline: float | None = None
@@ -319,6 +318,7 @@ class LocalSession:
     def _apply(self, seat: int, action: dict, note: str = "") -> None:
         before = self._state
         self._state = self.game.apply(self._state, action)  # IllegalAction leaves everything as it was
+        self._views.played(seat, action)
         me = self.seat if is_you(seat_name(self.names, self.seat)) else None  # "You draw", not "You draws"
         line = describe(self.game, before, seat, action, self.names, me=me)
         if seat == self.seat:
@@ -348,7 +348,9 @@ class LocalSession:
         """Play the match to its end (or to ``max_deals``); then return."""
         deals = 0
         while not self.game.match_over(self.match):
-            self._state = self.game.start_deal(self.match)
+            deck = deal_deck(self.game, self.match)
+            self._views = SeatViews(self.game, self.match, deck)
+            self._state = self.game.start_deal(self.match, deck=list(deck))
             self._phase = PHASE_PLAYING
             dealer = seat_name(self.names, self.match.dealer)
             number = self.match.deal_index + 1
@@ -394,11 +396,15 @@ class LocalSession:
                 self._changed()
                 await trio.sleep(self.bot_delay)
                 self._deadline = None
-                self._bot_move(who)
+                await self._bot_move(who)
 
-    def _bot_move(self, who: int) -> None:
+    async def _bot_move(self, who: int) -> None:
         try:
-            self._apply(who, self.bots[who].choose(self.game, self._state))
+            # A bot sees only its own seat, as at a network table; it thinks in
+            # a thread so that the screen stays live (the strong bot takes a second).
+            mine = self._views.seat_state(who)
+            action = await trio.to_thread.run_sync(self.bots[who].choose, self.game, mine)
+            self._apply(who, action)
         except Exception as exc:
             # A broken bot must not end the human's game: it plays at random instead.
             fallback = random.Random(f"{self.seed}:{self._version}").choice(self.game.legal_actions(self._state))

@@ -1,9 +1,9 @@
 """A heuristic player for both canastas (kanasta, kanaszta).
 
-It decides from ``legal_actions`` and the acting seat's ``view`` only, so it
-plays the same with unknown tokens for every card it cannot see. The plan:
-take the pile whenever the rules let it (cards are points and melds), meld
-natural cards as early as possible, keep wilds back except to open, to make
+It decides from ``legal_actions`` and what the acting seat's ``view`` shows
+(its own hand and the table), so it plays the same with unknown tokens for
+every card it cannot see. The plan: take the pile whenever the rules let it
+(cards are points and melds), meld natural cards as early as possible, keep wilds back except to open, to make
 a canasta or to go out, add only to its own side's melds, keep five cards
 back until its side has a canasta (a short hand can neither go out nor, in
 kanaszta, take the pile), and discard what
@@ -21,12 +21,15 @@ KEEP = 5  # without a canasta, melds keep at least this many cards in hand
 MELD_WILD = 14  # the cost of spending a wild on a new meld once opened
 
 
+WILD_CODES = frozenset(["JK"] + ["2" + suit for suit in "CDHS"])
+
+
 def _rank(card: str) -> str:
     return "JK" if card == "JK" else card[:-1]
 
 
 def _is_wild(card: str) -> bool:
-    return _rank(card) in WILD_RANKS
+    return card in WILD_CODES
 
 
 def choose(game, state, rng) -> dict:
@@ -35,87 +38,115 @@ def choose(game, state, rng) -> dict:
         raise ValueError("no legal action: it is nobody's turn")
     if len(actions) == 1:
         return actions[0]
-    seat = game.to_act(state)
-    view = game.view(state, seat)
-    mine = game.owner_of(state, seat)
     best, best_score = None, None
-    for action in actions:
-        score = _score(game, view, seat, mine, action)
+    for score, action in scored(game, state, actions):
         if best_score is None or score > best_score:
             best, best_score = action, score
     return best
 
 
-def _friendly(game, view, seat, owner) -> bool:
+def scored(game, state, actions=None) -> list[tuple[float, dict]]:
+    """(the heuristic's score, action) for every legal action, in the
+    engine's order (``choose`` takes the first best); the strong bot's
+    search looks first at the actions this ranks highest."""
+    if actions is None:
+        actions = game.legal_actions(state)
+    ctx = _Context(game, state)
+    return [(_score(ctx, action), action) for action in actions]
+
+
+class _Context:
+    """What the scores of one decision's actions read, worked out once: the
+    seat's own hand and the table, all of it in the seat's ``view``, read
+    straight from the state (building the whole view costs more than the
+    scoring)."""
+
+    def __init__(self, game, state):
+        seat = game.to_act(state)
+        self.game = game
+        self.seat = seat
+        self.players = state.players
+        self.options = state.options
+        self.pairs = bool(state.options["pairs"]) and state.players == 4
+        self.hand = state.hands[seat]
+        self.pile = len(state.pile)
+        self.frozen = state.frozen
+        self.opened = state.opened
+        self.opened_mine = state.opened[game.owner_of(state, seat)]
+        self.melds = [(m.owner, m.rank, len(m.cards)) for m in state.melds]
+        self.friendly = [_friendly(self, owner) for owner, _, _ in self.melds]
+        self.sizes = [n for _, _, n in self.melds]
+        self.friendly_canasta = any(f and n >= 7 for f, n in zip(self.friendly, self.sizes))
+        self.counts = Counter(_rank(c) for c in self.hand)
+        self.my_ranks = {rank for (_, rank, _), f in zip(self.melds, self.friendly) if f}
+        self.their_ranks = {rank for (_, rank, _), f in zip(self.melds, self.friendly) if not f}
+
+
+def _friendly(ctx: _Context, owner) -> bool:
     """Melds the seat is glad to feed: its own, or its partner's in pairs
     (kanaszta melds belong to the side already)."""
-    if game.side_melds:
-        return owner == game.side_of(seat, view["players"], view["options"])
-    if view["pairs"]:
-        return owner % 2 == seat % 2
-    return owner == seat
+    if ctx.game.side_melds:
+        return owner == ctx.game.side_of(ctx.seat, ctx.players, ctx.options)
+    if ctx.pairs:
+        return owner % 2 == ctx.seat % 2
+    return owner == ctx.seat
 
 
-def _score(game, view, seat, mine, action) -> float:
+def _score(ctx: _Context, action) -> float:
     kind = action["type"]
     cards = action.get("cards", [])
-    hand = view["hand"]
-    left = len(hand) - len(cards)
+    left = len(ctx.hand) - len(cards)
     wilds = sum(_is_wild(c) for c in cards)
     naturals = len(cards) - wilds
-    opened = view["opened"][mine]
     going_out = GOING_OUT if left == 0 and kind in ("meld", "add") else 0
     if kind == "red3":
         return 1000
     if kind == "take_pile":
         # The whole pile for one meld: worth it unless it costs wilds.
-        return 200 + 2 * len(view["pile"]) - 15 * wilds + going_out
+        return 200 + 2 * ctx.pile - 15 * wilds + going_out
     if kind == "draw":
         return 100
-    if kind in ("meld", "add") and 0 < left < KEEP and not _can_go_out(game, view, seat, action):
+    if kind in ("meld", "add") and 0 < left < KEEP and not _can_go_out(ctx, action):
         # Without a canasta a short hand is stuck: it can't take the pile
         # (kanaszta: not holding one card) nor go out, so keep cards back.
         return -60
     if kind == "meld":
-        score = 20 + 4 * naturals - (4 if not opened else MELD_WILD) * wilds + going_out
+        score = 20 + 4 * naturals - (4 if not ctx.opened_mine else MELD_WILD) * wilds + going_out
         if len(cards) >= 7:
             score += 40
         if naturals and all(_rank(c) == "3" for c in cards if not _is_wild(c)):
             score += 50  # black 3s: only ever offered when going out
         return score
     if kind == "add":
-        meld = view["melds"][action["meld"]]
-        if not _friendly(game, view, seat, meld["owner"]):
+        i = action["meld"]
+        if not ctx.friendly[i]:
             return -50 + going_out * 2
-        size = len(meld["cards"]) + len(cards)
+        before = ctx.sizes[i]
         # Wilds go where they bring a canasta near; elsewhere they wait.
-        per_wild = 3 if len(meld["cards"]) >= 4 else 14
+        per_wild = 3 if before >= 4 else 14
         score = 10 + 4 * naturals - per_wild * wilds + going_out
-        if len(meld["cards"]) < 7 <= size:
+        if before < 7 <= before + len(cards):
             score += 45  # completes a canasta
         return score
     if kind == "swap":
         return -20
     if kind == "discard":
-        return _discard_score(game, view, seat, action)
+        return _discard_score(ctx, action)
     return -100
 
 
-def _can_go_out(game, view, seat, action) -> bool:
+def _can_go_out(ctx: _Context, action) -> bool:
     """Does the seat's side hold a canasta (or make one with this action)?"""
-    for i, m in enumerate(view["melds"]):
-        if not _friendly(game, view, seat, m["owner"]):
-            continue
-        size = len(m["cards"]) + (len(action["cards"]) if action.get("meld") == i and action["type"] == "add" else 0)
-        if size >= 7:
-            return True
+    if ctx.friendly_canasta:
+        return True
+    if action["type"] == "add":
+        i = action["meld"]
+        return ctx.friendly[i] and ctx.sizes[i] + len(action["cards"]) >= 7
     return action["type"] == "meld" and len(action["cards"]) >= 7
 
 
-def _discard_score(game, view, seat, action) -> float:
+def _discard_score(ctx: _Context, action) -> float:
     card = action["cards"][0]
-    hand = view["hand"]
-    counts = Counter(_rank(c) for c in hand)
     rank = _rank(card)
     if action.get("freeze"):
         return -40  # a wild is worth more in hand than a frozen pile
@@ -123,12 +154,10 @@ def _discard_score(game, view, seat, action) -> float:
         return -30
     if rank == "3":
         return 5 if card[-1] in "CS" else -5  # black 3: useless, and a stop card in kanaszta
-    score = -2.0 * counts[rank]  # keep pairs and triples
-    my_ranks = {m["rank"] for m in view["melds"] if _friendly(game, view, seat, m["owner"])}
-    their_ranks = {m["rank"] for m in view["melds"] if not _friendly(game, view, seat, m["owner"])}
-    if rank in my_ranks:
+    score = -2.0 * ctx.counts[rank]  # keep pairs and triples
+    if rank in ctx.my_ranks:
         score -= 6
-    if rank in their_ranks:
+    if rank in ctx.their_ranks:
         score -= 8  # it would let the next player take the pile
-    score += game.value(card) / 20  # shed the costly lone cards
+    score += ctx.game.value(card) / 20  # shed the costly lone cards
     return score

@@ -1,5 +1,5 @@
 """The kanasta heuristic player: the shared canasta one (``p2pcards.bots.greedy.canasta``)."""
 
-from p2pcards.bots.greedy.canasta import choose
+from p2pcards.bots.greedy.canasta import choose, scored
 
-__all__ = ["choose"]
+__all__ = ["choose", "scored"]

@@ -66,6 +66,37 @@ class KnowledgeTable:
         return seat_state(public, self.private[seat])
 
 
+class SeatViews:
+    """One deal as each seat sees it: follow the full deal's moves with
+    ``played`` and ask ``seat_state`` for what a seat knows now."""
+
+    def __init__(self, game, match, deck: list[str]):
+        self.game = game
+        self.table = KnowledgeTable(game, match.players, deck)
+        ctx = game.deal_context(match)
+
+        def start(public_deck, _):
+            return game.start(match.players, deck=public_deck, dealer=match.dealer, options=match.options,
+                              scores=list(match.scores), **ctx)
+
+        self.public, _, _ = self.table.retrying(start, token_deck(len(deck)))
+        self.public = self.table.settle(self.public)
+
+    def seat_state(self, seat: int):
+        return self.table.seat_state(self.public, seat)
+
+    def played(self, actor: int, action: dict) -> None:
+        """``actor`` played ``action`` (as the full deal has it)."""
+        table = self.table
+        public_action, positions = public_form(self.game, self.public, action, actor, table.private[actor])
+        shown = shown_by(public_action, positions)
+        for p in shown:
+            table.book.publish(actor, p)
+        public = substitute(self.public, {unknown(p): c for p, c in shown.items()})
+        public, _, _ = table.retrying(self.game.apply, public, public_action)
+        self.public = table.settle(public)
+
+
 @dataclass
 class DealResult:
     scores: dict  # the engine's deal_scores of the finished deal
@@ -74,38 +105,31 @@ class DealResult:
     decisions: list[int] = field(default_factory=list)
 
 
+def deal_deck(game, match) -> list[str]:
+    """The deck ``start_deal`` deals from when given none."""
+    return shuffled_deck(game.id, match.seed if match.seed is not None else 0, match.deal_index)
+
+
 def play_deal(game, match, bots, deck=None, max_steps=20000) -> DealResult:
     """One deal of ``match`` between ``bots`` (one per seat, each with
     ``choose(game, state)``), each bot shown only its own seat's state."""
     players = match.players
-    deck = deck if deck is not None else shuffled_deck(game.id, match.seed if match.seed is not None else 0,
-                                                       match.deal_index)
-    table = KnowledgeTable(game, players, deck)
+    deck = deck if deck is not None else deal_deck(game, match)
+    views = SeatViews(game, match, deck)
     full = game.start_deal(match, deck=list(deck))
-
-    def start(public_deck, _):
-        return game.start_deal(match, deck=public_deck)
-
-    public, _, _ = table.retrying(start, token_deck(len(deck)))
     think = [0.0] * players
     decisions = [0] * players
     for _ in range(max_steps):
-        public = table.settle(public)
         if game.deal_over(full):
             return DealResult(game.deal_scores(full), full, think, decisions)
         actor = game.to_act(full)
-        mine = table.seat_state(public, actor)
+        mine = views.seat_state(actor)
         t0 = time.process_time()
         action = bots[actor].choose(game, mine)
         think[actor] += time.process_time() - t0
         decisions[actor] += 1
         full = game.apply(full, action)
-        public_action, positions = public_form(game, public, action, actor, table.private[actor])
-        shown = shown_by(public_action, positions)
-        for p in shown:
-            table.book.publish(actor, p)
-        public = substitute(public, {unknown(p): c for p, c in shown.items()})
-        public, _, _ = table.retrying(game.apply, public, public_action)
+        views.played(actor, action)
     raise RuntimeError("the deal did not end")
 
 

@@ -16,12 +16,23 @@ have been chosen. At the root every action is tried on each determinization
 (common random numbers): with deterministic greedy rollouts the actions are
 then compared on the same deals, which at the few hundred simulations a
 second the engines allow separates them far better than independent samples.
+In the canastas three things change. Their move lists are long (every
+meld, add and discard of a 15-card hand), so only ``ROOT_WIDTH`` moves are
+searched: the heuristic's best of each kind (so that stopping to discard is
+weighed against melding on, the pile against the stock) and its best
+others. The budget is spent by sequential halving (Karnin, Koren & Somekh
+2013): equal shares per round, every live move on each deal, the worse half
+dropped after each round but never the heuristic's own move, so the last
+rounds compare the two or three best moves on most of the deals. And the
+searching seat plays by its own heuristic (``canasta_policy``: the greedy
+scores plus what a discard may hand the next player), in the simulations
+and as its first guess; the others are played by the greedy bot.
 Other seats' moves are not in the tree: the greedy policy plays them, which
 keeps every simulation a plausible game. Below the root a node grows children
-only once it has been visited ``EXPAND_AFTER`` times, trying the greedy move
-first; until then the greedy policy plays the rest of the turn too.
+only once it has been visited ``EXPAND_AFTER`` times, trying the heuristic's
+move first; until then the heuristic plays the rest of the turn too.
 
-The answer is the greedy bot's move unless another does better on the same
+The answer is the heuristic's move unless another does better on the same
 deals by more than its noise: the mean of the paired differences must exceed
 ``CONFIDENCE`` standard errors over at least ``MIN_DEALS`` deals (a search
 cut short by its budget falls back on the heuristic instead of on chance).
@@ -49,6 +60,12 @@ MAX_ITERATIONS = 20000  # the simulation cap, whatever the time budget
 EXPAND_AFTER = 8  # visits of a node below the root before it grows children
 CONFIDENCE = 1.5  # standard errors a move must beat the greedy one by...
 MIN_DEALS = 6  # ...on at least this many determinizations
+# Root moves searched: the heuristic's best this many (None: every move).
+ROOT_WIDTH = {"kanasta": 6, "kanaszta": 6, "warkocz": None, "bura": None}
+# Sequential halving of the root moves (else every move on every deal to the end).
+HALVING = {"kanasta": True, "kanaszta": True, "warkocz": False, "bura": False}
+# The searching seat's own heuristic, where it is not the greedy bot's.
+OWN_POLICY = {"kanasta": "p2pcards.bots.strong.canasta_policy", "kanaszta": "p2pcards.bots.strong.canasta_policy"}
 
 
 def action_key(action: dict) -> tuple:
@@ -81,8 +98,33 @@ class Decision:
     forced: bool = False  # the only legal action
 
 
-def _rollout_policy(game_id: str):
-    return importlib.import_module(f"p2pcards.bots.greedy.{game_id}").choose
+def _greedy(game_id: str):
+    return importlib.import_module(f"p2pcards.bots.greedy.{game_id}")
+
+
+def _own_policy(game_id: str):
+    """The heuristic the searching seat plays by: its first guess at the root
+    and its moves in the simulations (the others play the greedy bot)."""
+    if game_id in OWN_POLICY:
+        return importlib.import_module(OWN_POLICY[game_id])
+    return _greedy(game_id)
+
+
+def _candidates(game, state, legal: list[dict], own) -> list[dict]:
+    """The root moves to search: every legal move, or where there are more
+    than ``ROOT_WIDTH``, the heuristic's best move of each kind (so that
+    stopping to discard is weighed against melding on, taking the pile
+    against drawing) and then its best others, its own choice first."""
+    width = ROOT_WIDTH[game.id]
+    if width is None or len(legal) <= width:
+        return legal
+    ranked = [a for _, a in sorted(own.scored(game, state, legal), key=lambda sa: -sa[0])]
+    kinds = {}
+    for a in ranked:  # stable: ties keep the engine's order
+        kinds.setdefault(a["type"], a)
+    picked = list(kinds.values())[:width]
+    picked += [a for a in ranked if a not in picked][:width - len(picked)]
+    return sorted(picked, key=ranked.index)
 
 
 def search(game, state, rng: random.Random, iterations: int | None = None,
@@ -97,7 +139,8 @@ def search(game, state, rng: random.Random, iterations: int | None = None,
     if len(legal) == 1:
         return Decision(legal[0], 0, 0, None, forced=True)
     seat = game.to_act(state)
-    policy = _rollout_policy(game.id)
+    own = _own_policy(game.id)
+    others = _greedy(game.id)
     try:
         sampler = Determinizer(game.id, state)
     except ValueError as exc:
@@ -105,36 +148,66 @@ def search(game, state, rng: random.Random, iterations: int | None = None,
         # could not check without their cards (a false pass, which the audit
         # will name). Play on with the heuristic rather than stop the game.
         log.warning("seat %s: no deal fits what it has seen (%s); playing the greedy move", seat, exc)
-        return Decision(policy(game, state, rng), 0, 0, None)
+        return Decision(own.choose(game, state, rng), 0, 0, None)
+
+    def policy(g, s, r):
+        return (own if g.to_act(s) == seat else others).choose(g, s, r)
+
     depth = ROLLOUT_DEPTH[game.id]
     root = Node()
-    for a in legal:
+    for a in _candidates(game, state, legal, own):
         root.children[action_key(a)] = Node(action=a)
+    favourite = root.children[action_key(own.choose(game, state, random.Random(0)))]
     cap = iterations if iterations is not None else MAX_ITERATIONS
     deadline = None if iterations is not None else time.perf_counter() + (seconds if seconds is not None else 1.0)
+    alive = list(root.children.values())
     done = 0
 
     def more() -> bool:
         return done < cap and (deadline is None or done == 0 or time.perf_counter() < deadline)
 
-    while more():
+    def deal() -> None:
+        """One determinization, every live root move played out on it."""
+        nonlocal done
         world = sampler.sample(rng)
-        for child in root.children.values():
+        for child in alive:
             if not more():
-                break
+                return
             child.avail += 1
             _iterate(game, world, seat, child, policy, depth, rng)
             done += 1
-    favourite = root.children[action_key(policy(game, state, random.Random(0)))]
-    best = _choose(root, favourite)
+
+    if not HALVING[game.id]:
+        while more():
+            deal()
+    else:
+        # Sequential halving: equal shares of the budget per round, the worse
+        # half of the moves (never the favourite) dropped after each.
+        started = time.perf_counter()
+        deal()
+        if deadline is not None:  # the budget in simulations, from the first deal's pace
+            pace = (time.perf_counter() - started) / max(done, 1)
+            cap = min(cap, done + int((deadline - time.perf_counter()) / pace) if pace > 0 else cap)
+        rounds = max(1, math.ceil(math.log2(len(alive))))
+        for r in range(rounds):
+            target = cap * (r + 1) // rounds
+            while more() and done < target:
+                deal()
+            if r + 1 < rounds and len(alive) > 2:
+                ranked = sorted(alive, key=lambda c: -c.reward / max(c.visits, 1))
+                keep = ranked[:math.ceil(len(alive) / 2)]
+                if favourite not in keep:
+                    keep.append(favourite)
+                alive = [c for c in alive if c in keep]
+    best = _choose(alive, favourite)
     return Decision(best.action, done, best.visits, best.wins / best.visits if best.visits else None)
 
 
-def _choose(root: Node, favourite: Node) -> Node:
+def _choose(children: list[Node], favourite: Node) -> Node:
     """The child that beats the favourite on the same deals by more than its
     noise (the largest lower bound), else the favourite."""
     best, best_bound = favourite, 0.0
-    for child in root.children.values():
+    for child in children:
         n = min(len(child.samples), len(favourite.samples))
         if child is favourite or n < MIN_DEALS:
             continue
