@@ -66,6 +66,9 @@ def at_screen(game_id, players, script, *, names=None, columns=120):
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(session.run)
                 await until(lambda: session.match_info()["phase"] == PHASE_PLAYING)
+                # The bots think in a thread: wait until they have played up to the
+                # person's turn, so no move of theirs lands in the log mid-script.
+                await until(lambda: bool(session.legal_actions()))
                 await script(Screen(ui, pipe, size), session)
                 nursery.cancel_scope.cancel()
             ui.app.exit()
