@@ -21,30 +21,15 @@ def _english_after_each_test():
 
     i18n.set_language("en")
 
-import os
-
-import pytest
-
-# The suite checks English texts: whatever the machine's locale, the table
-# speaks English unless a test asks for another language (and such a test
-# passes P2PCARDS_LANG to its subprocesses itself).
-os.environ["P2PCARDS_LANG"] = "en"
-
-
-@pytest.fixture(autouse=True)
-def _english_again():
-    """A test that switched the language (set_language) leaves English behind."""
-    yield
-    from p2pcards import i18n
-
-    i18n.set_language("en")
-
 
 # Node ids (or prefixes) of the tests that take longest, longest first; the
 # rest keep their order.
 LONGEST = (
     "tests/test_strong_bot.py::test_strong_beats_greedy_at_warkocz",
     "tests/test_netns.py::",
+    "tests/test_checkpoint.py::test_a_peer_that_crashed",
+    "tests/test_people_come_back.py::",
+    "tests/test_pause.py::",
     "tests/test_replays.py::",
     "tests/test_fuzz_entries.py::test_entry_campaign",
     "tests/test_reliability.py::",
