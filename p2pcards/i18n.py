@@ -197,6 +197,15 @@ def shown(value) -> str:
     if isinstance(value, str) and callable(getattr(value, "translated", None)):
         return value.translated()  # a Text, or a card rank (cards.Rank)
     return str(value)
+def message_of(exc: BaseException) -> str:
+    """The message ``exc`` was raised with, kept the :class:`Text` it may be
+    (so it is shown in the reader's language; its English is what a log or
+    the JSON keeps); else its ``str``."""
+    if len(exc.args) == 1 and isinstance(exc.args[0], str):
+        return exc.args[0]
+    return str(exc)
+
+
 def known(text, templates=None) -> str:
     """``text`` in the player's language if it is a known English message
     (one of ``templates``, or any message of the catalog when none are given),
