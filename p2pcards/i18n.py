@@ -225,6 +225,17 @@ def known(text, templates=None) -> str:
     return _known(text, given, 3)
 
 
+def worded(value, templates=None) -> str:
+    """A detail as the reader sees it: a live :class:`Text` (found here, in
+    this process) in the reader's language; English read back from a log or a
+    peer through :func:`known` (``templates`` first, then the catalog)."""
+    if isinstance(value, Text):
+        return value.translated()
+    text = "" if value is None else str(value)
+    found = known(text, templates) if templates is not None else text
+    return known(text) if found == text else found
+
+
 # A reason is a sentence: a catalog message counts as its form only with this
 # many letters of its own, and with values no longer than a short sentence.
 _KNOWN_MAX = 1024
