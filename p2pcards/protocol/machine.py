@@ -823,6 +823,8 @@ def _setting(extra: dict, name: str, default: int) -> int:
 
 def same_data(a: Any, b: Any) -> bool:
     """Equal as msgpack data: of the same types too (in Python 0 == False == 0.0)."""
+    if isinstance(a, str) and isinstance(b, str):
+        return str(a) == str(b)  # a detail may be an i18n.Text: packed as the str it is
     if type(a) is not type(b):
         if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
             pass
