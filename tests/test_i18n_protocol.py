@@ -64,3 +64,25 @@ def test_free_text_from_a_peer_is_shown_as_it_came():
     i18n.set_language("pl")
     assert i18n.worded("my own words {seat}") == "my own words {seat}"
     assert i18n.worded(None) == ""
+
+
+def test_a_file_that_is_no_log_is_worded_in_the_readers_language(tmp_path, capsys):
+    bad = tmp_path / "badfile"
+    bad.write_bytes(b"not a log at all")
+    code_pl, polish = _audit(capsys, str(bad), "--lang", "pl")
+    code_hu, hungarian = _audit(capsys, str(bad), "--lang", "hu")
+    _, json_pl = _audit(capsys, str(bad), "--json", "--lang", "pl")
+    assert code_pl == code_hu == 2
+    assert "to nie jest plik zapisu gry p2pcards (złe bajty magiczne)" in polish
+    assert "nem p2pcards naplófájl (hibás azonosító bájtok)" in hungarian
+    assert json.loads(json_pl)["error"] == "not a p2pcards log file (bad magic bytes)"
+
+
+def test_a_log_error_of_an_entry_is_translated_piece_by_piece():
+    from p2pcards.protocol.log import LogError
+
+    exc = LogError(3, N_("the two entries say the same thing"))
+    assert str(exc) == "entry 3: the two entries say the same thing"
+    i18n.set_language("pl")
+    assert i18n.shown(exc) == "wpis 3: te dwa wpisy mówią to samo"
+    assert i18n.worded(str(exc)) == "wpis 3: te dwa wpisy mówią to samo"  # read back as English

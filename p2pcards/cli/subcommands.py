@@ -280,7 +280,7 @@ def format_report(report) -> str:
     from p2pcards.net.messages import printable
 
     if report.error:
-        return _("NOT A VERIFIABLE LOG: {reason}").format(reason=known(report.error, NOTES))
+        return _("NOT A VERIFIABLE LOG: {reason}").format(reason=worded(report.error, NOTES))
     names = {p["seat"]: printable(p["name"], 32) for p in report.players}
 
     def seat(number) -> str:

@@ -219,7 +219,8 @@ def check_deal(record: DealRecord, proofs_verified: bool = False) -> DealAudit:
                 deck_keys[s] = msg["key"]
         except MentalError as e:
             source = None
-            findings.append(Finding(s, "bad-proof", N_("shuffle of seat {seat}: {reason}", seat=s, reason=message_of(e))))
+            findings.append(Finding(s, "bad-proof", N_("shuffle of seat {seat}: {reason}",
+                                                       seat=s, reason=message_of(e))))
             try:  # the next seat is judged against what it received, if that parses
                 parsed = parse_shuffle(msg, size)
             except MentalError:
@@ -252,7 +253,8 @@ def check_deal(record: DealRecord, proofs_verified: bool = False) -> DealAudit:
                 parsed = verify_rekey(values, deck_keys[s], msg, context)
         except MentalError as e:
             source = None
-            findings.append(Finding(s, "bad-rekey", N_("re-key of seat {seat}: {reason}", seat=s, reason=message_of(e))))
+            findings.append(Finding(s, "bad-rekey", N_("re-key of seat {seat}: {reason}",
+                                                       seat=s, reason=message_of(e))))
             try:
                 parsed = parse_rekey(msg, size)
             except MentalError:

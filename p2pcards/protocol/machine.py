@@ -695,7 +695,8 @@ class TableMachine:
             raise Violation(accuser, "bad-entry", N_("abort names an impossible culprit {culprit}",
                                                        culprit=repr(culprit)))
         if culprit is not None and culprit in self.excluded:
-            raise Violation(accuser, "bad-entry", N_("seat {seat} is blamed already", seat=culprit))  # one abort per culprit
+            raise Violation(accuser, "bad-entry", N_("seat {seat} is blamed already",
+                                                     seat=culprit))  # one abort per culprit
         if culprit is not None and accuser != self.referee(culprit):
             # Only the referee names a culprit (table.md §6); anyone may say "no card".
             raise Violation(accuser, "bad-entry", N_(
@@ -772,7 +773,8 @@ class TableMachine:
         try:
             entries = [Entry.from_wire(item) for item in raw]
         except LogError as exc:
-            raise Violation(accuser, "bad-entry", N_("evidence that is no entry: {reason}", reason=message_of(exc))) from None
+            raise Violation(accuser, "bad-entry", N_("evidence that is no entry: {reason}",
+                                                     reason=message_of(exc))) from None
         if kind == EQUIVOCATE or culprit is None:
             return
         for e in entries:
