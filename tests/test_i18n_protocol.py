@@ -31,6 +31,10 @@ async def test_a_caught_wrong_key_is_worded_in_polish_and_the_json_stays_english
     assert json_pl == json_en
     details = [v["detail"] for v in json.loads(json_en)["violations"]]
     assert any("is not the one it committed to" in d for d in details), details
+    assert cli.main(["replay", log, "--text", "--lang", "pl"]) == 0
+    record = capsys.readouterr().out
+    assert "nie jest tym, do którego się zobowiązało" in record  # the abort's line, read back from the log
+    assert "is not the one it committed to" not in record
     assert open(log, "rb").read() == before
 
 
