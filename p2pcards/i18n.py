@@ -197,6 +197,15 @@ def shown(value) -> str:
     if isinstance(value, str) and callable(getattr(value, "translated", None)):
         return value.translated()  # a Text, or a card rank (cards.Rank)
     return str(value)
+def message_of(exc: BaseException) -> str:
+    """The message ``exc`` was raised with, kept the :class:`Text` it may be
+    (so it is shown in the reader's language; its English is what a log or
+    the JSON keeps); else its ``str``."""
+    if len(exc.args) == 1 and isinstance(exc.args[0], str):
+        return exc.args[0]
+    return str(exc)
+
+
 def known(text, templates=None) -> str:
     """``text`` in the player's language if it is a known English message
     (one of ``templates``, or any message of the catalog when none are given),
@@ -214,6 +223,17 @@ def known(text, templates=None) -> str:
     text = "" if text is None else str(text)
     given = None if templates is None else _templates_of(tuple(templates))
     return _known(text, given, 3)
+
+
+def worded(value, templates=None) -> str:
+    """A detail as the reader sees it: a live :class:`Text` (found here, in
+    this process) in the reader's language; English read back from a log or a
+    peer through :func:`known` (``templates`` first, then the catalog)."""
+    if isinstance(value, Text):
+        return value.translated()
+    text = "" if value is None else str(value)
+    found = known(text, templates) if templates is not None else text
+    return known(text) if found == text else found
 
 
 # A reason is a sentence: a catalog message counts as its form only with this

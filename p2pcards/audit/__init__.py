@@ -29,7 +29,7 @@ import dataclasses
 from typing import Any
 
 from p2pcards.cards import unknown
-from p2pcards.i18n import N_
+from p2pcards.i18n import N_, message_of
 from p2pcards.games import IllegalAction, NeedReveal, substitute
 from p2pcards.protocol.log import END, Entry, GameLog, LogError, read_log
 from p2pcards.protocol.machine import (
@@ -120,7 +120,7 @@ def load(path) -> GameLog:
     try:
         log = read_log(path, strict=True)
     except LogError as exc:
-        raise Unverifiable(str(exc)) from None
+        raise Unverifiable(message_of(exc)) from None
     if len(log) == 0:
         raise Unverifiable(NO_ENTRY)
     return log
@@ -130,7 +130,7 @@ def audit_file(path) -> AuditReport:
     try:
         log = load(path)
     except Unverifiable as exc:
-        return _unverifiable(str(exc))
+        return _unverifiable(message_of(exc))
     return audit_log(log)
 
 
@@ -410,7 +410,7 @@ def audit_pair(path_a, path_b) -> AuditReport:
         a = load(path_a)
         b = load(path_b)
     except Unverifiable as exc:
-        return _unverifiable(str(exc))
+        return _unverifiable(message_of(exc))
     if a.genesis.raw != b.genesis.raw:
         return _unverifiable(NOT_ONE_GAME)
     reports = [audit_log(a), audit_log(b)]

@@ -276,11 +276,11 @@ def kind_in_words(kind: str) -> str:
 
 def format_report(report) -> str:
     from p2pcards.audit import NOTES
-    from p2pcards.i18n import known, ngettext
+    from p2pcards.i18n import known, ngettext, worded
     from p2pcards.net.messages import printable
 
     if report.error:
-        return _("NOT A VERIFIABLE LOG: {reason}").format(reason=known(report.error, NOTES))
+        return _("NOT A VERIFIABLE LOG: {reason}").format(reason=worded(report.error, NOTES))
     names = {p["seat"]: printable(p["name"], 32) for p in report.players}
 
     def seat(number) -> str:
@@ -302,7 +302,7 @@ def format_report(report) -> str:
         for v in report.violations:
             who = seat(v["seat"]) if v["seat"] is not None else _("nobody identified")
             lines.append(_("  entry {entry}: {kind} by {who}: {detail}").format(
-                entry=v["entry"], kind=kind_in_words(v["kind"]), who=who, detail=known(v["detail"], NOTES)))
+                entry=v["entry"], kind=kind_in_words(v["kind"]), who=who, detail=worded(v["detail"], NOTES)))
     else:
         why = "; ".join(known(note, NOTES) for note in report.notes) or _(
             "the log has no end signed by every player")

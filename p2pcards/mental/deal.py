@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
+from p2pcards.i18n import N_, message_of
 from p2pcards.mental.encoding import EncodedDeck, encode_deck
 from p2pcards.mental.group import (
     HASH_LEN, N, SEED_LEN, BadMessage, MentalError, inverse, lincomb, points,
@@ -28,7 +29,7 @@ from p2pcards.mental.shuffle import parse_shuffle, verify_shuffle
 def _exact_map(msg: object, keys: set[str], what: str) -> dict:
     if not isinstance(msg, dict) or set(msg) != keys:
         names = ", ".join(f'"{k}"' for k in sorted(keys))
-        raise BadMessage(f"a {what} message must be a map with exactly {names}")
+        raise BadMessage(N_("a {what} message must be a map with exactly {names}", what=what, names=names))
     return msg
 
 
@@ -41,7 +42,7 @@ def commit_step(secrets: DealSecrets) -> dict:
 def parse_commit(msg: object) -> bytes:
     c = _exact_map(msg, {"commit"}, "commit")["commit"]
     if not isinstance(c, bytes) or len(c) != HASH_LEN:
-        raise BadMessage(f"a seed commitment must be {HASH_LEN} bytes")
+        raise BadMessage(N_("a seed commitment must be {n} bytes", n=HASH_LEN))
     return c
 
 
@@ -73,7 +74,7 @@ def card_keys_step(secrets: DealSecrets, positions: Iterable[int]) -> dict:
     """Publish this seat's per-card keys of ``positions`` (ascending, no repeats)."""
     ps = sorted(set(positions))
     if not ps:
-        raise MentalError("a key message needs at least one position")
+        raise MentalError(N_("a key message needs at least one position"))
     return {"keys": [[p, scalar_to_bytes(secrets.card_key(p))] for p in ps]}
 
 
@@ -81,16 +82,16 @@ def parse_card_keys(msg: object, size: int) -> dict[int, int]:
     """{position: key} of an untrusted key message for a deck of ``size``."""
     items = _exact_map(msg, {"keys"}, "card keys")["keys"]
     if not isinstance(items, (list, tuple)) or not 1 <= len(items) <= size:
-        raise BadMessage(f"keys must be a list of 1..{size} [position, key] pairs")
+        raise BadMessage(N_("keys must be a list of 1..{size} [position, key] pairs", size=size))
     out: dict[int, int] = {}
     for item in items:
         if not isinstance(item, (list, tuple)) or len(item) != 2:
-            raise BadMessage("each published key must be a [position, key] pair")
+            raise BadMessage(N_("each published key must be a [position, key] pair"))
         p, k = item
         if not isinstance(p, int) or isinstance(p, bool) or not 0 <= p < size:
-            raise BadMessage(f"key position {p!r} is not in 0..{size - 1}")
+            raise BadMessage(N_("key position {position} is not in 0..{last}", position=repr(p), last=size - 1))
         if p in out:
-            raise BadMessage(f"position {p} is published twice in one message")
+            raise BadMessage(N_("position {position} is published twice in one message", position=p))
         out[p] = scalar_from_bytes(k, f"key of position {p}")
     return out
 
@@ -116,7 +117,7 @@ def reveal_step(secrets: DealSecrets) -> dict:
 def parse_reveal(msg: object) -> bytes:
     s = _exact_map(msg, {"seed"}, "reveal")["seed"]
     if not isinstance(s, bytes) or len(s) != SEED_LEN:
-        raise BadMessage(f"a revealed seed must be {SEED_LEN} bytes")
+        raise BadMessage(N_("a revealed seed must be {n} bytes", n=SEED_LEN))
     return s
 
 
@@ -218,7 +219,8 @@ def check_deal(record: DealRecord, proofs_verified: bool = False) -> DealAudit:
                 deck_keys[s] = msg["key"]
         except MentalError as e:
             source = None
-            findings.append(Finding(s, "bad-proof", f"shuffle of seat {s}: {e}"))
+            findings.append(Finding(s, "bad-proof", N_("shuffle of seat {seat}: {reason}",
+                                                       seat=s, reason=message_of(e))))
             try:  # the next seat is judged against what it received, if that parses
                 parsed = parse_shuffle(msg, size)
             except MentalError:
@@ -230,8 +232,9 @@ def check_deal(record: DealRecord, proofs_verified: bool = False) -> DealAudit:
             sec.deck_key_point != deck_keys[s] or shuffle_values(sec.deck_key, perm, values) != out
         ):
             perm = None
-            findings.append(Finding(s, "bad-shuffle", f"seat {s}'s shuffled deck is not its "
-                                    "input encrypted and permuted with its revealed keys"))
+            findings.append(Finding(s, "bad-shuffle", N_(
+                "seat {seat}'s shuffled deck is not its input encrypted and permuted with its revealed keys",
+                seat=s)))
         source = [source[i] for i in perm] if source is not None and perm is not None else None
         values = out
 
@@ -250,7 +253,8 @@ def check_deal(record: DealRecord, proofs_verified: bool = False) -> DealAudit:
                 parsed = verify_rekey(values, deck_keys[s], msg, context)
         except MentalError as e:
             source = None
-            findings.append(Finding(s, "bad-rekey", f"re-key of seat {s}: {e}"))
+            findings.append(Finding(s, "bad-rekey", N_("re-key of seat {seat}: {reason}",
+                                                       seat=s, reason=message_of(e))))
             try:
                 parsed = parse_rekey(msg, size)
             except MentalError:
@@ -263,7 +267,8 @@ def check_deal(record: DealRecord, proofs_verified: bool = False) -> DealAudit:
             wrong = wrong or [j for j, c in enumerate(card_key_commitments(sec, size)) if c != parsed.commits[j]]
             if wrong:
                 source = None
-                findings.append(Finding(s, "bad-rekey", f"seat {s} re-keyed positions {wrong} wrongly",
+                findings.append(Finding(s, "bad-rekey", N_("seat {seat} re-keyed positions {positions} wrongly",
+                                                                 seat=s, positions=str(wrong)),
                                         wrong[0]))
         else:
             source = None
@@ -275,7 +280,8 @@ def check_deal(record: DealRecord, proofs_verified: bool = False) -> DealAudit:
         try:
             keys = parse_card_keys(msg, size)
         except BadMessage as e:
-            findings.append(Finding(seat, "bad-keys", f"key message of seat {seat}: {e}"))
+            findings.append(Finding(seat, "bad-keys", N_("key message of seat {seat}: {reason}", seat=seat,
+                                                                   reason=message_of(e))))
             continue
         for p, k in sorted(keys.items()):
             if seeds[seat] is not None:
@@ -285,8 +291,8 @@ def check_deal(record: DealRecord, proofs_verified: bool = False) -> DealAudit:
             else:
                 continue
             if wrong:
-                findings.append(Finding(seat, "wrong-key", f"seat {seat} published a wrong key "
-                                        f"for position {p}", p))
+                findings.append(Finding(seat, "wrong-key", N_(
+                    "seat {seat} published a wrong key for position {position}", seat=seat, position=p), p))
 
     cards: list[str | None] = [None] * size
     physical: list[int | None] = [None] * size
@@ -309,24 +315,24 @@ def _check_seeds(record: DealRecord, n: int, findings: list[Finding]) -> list[De
         commit = None
         try:
             if _at(record.commits, s) is None:
-                raise BadMessage("no commitment")
+                raise BadMessage(N_("no commitment"))
             commit = parse_commit(record.commits[s])
         except BadMessage as e:
-            findings.append(Finding(s, "bad-commit", f"seat {s}: {e}"))
+            findings.append(Finding(s, "bad-commit", N_("seat {seat}: {reason}", seat=s, reason=message_of(e))))
         reveal = _at(record.reveals, s)
         if reveal is None:
-            findings.append(Finding(s, "missing-reveal", f"seat {s} did not reveal its seed"))
+            findings.append(Finding(s, "missing-reveal", N_("seat {seat} did not reveal its seed", seat=s)))
             seeds.append(None)
             continue
         try:
             seed = parse_reveal(reveal)
         except BadMessage as e:
-            findings.append(Finding(s, "bad-reveal", f"seat {s}: {e}"))
+            findings.append(Finding(s, "bad-reveal", N_("seat {seat}: {reason}", seat=s, reason=message_of(e))))
             seeds.append(None)
             continue
         if commit is not None and seed_commitment(seed) != commit:
-            findings.append(Finding(s, "bad-reveal", f"seat {s} revealed a seed that does not "
-                                    "match its commitment"))
+            findings.append(Finding(s, "bad-reveal", N_(
+                "seat {seat} revealed a seed that does not match its commitment", seat=s)))
             seeds.append(None)
             continue
         seeds.append(DealSecrets(seed) if commit is not None else None)

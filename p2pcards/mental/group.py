@@ -26,6 +26,8 @@ from coincurve import PublicKey
 from coincurve._libsecp256k1 import ffi as _ffi, lib as _lib
 from coincurve.context import GLOBAL_CONTEXT as _CONTEXT
 
+from p2pcards.i18n import N_
+
 # secp256k1: field prime and group order.
 P = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEFFFFFC2F
 N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
@@ -140,10 +142,10 @@ def scalar_to_bytes(k: int) -> bytes:
 def scalar_from_bytes(b: object, what: str = "key") -> int:
     """A scalar from its 32-byte big-endian form; it must lie in [1, n-1]."""
     if not isinstance(b, bytes) or len(b) != SCALAR_LEN:
-        raise BadMessage(f"{what} must be {SCALAR_LEN} bytes, got {_describe(b)}")
+        raise BadMessage(N_("{what} must be {n} bytes, got {got}", what=what, n=SCALAR_LEN, got=_describe(b)))
     k = int.from_bytes(b, "big")
     if not 1 <= k < N:
-        raise BadMessage(f"{what} is not a scalar in [1, n-1] of secp256k1")
+        raise BadMessage(N_("{what} is not a scalar in [1, n-1] of secp256k1", what=what))
     return k
 
 
@@ -205,10 +207,10 @@ def encodings(pts: Iterable[PublicKey]) -> list[bytes]:
 def load(b: object, what: str = "value") -> PublicKey:
     """The point of a canonical 33-byte compressed encoding, or BadMessage."""
     if not isinstance(b, bytes) or len(b) != POINT_LEN:
-        raise BadMessage(f"{what} must be {POINT_LEN} bytes, got {_describe(b)}")
+        raise BadMessage(N_("{what} must be {n} bytes, got {got}", what=what, n=POINT_LEN, got=_describe(b)))
     point = _parse(b)
     if point is None:
-        raise BadMessage(f"{what} is not the compressed encoding of a point of secp256k1")
+        raise BadMessage(N_("{what} is not the compressed encoding of a point of secp256k1", what=what))
     return point
 
 
@@ -337,24 +339,26 @@ def split_points(blob: object, count: int, what: str = "deck", distinct: bool = 
     canonical; with ``distinct``, no value may appear twice (two equal values
     in a deck can only come from a duplicated card)."""
     if not isinstance(blob, bytes):
-        raise BadMessage(f"{what} must be bytes, got {_describe(blob)}")
+        raise BadMessage(N_("{what} must be bytes, got {got}", what=what, got=_describe(blob)))
     if len(blob) != count * POINT_LEN:
-        raise BadMessage(f"{what} must hold {count} points of {POINT_LEN} bytes "
-                         f"({count * POINT_LEN} bytes), got {len(blob)} bytes")
+        raise BadMessage(N_("{what} must hold {count} points of {size} bytes ({total} bytes), got {got} bytes",
+                            what=what, count=count, size=POINT_LEN, total=count * POINT_LEN, got=len(blob)))
     xs = [blob[i:i + POINT_LEN] for i in range(0, len(blob), POINT_LEN)]
     seen: dict[bytes, int] = {}
     for j, x in enumerate(xs):
         load(x, f"{what} value {j}")
         if distinct:
             if x in seen:
-                raise BadMessage(f"{what} holds the same value at positions {seen[x]} and {j}")
+                raise BadMessage(N_("{what} holds the same value at positions {first} and {second}",
+                                    what=what, first=seen[x], second=j))
             seen[x] = j
     return xs
 
 
 def split_scalars(blob: object, count: int, what: str) -> list[int]:
     if not isinstance(blob, bytes) or len(blob) != count * SCALAR_LEN:
-        raise BadMessage(f"{what} must be {count} scalars of {SCALAR_LEN} bytes, got {_describe(blob)}")
+        raise BadMessage(N_("{what} must be {count} scalars of {size} bytes, got {got}",
+                            what=what, count=count, size=SCALAR_LEN, got=_describe(blob)))
     return [scalar_from_bytes(blob[i:i + SCALAR_LEN], f"{what} {i // SCALAR_LEN}")
             for i in range(0, len(blob), SCALAR_LEN)]
 

@@ -18,6 +18,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Sequence
 
+from p2pcards.i18n import N_
 from p2pcards.mental.group import (
     HASH_LEN, N, BadMessage, BadProof, MentalError, Point, base_mul, challenge_scalar, deck_bytes,
     encodings, frame, h, inverse, lincomb, load, points, public_mul_add_base, scalars_bytes,
@@ -90,12 +91,12 @@ def parse_rekey(msg: object, size: int) -> RekeyMessage:
     """Strictly decode an untrusted re-key message for a deck of ``size``."""
     if not isinstance(msg, dict) or set(msg) != FIELDS:
         names = ", ".join(f'"{f}"' for f in sorted(FIELDS))
-        raise BadMessage(f"a re-key message must be a map with exactly {names}")
+        raise BadMessage(N_("a re-key message must be a map with exactly {names}", names=names))
     deck = split_points(msg["deck"], size, "re-keyed deck")
     commits = split_points(msg["commits"], size, "card-key commitment", distinct=False)
     challenge = msg["challenge"]
     if not isinstance(challenge, bytes) or len(challenge) != HASH_LEN:
-        raise BadMessage(f"the re-key challenge must be {HASH_LEN} bytes")
+        raise BadMessage(N_("the re-key challenge must be {n} bytes", n=HASH_LEN))
     return RekeyMessage(deck, commits, challenge, split_scalars(msg["responses"], size + 1, "re-key response"))
 
 
@@ -112,8 +113,8 @@ def verify_rekey(deck_in: Sequence[bytes], key: bytes, msg: object, context: byt
     except MentalError:
         ok = False
     if not ok:
-        raise BadProof("the re-key proof does not verify: some position is not its input with "
-                       "the deck key swapped for that position's committed key")
+        raise BadProof(N_("the re-key proof does not verify: some position is not its input with "
+                          "the deck key swapped for that position's committed key"))
     return m
 
 

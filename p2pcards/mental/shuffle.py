@@ -28,6 +28,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Sequence
 
+from p2pcards.i18n import N_
 from p2pcards.mental.group import (
     GENERATORS_TAG, HASH_LEN, N, POINT_LEN, BadMessage, BadProof, MentalError, Point,
     add, base_mul, challenge_scalar, deck_bytes, encodings, frame, generators, h,
@@ -141,13 +142,13 @@ def parse_shuffle(msg: object, size: int) -> ShuffleMessage:
     """Strictly decode an untrusted shuffle message for a deck of ``size``."""
     if not isinstance(msg, dict) or set(msg) != FIELDS:
         names = ", ".join(f'"{f}"' for f in sorted(FIELDS))
-        raise BadMessage(f"a shuffle message must be a map with exactly {names}")
+        raise BadMessage(N_("a shuffle message must be a map with exactly {names}", names=names))
     deck = split_points(msg["deck"], size, "shuffled deck")
     key = msg["key"]
     load(key, "deck-key commitment")
     challenge = msg["challenge"]
     if not isinstance(challenge, bytes) or len(challenge) != HASH_LEN:
-        raise BadMessage(f"the shuffle challenge must be {HASH_LEN} bytes")
+        raise BadMessage(N_("the shuffle challenge must be {n} bytes", n=HASH_LEN))
     return ShuffleMessage(
         deck, key,
         split_points(msg["commits"], size, "permutation commitment", distinct=False),
@@ -169,8 +170,8 @@ def verify_shuffle(deck_in: Sequence[bytes], msg: object, context: bytes) -> lis
     except MentalError:  # a sum came out as the identity: no honest proof does that
         ok = False
     if not ok:
-        raise BadProof("the shuffle proof does not verify: the output is not the input deck, "
-                       "permuted and encrypted with the committed deck key, for this place")
+        raise BadProof(N_("the shuffle proof does not verify: the output is not the input deck, "
+                          "permuted and encrypted with the committed deck key, for this place"))
     return m.deck
 
 

@@ -29,7 +29,7 @@ from p2pcards.net.tasks import background_tasks
 from p2pcards.peer import PeerHooks, PeerOptions, TablePeer
 from p2pcards.files import REASONS as FILE_REASONS
 from p2pcards.files import write_atomically
-from p2pcards.i18n import N_, _, known
+from p2pcards.i18n import N_, _, known, shown
 from p2pcards.peer.seatlock import SeatInUse, hold_new_seat, take_seat
 from p2pcards.peer.statefile import SeatState, StateError, state_path
 from p2pcards.peer.statefile import load as load_state
@@ -147,7 +147,7 @@ async def agree_genesis(mesh, table, my_seat: int, signer, rules: dict, settings
     try:
         full = game.options(players, rules)
     except IllegalAction as exc:
-        raise RunError(_("the table's options are refused: {reason}").format(reason=exc)) from None
+        raise RunError(_("the table's options are refused: {reason}").format(reason=shown(exc))) from None
     seated = [Player(s.name, s.key, table.contributions[s.seat]) for s in table.seats]
     extra = {"turn_timeout": settings["turn_timeout"], "rejoin_timeout": settings["rejoin_timeout"],
              "deals": settings["deals"], "pauses": settings["pauses"], "pause_time": settings["pause_time"]}
@@ -170,7 +170,7 @@ async def agree_genesis(mesh, table, my_seat: int, signer, rules: dict, settings
                         check_body_signature(body, table.seats[event.seat].key, msg.get("sig"), event.seat)
                     except LogError as exc:
                         raise RunError(_("seat {seat} signed another table entry: {reason}").format(
-                            seat=event.seat, reason=exc)) from None
+                            seat=event.seat, reason=shown(exc))) from None
                     signatures[event.seat] = msg["sig"]
                 else:
                     backlog.append(event)
@@ -336,7 +336,7 @@ async def resume_seat(state_file: str, decide=None, strategy: str | None = "gree
         ident = identity.load(state.key_path)
         table = parse_final_msg(state.table)[1]
     except (StateError, identity.IdentityError, ProtocolError) as exc:
-        raise RunError(_("cannot resume from {path}: {reason}").format(path=state_file, reason=exc)) from None
+        raise RunError(_("cannot resume from {path}: {reason}").format(path=state_file, reason=shown(exc))) from None
     # Before the log is read: an earlier process of this seat (a window just
     # closed) may still be writing it and holding this seat's port.
     try:
@@ -361,7 +361,7 @@ async def _resume_held_seat(state, state_file, ident, table, decide, strategy, b
         driver = SeatDriver.reopen(state.log_path, state.seat, ident.private_key, state.seeds,
                                    checkpoint=_read_checkpoint(state.log_path))
     except LogError as exc:
-        raise RunError(_("cannot resume from {path}: {reason}").format(path=state_file, reason=exc)) from None
+        raise RunError(_("cannot resume from {path}: {reason}").format(path=state_file, reason=shown(exc))) from None
     if driver.machine.finished:
         raise RunError(_("the game of {path} is already over").format(path=state.log_path))
     extra = driver.log.table.extra if isinstance(driver.log.table.extra, dict) else {}

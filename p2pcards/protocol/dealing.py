@@ -11,6 +11,7 @@ import struct
 
 from p2pcards import mental
 from p2pcards.mental.group import h, scalar_from_bytes, scalar_to_bytes
+from p2pcards.i18n import N_, message_of
 from p2pcards.protocol.violation import Violation
 
 
@@ -68,7 +69,7 @@ def check_shuffle(deck_in: list[bytes], payload: dict, ctx: bytes, verify: bool 
             return deck, commitment, msg["key"]
         parsed = mental.parse_shuffle(msg, len(deck_in))
     except mental.MentalError as exc:
-        raise DealingError(str(exc)) from None
+        raise DealingError(message_of(exc)) from None
     return parsed.deck, commitment, parsed.key
 
 
@@ -83,7 +84,7 @@ def check_rekey(deck_in: list[bytes], deck_key: bytes, payload: dict, ctx: bytes
         else:
             parsed = mental.parse_rekey(msg, len(deck_in))
     except mental.MentalError as exc:
-        raise DealingError(str(exc)) from None
+        raise DealingError(message_of(exc)) from None
     return parsed.deck, parsed.commits
 
 
@@ -96,16 +97,16 @@ def parse_key(raw) -> int:
     try:
         return scalar_from_bytes(raw)
     except mental.MentalError as exc:
-        raise DealingError(str(exc)) from None
+        raise DealingError(message_of(exc)) from None
 
 
 def parse_seed(raw, commitment: bytes | None) -> bytes:
     try:
         seed = mental.parse_reveal({"seed": raw})
     except mental.MentalError as exc:
-        raise DealingError(str(exc)) from None
+        raise DealingError(message_of(exc)) from None
     if commitment is not None and mental.seed_commitment(seed) != commitment:
-        raise DealingError("the revealed seed does not match the seat's commitment")
+        raise DealingError(N_("the revealed seed does not match the seat's commitment"))
     return seed
 
 
@@ -147,5 +148,5 @@ def check_deal(machine, deal) -> tuple[list, list[str] | None]:
     complete = len(deal.seeds) == n and len(deal.rekey_messages) == n
     codes = list(audit.cards) if complete and all(c is not None for c in audit.cards) else None
     if complete and codes is None and not violations:
-        violations.append(Violation(None, "no-card", "some positions open to no card"))
+        violations.append(Violation(None, "no-card", N_("some positions open to no card")))
     return violations, codes

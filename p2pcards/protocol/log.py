@@ -39,6 +39,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from p2pcards import PROTOCOL_VERSION, limits
+from p2pcards.i18n import N_, message_of
 from p2pcards.identity import PUBLIC_KEY_SIZE, key_problem
 
 MAGIC = b"P2PCLOG\n"
@@ -79,7 +80,8 @@ class LogError(ValueError):
     concerned (None when the problem is not one entry's, e.g. the file header)."""
 
     def __init__(self, index: int | None, reason: str):
-        super().__init__(reason if index is None else f"entry {index}: {reason}")
+        # A Text (i18n) either way: English where kept, the reader's language where shown.
+        super().__init__(reason if index is None else N_("entry {index}: {reason}", index=index, reason=reason))
         self.index = index
         self.reason = reason
 
@@ -193,47 +195,52 @@ class Entry:
         """Parse an entry strictly, without checking signatures or the chain.
         ``index`` (where the caller expects it) only labels errors."""
         if not isinstance(raw, (bytes, bytearray, memoryview)):
-            raise LogError(index, f"an entry must be bytes, not {type(raw).__name__}")
+            raise LogError(index, N_("an entry must be bytes, not {type}", type=type(raw).__name__))
         raw = bytes(raw)
         if len(raw) > MAX_ENTRY_SIZE:
-            raise LogError(index, f"entry is {len(raw)} bytes, over the maximum of {MAX_ENTRY_SIZE}")
+            raise LogError(index, N_("entry is {size} bytes, over the maximum of {max}",
+                                     size=len(raw), max=MAX_ENTRY_SIZE))
         try:
             outer = _unpack(raw)
         except Exception as e:  # msgpack raises many types on hostile bytes; all mean "malformed"
-            raise LogError(index, f"not a msgpack entry ({e})") from None
+            raise LogError(index, N_("not a msgpack entry ({error})", error=str(e))) from None
         if not (isinstance(outer, list) and len(outer) == 2 and isinstance(outer[0], bytes)):
-            raise LogError(index, "an entry must be the array [body (bin), signature]")
+            raise LogError(index, N_("an entry must be the array [body (bin), signature]"))
         body, sig = outer
         seq, prev_hash, author, kind, payload = _parse_body(body, index)
         label = index if index is not None else seq
         multisig = kind in (TABLE, END)
         if multisig:
             if author != NO_SEAT:
-                raise LogError(label, f"a {kind!r} entry is signed by all seats; its author must be {NO_SEAT}")
+                raise LogError(label, N_("a {kind} entry is signed by all seats; its author must be {seat}",
+                                         kind=repr(kind), seat=NO_SEAT))
             if not (isinstance(sig, list) and 1 <= len(sig) <= MAX_SEATS):
-                raise LogError(label, f"a {kind!r} entry carries an array of 1 to {MAX_SEATS} signatures")
+                raise LogError(label, N_("a {kind} entry carries an array of 1 to {max} signatures",
+                                         kind=repr(kind), max=MAX_SEATS))
             for s in sig:
                 if s is None and kind == END:
                     continue
                 if not (isinstance(s, bytes) and len(s) == SIG_SIZE):
-                    raise LogError(label, f"each signature of a {kind!r} entry must be {SIG_SIZE} bytes")
+                    raise LogError(label, N_("each signature of a {kind} entry must be {n} bytes",
+                                             kind=repr(kind), n=SIG_SIZE))
             if kind == END and all(s is None for s in sig):
-                raise LogError(label, "the end entry carries no signature at all")
+                raise LogError(label, N_("the end entry carries no signature at all"))
             signature: bytes | tuple = tuple(sig)
         else:
             if not (0 <= author < MAX_SEATS):
-                raise LogError(label, f"author must be a seat 0..{MAX_SEATS - 1}, not {author}")
+                raise LogError(label, N_("author must be a seat 0..{last}, not {author}",
+                                         last=MAX_SEATS - 1, author=author))
             if not (isinstance(sig, bytes) and len(sig) == SIG_SIZE):
-                raise LogError(label, f"the signature must be {SIG_SIZE} bytes")
+                raise LogError(label, N_("the signature must be {n} bytes", n=SIG_SIZE))
             signature = sig
         if (seq == 0) != (kind == TABLE):
-            raise LogError(label, "entry 0, and only entry 0, is the 'table' entry")
+            raise LogError(label, N_("entry 0, and only entry 0, is the 'table' entry"))
         if seq == 0 and prev_hash != ZERO_HASH:
-            raise LogError(label, "the table entry's prev_hash must be 32 zero bytes")
+            raise LogError(label, N_("the table entry's prev_hash must be 32 zero bytes"))
         # The frame around the body is ours, so it has one encoding (the shortest);
         # requiring it makes equal entries byte-identical everywhere.
         if raw != msgpack.packb([body, sig], use_bin_type=True):
-            raise LogError(label, "the entry's outer array is not in its shortest msgpack encoding")
+            raise LogError(label, N_("the entry's outer array is not in its shortest msgpack encoding"))
         return cls(raw, body, signature, seq, prev_hash, author, kind, payload, entry_hash(body))
 
     def verify_signature(self, public_keys: Sequence[bytes], index: int | None = None) -> None:
@@ -247,23 +254,23 @@ def _parse_body(body: bytes, index: int | None) -> list:
     try:
         fields = _unpack(body)
     except Exception as e:  # see from_wire
-        raise LogError(index, f"body is not msgpack ({e})") from None
+        raise LogError(index, N_("body is not msgpack ({error})", error=str(e))) from None
     if not (isinstance(fields, list) and len(fields) == 5):
-        raise LogError(index, "body must be the array [seq, prev_hash, author, kind, payload]")
+        raise LogError(index, N_("body must be the array [seq, prev_hash, author, kind, payload]"))
     seq, prev_hash, author, kind, payload = fields
     label = index if index is not None else (seq if _is_int(seq) and seq >= 0 else None)
     if not (_is_int(seq) and seq >= 0):
-        raise LogError(label, f"seq must be a non-negative integer, not {seq!r}")
+        raise LogError(label, N_("seq must be a non-negative integer, not {seq}", seq=repr(seq)))
     if not (isinstance(prev_hash, bytes) and len(prev_hash) == HASH_SIZE):
-        raise LogError(label, f"prev_hash must be {HASH_SIZE} bytes")
+        raise LogError(label, N_("prev_hash must be {n} bytes", n=HASH_SIZE))
     if not isinstance(kind, str) or not _KIND_RE.match(kind):
-        raise LogError(label, f"kind {kind!r} is not a short lowercase name")
+        raise LogError(label, N_("kind {kind} is not a short lowercase name", kind=repr(kind)))
     if not _is_int(author):
-        raise LogError(label, f"author must be a seat number, not {author!r}")
+        raise LogError(label, N_("author must be a seat number, not {author}", author=repr(author)))
     try:
         check_plain(payload)
     except ValueError as e:
-        raise LogError(label, str(e)) from None
+        raise LogError(label, message_of(e)) from None
     return fields
 
 
@@ -273,13 +280,13 @@ def encode_body(seq: int, prev_hash: bytes, author: int, kind: str, payload: Any
         check_plain(payload)
         return msgpack.packb([seq, prev_hash, author, kind, payload], use_bin_type=True)
     except (ValueError, TypeError, OverflowError) as e:
-        raise LogError(seq, f"cannot encode the entry: {e}") from None
+        raise LogError(seq, N_("cannot encode the entry: {error}", error=str(e))) from None
 
 
 def make_entry(seq: int, prev_hash: bytes, author: int, kind: str, payload: Any, signer: Signer) -> Entry:
     """A new entry by one seat, signed with its key."""
     if kind in (TABLE, END):
-        raise LogError(seq, f"a {kind!r} entry is signed by every player: build it with assemble()")
+        raise LogError(seq, N_("a {kind} entry is signed by every player: build it with assemble()", kind=repr(kind)))
     body = encode_body(seq, prev_hash, author, kind, payload)
     sig = signer.sign(body)
     return Entry.from_wire(msgpack.packb([body, sig], use_bin_type=True), seq)
@@ -321,44 +328,50 @@ class TableInfo:
     def from_payload(cls, payload: Any, index: int | None = 0) -> "TableInfo":
         p = payload
         if not isinstance(p, dict) or not all(isinstance(k, str) for k in p):
-            raise LogError(index, "the table payload must be a map with string keys")
+            raise LogError(index, N_("the table payload must be a map with string keys"))
         missing = sorted(_GENESIS_KEYS - {"extra"} - p.keys())
         unknown = sorted(p.keys() - _GENESIS_KEYS)
         if missing or unknown:
-            raise LogError(index, f"table payload: missing {missing}, unknown {unknown}")
+            raise LogError(index, N_("table payload: missing {missing}, unknown {unknown}",
+                                     missing=missing, unknown=unknown))
         if not _is_int(p["protocol"]):
-            raise LogError(index, "table payload: protocol must be an integer")
+            raise LogError(index, N_("table payload: protocol must be an integer"))
         if p["protocol"] == 1:
-            raise LogError(index, f"protocol version 1: its dealing (cut-and-choose proofs on P-256) is "
-                                  f"no longer accepted; this program speaks protocol version {PROTOCOL_VERSION}")
+            raise LogError(index, N_("protocol version 1: its dealing (cut-and-choose proofs on P-256) is "
+                                     "no longer accepted; this program speaks protocol version {version}",
+                                     version=PROTOCOL_VERSION))
         if p["protocol"] != PROTOCOL_VERSION:
-            raise LogError(index, f"protocol version {p['protocol']} (this program speaks {PROTOCOL_VERSION})")
+            raise LogError(index, N_("protocol version {protocol} (this program speaks {version})",
+                                     protocol=p['protocol'], version=PROTOCOL_VERSION))
         if not isinstance(p["game"], str) or not _KIND_RE.match(p["game"]):
-            raise LogError(index, f"table payload: bad game id {p['game']!r}")
+            raise LogError(index, N_("table payload: bad game id {game}", game=repr(p['game'])))
         s = p["session"]
         if not (isinstance(s, bytes) and MIN_SESSION_SIZE <= len(s) <= MAX_SESSION_SIZE):
-            raise LogError(index, f"table payload: session must be {MIN_SESSION_SIZE}..{MAX_SESSION_SIZE} bytes")
+            raise LogError(index, N_("table payload: session must be {low}..{high} bytes",
+                                     low=MIN_SESSION_SIZE, high=MAX_SESSION_SIZE))
         if not isinstance(p["options"], dict) or not all(isinstance(k, str) for k in p["options"]):
-            raise LogError(index, "table payload: options must be a map with string keys")
+            raise LogError(index, N_("table payload: options must be a map with string keys"))
         raw_players = p["players"]
         if not (isinstance(raw_players, list) and 1 <= len(raw_players) <= MAX_SEATS):
-            raise LogError(index, f"table payload: players must be a list of 1 to {MAX_SEATS}")
+            raise LogError(index, N_("table payload: players must be a list of 1 to {max}", max=MAX_SEATS))
         players = []
         for seat, rp in enumerate(raw_players):
             if not (isinstance(rp, dict) and rp.keys() == _PLAYER_KEYS):
-                raise LogError(index, f"table payload: player {seat} must be a map of name, key, nonce")
+                raise LogError(index, N_("table payload: player {seat} must be a map of name, key, nonce", seat=seat))
             name, key, nonce = rp["name"], rp["key"], rp["nonce"]
             if not (isinstance(name, str) and 1 <= len(name) <= MAX_NAME_LEN and name.isprintable()):
-                raise LogError(index, f"table payload: player {seat} has a bad name {name!r}")
+                raise LogError(index, N_("table payload: player {seat} has a bad name {name}",
+                                         seat=seat, name=repr(name)))
             problem = key_problem(key)
             if problem:
-                raise LogError(index, f"table payload: player {seat}'s key: {problem}")
+                raise LogError(index, N_("table payload: player {seat}'s key: {reason}", seat=seat, reason=problem))
             if not (isinstance(nonce, bytes) and len(nonce) == NONCE_SIZE):
-                raise LogError(index, f"table payload: player {seat}'s nonce must be {NONCE_SIZE} bytes")
+                raise LogError(index, N_("table payload: player {seat}'s nonce must be {n} bytes",
+                                         seat=seat, n=NONCE_SIZE))
             players.append(Player(name, key, nonce))
         keys = [pl.key for pl in players]
         if len(set(keys)) != len(keys):
-            raise LogError(index, "table payload: two seats have the same public key")
+            raise LogError(index, N_("table payload: two seats have the same public key"))
         return cls(p["protocol"], p["game"], s, p["options"], tuple(players), p.get("extra"))
 
     @classmethod
@@ -366,7 +379,7 @@ class TableInfo:
         """Parse a proposed table body, so a player can check it before signing."""
         seq, prev_hash, author, kind, payload = _parse_body(bytes(body), 0)
         if (seq, prev_hash, author, kind) != (0, ZERO_HASH, NO_SEAT, TABLE):
-            raise LogError(0, "not a table body (kind 'table', seq 0, prev_hash zeros, author -1)")
+            raise LogError(0, N_("not a table body (kind 'table', seq 0, prev_hash zeros, author -1)"))
         return cls.from_payload(payload)
 
 
@@ -391,11 +404,11 @@ def sign_body(body: bytes, signer: Signer) -> bytes:
 def check_body_signature(body: bytes, public_key: bytes, signature: bytes, seat: int) -> None:
     """Check one seat's signature on a table/end body while collecting them."""
     if not (isinstance(signature, bytes) and len(signature) == SIG_SIZE):
-        raise LogError(None, f"seat {seat}'s signature must be {SIG_SIZE} bytes")
+        raise LogError(None, N_("seat {seat}'s signature must be {n} bytes", seat=seat, n=SIG_SIZE))
     try:
         _public_key(public_key, seat).verify(signature, bytes(body))
     except InvalidSignature:
-        raise LogError(None, f"seat {seat}'s signature does not verify") from None
+        raise LogError(None, N_("seat {seat}'s signature does not verify", seat=seat)) from None
 
 
 # ---------------------------------------------------------------- signatures
@@ -404,27 +417,29 @@ def _public_key(key: bytes, seat: int) -> Ed25519PublicKey:
     try:
         return Ed25519PublicKey.from_public_bytes(bytes(key))
     except (ValueError, TypeError):
-        raise LogError(0, f"seat {seat}'s public key is not a valid Ed25519 key") from None
+        raise LogError(0, N_("seat {seat}'s public key is not a valid Ed25519 key", seat=seat)) from None
 
 
 def _verify_one(entry: Entry, keys: Sequence[Ed25519PublicKey], index: int) -> None:
     if entry.multisig:
         if len(entry.signature) != len(keys):
-            raise LogError(index, f"{len(entry.signature)} signatures for {len(keys)} seats")
+            raise LogError(index, N_("{count} signatures for {players} seats",
+                                     count=len(entry.signature), players=len(keys)))
         for seat, (sig, key) in enumerate(zip(entry.signature, keys)):
             if sig is None:
                 continue
             try:
                 key.verify(sig, entry.body)
             except InvalidSignature:
-                raise LogError(index, f"signature does not verify for seat {seat}") from None
+                raise LogError(index, N_("signature does not verify for seat {seat}", seat=seat)) from None
     else:
         if entry.author >= len(keys):
-            raise LogError(index, f"author seat {entry.author} does not exist at a table of {len(keys)}")
+            raise LogError(index, N_("author seat {seat} does not exist at a table of {players}",
+                                     seat=entry.author, players=len(keys)))
         try:
             keys[entry.author].verify(entry.signature, entry.body)
         except InvalidSignature:
-            raise LogError(index, f"signature does not verify for seat {entry.author}") from None
+            raise LogError(index, N_("signature does not verify for seat {seat}", seat=entry.author)) from None
 
 
 def _first_bad_signature(entries: Sequence[Entry], keys: Sequence[Ed25519PublicKey],
@@ -579,9 +594,9 @@ class GameLog:
         """The body of the end entry that closes the log as it is now; every
         player signs it (sign_body) and assemble() makes the entry."""
         if not self._entries:
-            raise LogError(0, "an empty log cannot be ended")
+            raise LogError(0, N_("an empty log cannot be ended"))
         if not isinstance(payload, dict):
-            raise LogError(self.next_seq, "the end payload must be a map")
+            raise LogError(self.next_seq, N_("the end payload must be a map"))
         return encode_body(self.next_seq, self.head_hash, NO_SEAT, END, payload)
 
     # -- accepting
@@ -696,34 +711,39 @@ class GameLog:
         """Check ``e`` as entry ``seq`` after ``head``; for the table entry,
         return the keys it introduces (its signatures are checked with them)."""
         if finished:
-            raise LogError(seq, "the log already ended; nothing may follow the end entry")
+            raise LogError(seq, N_("the log already ended; nothing may follow the end entry"))
         if e.seq != seq:
-            raise LogError(seq, f"sequence number {e.seq} where {seq} was expected (missing, repeated or reordered entry)")
+            raise LogError(seq, N_("sequence number {found} where {seq} was expected (missing, repeated or reordered entry)",
+                                   found=e.seq, seq=seq))
         if e.prev_hash != head:
-            raise LogError(seq, "prev_hash does not match the previous entry's hash (broken chain)")
+            raise LogError(seq, N_("prev_hash does not match the previous entry's hash (broken chain)"))
         if e.kind == TABLE:
             info = TableInfo.from_payload(e.payload, seq)
             if self._expect_game is not None and info.game != self._expect_game:
-                raise LogError(seq, f"this log is of game {info.game!r}, not {self._expect_game!r}")
+                raise LogError(seq, N_("this log is of game {game}, not {expected}",
+                                       game=repr(info.game), expected=repr(self._expect_game)))
             if self._expect_session is not None and info.session != self._expect_session:
-                raise LogError(seq, "this log is of another session")
+                raise LogError(seq, N_("this log is of another session"))
             if self._expect_keys is not None and info.keys != self._expect_keys:
-                raise LogError(seq, "the players' keys are not the expected ones")
+                raise LogError(seq, N_("the players' keys are not the expected ones"))
             if len(e.signature) != len(info.players):
-                raise LogError(seq, f"{len(e.signature)} signatures for {len(info.players)} players")
+                raise LogError(seq, N_("{count} signatures for {players} players",
+                                       count=len(e.signature), players=len(info.players)))
             return [_public_key(k, s) for s, k in enumerate(info.keys)]
         if table is None:
-            raise LogError(seq, "the log does not start with a table entry")
+            raise LogError(seq, N_("the log does not start with a table entry"))
         if e.kind == END:
             if len(e.signature) != len(table.players):
-                raise LogError(seq, f"{len(e.signature)} signatures for {len(table.players)} players")
+                raise LogError(seq, N_("{count} signatures for {players} players",
+                                       count=len(e.signature), players=len(table.players)))
             if not isinstance(e.payload, dict):
-                raise LogError(seq, "the end payload must be a map")
+                raise LogError(seq, N_("the end payload must be a map"))
         else:
             if e.author >= len(table.players):
-                raise LogError(seq, f"author seat {e.author} does not exist at a table of {len(table.players)}")
+                raise LogError(seq, N_("author seat {seat} does not exist at a table of {players}",
+                                       seat=e.author, players=len(table.players)))
             if self._kinds is not None and e.kind not in self._kinds:
-                raise LogError(seq, f"unknown entry kind {e.kind!r}")
+                raise LogError(seq, N_("unknown entry kind {kind}", kind=repr(e.kind)))
         return None
 
     def _accept(self, entry: Entry, keys: list[Ed25519PublicKey] | None = None) -> None:
@@ -770,9 +790,10 @@ def verify_log(entries: Iterable[Entry | bytes], *, session: bytes | None = None
 def _split_frames(data: bytes) -> tuple[list[bytes], Cut | None]:
     """The entries of a file's bytes, and where (if anywhere) framing broke."""
     if len(data) < len(HEADER) or data[: len(MAGIC)] != MAGIC:
-        raise LogError(None, "not a p2pcards log file (bad magic bytes)")
+        raise LogError(None, N_("not a p2pcards log file (bad magic bytes)"))
     if data[len(MAGIC)] != FORMAT_VERSION:
-        raise LogError(None, f"log file format {data[len(MAGIC)]} (this program reads {FORMAT_VERSION})")
+        raise LogError(None, N_("log file format {found} (this program reads {version})",
+                                found=data[len(MAGIC)], version=FORMAT_VERSION))
     frames: list[bytes] = []
     pos = len(HEADER)
     while pos < len(data):
@@ -822,7 +843,7 @@ def parse_log(data: bytes, *, strict: bool = True, finished: bool = False, sessi
             raise LogError(cut.index, cut.reason)
         log.cut = cut
     if finished and not log.is_finished:
-        raise LogError(len(log), "the log is unfinished: it has no end entry")
+        raise LogError(len(log), N_("the log is unfinished: it has no end entry"))
     return log
 
 
@@ -834,14 +855,15 @@ def read_table(path: str | os.PathLike) -> tuple[GameLog, int]:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
-        raise LogError(None, f"cannot read {os.fspath(path)}: {e.strerror or e}") from None
+        raise LogError(None, N_("cannot read {path}: {error}",
+                                path=os.fspath(path), error=str(e.strerror or e))) from None
     frames, _ = _split_frames(data)
     log = GameLog()
     err = log._extend(frames[:1], None)
     if err is not None:
         raise err
     if len(log) == 0:
-        raise LogError(0, "the file holds no entry")
+        raise LogError(0, N_("the file holds no entry"))
     return log, len(frames)
 
 
@@ -851,7 +873,8 @@ def read_log(path: str | os.PathLike, *, strict: bool = True, **expect: Any) -> 
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
-        raise LogError(None, f"cannot read {os.fspath(path)}: {e.strerror or e}") from None
+        raise LogError(None, N_("cannot read {path}: {error}",
+                                path=os.fspath(path), error=str(e.strerror or e))) from None
     return parse_log(data, strict=strict, **expect)
 
 
@@ -885,16 +908,17 @@ class LogFile:
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         except FileExistsError:
-            raise LogError(None, f"{path} already exists; open it to carry on, or choose another name") from None
+            raise LogError(None, N_("{path} already exists; open it to carry on, or choose another name",
+                                    path=path)) from None
         except OSError as e:
-            raise LogError(None, f"cannot create {path}: {e.strerror or e}") from None
+            raise LogError(None, N_("cannot create {path}: {error}", path=path, error=str(e.strerror or e))) from None
         try:
             _write_all(fd, data)
             os.fsync(fd)
             _fsync_dir(path)  # the file's name must survive a crash too
         except OSError as e:
             os.close(fd)
-            raise LogError(None, f"cannot write {path}: {e.strerror or e}") from None
+            raise LogError(None, N_("cannot write {path}: {error}", path=path, error=str(e.strerror or e))) from None
         return cls(path, fd, log, len(data))
 
     @classmethod
@@ -907,25 +931,27 @@ class LogFile:
         try:
             fd = os.open(path, os.O_WRONLY)
         except OSError as e:
-            raise LogError(None, f"cannot open {path} for writing: {e.strerror or e}") from None
+            raise LogError(None, N_("cannot open {path} for writing: {error}",
+                                    path=path, error=str(e.strerror or e))) from None
         if log.cut is not None:
             try:
                 os.ftruncate(fd, size)
                 os.fsync(fd)
             except OSError as e:
                 os.close(fd)
-                raise LogError(None, f"cannot cut the torn tail off {path}: {e.strerror or e}") from None
+                raise LogError(None, N_("cannot cut the torn tail off {path}: {error}",
+                                        path=path, error=str(e.strerror or e))) from None
         return cls(path, fd, log, size)
 
     def append(self, entry: Entry | bytes) -> Entry:
         if self._fd < 0:
-            raise LogError(None, f"{self.path} is closed")
+            raise LogError(None, N_("{path} is closed", path=self.path))
         if not isinstance(entry, Entry):
             entry = Entry.from_wire(entry, self.count)
         following = self.count < len(self.log)
         if following:
             if entry != self.log[self.count]:
-                raise LogError(entry.seq, f"not entry {self.count} of the log this file follows")
+                raise LogError(entry.seq, N_("not entry {count} of the log this file follows", count=self.count))
             keys = None
         else:
             keys = self.log._check_and_keys(entry)
@@ -940,7 +966,8 @@ class LogFile:
                 os.ftruncate(self._fd, self._size)
             except OSError:
                 pass
-            raise LogError(entry.seq, f"cannot write to {self.path}: {e.strerror or e}") from None
+            raise LogError(entry.seq, N_("cannot write to {path}: {error}",
+                                         path=self.path, error=str(e.strerror or e))) from None
         self._size += len(frame)
         self.count += 1
         if not following:
@@ -993,17 +1020,17 @@ class EquivocationProof:
         """Raise LogError unless this proves equivocation by the holder of ``public_key``."""
         a, b = self.first, self.second
         if a.multisig or b.multisig:
-            raise LogError(a.seq, "table and end entries are not single-author entries")
+            raise LogError(a.seq, N_("table and end entries are not single-author entries"))
         if a.seq != b.seq or a.author != b.author:
-            raise LogError(a.seq, "the two entries differ in seq or author")
+            raise LogError(a.seq, N_("the two entries differ in seq or author"))
         if a.body == b.body:
-            raise LogError(a.seq, "the two entries say the same thing")
+            raise LogError(a.seq, N_("the two entries say the same thing"))
         key = _public_key(public_key, a.author)
         for e in (a, b):
             try:
                 key.verify(e.signature, e.body)
             except InvalidSignature:
-                raise LogError(e.seq, f"signature does not verify for seat {e.author}") from None
+                raise LogError(e.seq, N_("signature does not verify for seat {seat}", seat=e.author)) from None
 
     def to_wire(self) -> bytes:
         return msgpack.packb([self.first.raw, self.second.raw], use_bin_type=True)
@@ -1012,13 +1039,13 @@ class EquivocationProof:
     def from_wire(cls, data: bytes, public_key: bytes) -> "EquivocationProof":
         """Parse and verify a proof received from a peer or read from a file."""
         if not isinstance(data, (bytes, bytearray)) or len(data) > 2 * MAX_ENTRY_SIZE + 16:
-            raise LogError(None, "an equivocation proof must be bytes of bounded size")
+            raise LogError(None, N_("an equivocation proof must be bytes of bounded size"))
         try:
             pair = _unpack(bytes(data))
         except Exception as e:
-            raise LogError(None, f"equivocation proof is not msgpack ({e})") from None
+            raise LogError(None, N_("equivocation proof is not msgpack ({error})", error=str(e))) from None
         if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, bytes) for x in pair)):
-            raise LogError(None, "an equivocation proof is the array [entry, entry]")
+            raise LogError(None, N_("an equivocation proof is the array [entry, entry]"))
         proof = cls(Entry.from_wire(pair[0]), Entry.from_wire(pair[1]))
         proof.verify(public_key)
         return proof

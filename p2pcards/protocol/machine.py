@@ -33,6 +33,7 @@ import dataclasses
 from typing import Any
 
 from p2pcards import limits
+from p2pcards.i18n import N_, lazy, message_of
 from p2pcards.protocol import dealing
 from p2pcards.cards import is_unknown, unknown, unknown_position
 from p2pcards.games import IllegalAction, NeedReveal, get_game, substitute
@@ -199,7 +200,7 @@ class TableMachine:
         """Whose entry comes next, and of what kind (kind "stopped", author
         None: nothing more, after a silence only a minority attests)."""
         if self.finished:
-            raise Violation(None, "finished", "the log has ended")
+            raise Violation(None, "finished", N_("the log has ended"))
         if self.stopped:
             return Expect(None, STOPPED)  # nobody writes anything more
         if self.pending_problem is not None and not self.aborted:
@@ -252,13 +253,13 @@ class TableMachine:
         (Signatures and the hash chain are the log's job: ``GameLog.append``.)"""
         if entry.seq != self.seq:
             raise Violation(entry.author if entry.author >= 0 else None, "bad-entry",
-                            f"entry {entry.seq} where {self.seq} was expected")
+                            N_("entry {entry} where {expected} was expected", entry=entry.seq, expected=self.seq))
         if entry.kind == TABLE:
-            raise Violation(None, "bad-entry", "a second table entry")
+            raise Violation(None, "bad-entry", N_("a second table entry"))
         if self.finished:
-            raise Violation(None, "finished", "the log has ended")
+            raise Violation(None, "finished", N_("the log has ended"))
         if self.stopped:
-            raise Violation(None, STOPPED, "the game stopped at a silence only a minority attests")
+            raise Violation(None, STOPPED, N_("the game stopped at a silence only a minority attests"))
         if entry.kind == ABORT:
             self._accept_abort(entry)
         elif entry.kind == END:
@@ -273,18 +274,24 @@ class TableMachine:
         seat = entry.author
         asks_pause = entry.kind == PAUSE and want.kind == ACTION and want.author == seat
         if not asks_pause and (want.kind == END or want.author != seat or want.kind != entry.kind):
-            who = "the end" if want.author is None else f"seat {want.author}'s {want.kind}"
-            raise Violation(seat, "out-of-turn", f"seat {seat} sent a {entry.kind} entry when {who} was due")
+            if want.author is None:
+                detail = N_("seat {seat} sent a {kind} entry when the end was due", seat=seat, kind=entry.kind)
+            else:
+                detail = N_("seat {seat} sent a {kind} entry when seat {due}'s {due_kind} was due",
+                            seat=seat, kind=entry.kind, due=want.author, due_kind=want.kind)
+            raise Violation(seat, "out-of-turn", detail)
         payload = entry.payload
         if not isinstance(payload, dict):
-            raise Violation(seat, "bad-entry", f"a {entry.kind} payload must be a map")
+            raise Violation(seat, "bad-entry", N_("a {kind} payload must be a map", kind=entry.kind))
         unknown_fields = set(payload) - PAYLOAD_FIELDS[entry.kind]
         if unknown_fields:
-            raise Violation(seat, "bad-entry", f"a {entry.kind} entry has no field {sorted(map(str, unknown_fields))}")
+            raise Violation(seat, "bad-entry", N_("a {kind} entry has no field {fields}", kind=entry.kind,
+                                                       fields=str(sorted(map(str, unknown_fields)))))
         chat = self._check_chat(seat, payload.get("chat"))
         deal = payload.get("deal")
         if type(deal) is not int or deal != self.deal.index:  # true and 1.0 equal 1 in Python, not on the wire
-            raise Violation(seat, "bad-entry", f"entry is for deal {deal!r}, this is deal {self.deal.index}")
+            raise Violation(seat, "bad-entry", N_("entry is for deal {deal}, this is deal {index}",
+                                                       deal=repr(deal), index=self.deal.index))
         handler = {
             SHUFFLE: self._accept_shuffle,
             REKEY: self._accept_rekey,
@@ -305,8 +312,9 @@ class TableMachine:
             or len(chat) > MAX_CHAT
             or not all(isinstance(t, str) and 0 < len(t) <= MAX_CHAT_LEN and t.isprintable() for t in chat)
         ):
-            raise Violation(seat, "bad-entry", f"chat must be up to {MAX_CHAT} texts of up to {MAX_CHAT_LEN} "
-                                               "printable characters")
+            raise Violation(seat, "bad-entry", N_(
+                "chat must be up to {texts} texts of up to {characters} printable characters",
+                texts=MAX_CHAT, characters=MAX_CHAT_LEN))
         return list(chat)
 
     # ----- dealing
@@ -328,7 +336,7 @@ class TableMachine:
             deck, commitment, deck_key = dealing.check_shuffle(self.deck_in(), entry.payload, context,
                                                                self._verify(entry))
         except dealing.DealingError as exc:
-            raise Violation(entry.author, "bad-shuffle", str(exc)) from None
+            raise Violation(entry.author, "bad-shuffle", message_of(exc)) from None
         self.deal.decks.append(deck)
         self.deal.commitments[entry.author] = commitment
         self.deal.deck_keys[entry.author] = deck_key
@@ -340,7 +348,7 @@ class TableMachine:
             deck, commitments = dealing.check_rekey(self.deck_in(), self.deal.deck_keys[entry.author],
                                                     entry.payload, context, self._verify(entry))
         except dealing.DealingError as exc:
-            raise Violation(entry.author, "bad-rekey", str(exc)) from None
+            raise Violation(entry.author, "bad-rekey", message_of(exc)) from None
         self.deal.decks.append(deck)
         self.deal.key_commitments[entry.author] = commitments
         self.deal.rekey_messages.append((context, entry.payload.get("rekey")))
@@ -355,7 +363,8 @@ class TableMachine:
         keys = self._parse_keys(entry.author, entry.payload.get("keys"))
         if sorted(keys) != sorted(want.positions):
             raise Violation(entry.author, "bad-entry",
-                            f"keys for positions {sorted(keys)} where {list(want.positions)} were due")
+                            N_("keys for positions {given} where {due} were due",
+                               given=str(sorted(keys)), due=str(list(want.positions))))
         self._record_keys(entry.author, keys)
         self.deal.key_messages.append((entry.author, entry.payload["keys"]))
         self._queue.pop(0)
@@ -366,27 +375,30 @@ class TableMachine:
     def _parse_keys(self, seat: int, raw: Any) -> dict[int, int]:
         """[[position, key], ...] -> {position: key}; refuses malformed lists."""
         if not isinstance(raw, list):
-            raise Violation(seat, "bad-entry", "keys must be a list of [position, key]")
+            raise Violation(seat, "bad-entry", N_("keys must be a list of [position, key]"))
         keys: dict[int, int] = {}
         for item in raw:
             if not (isinstance(item, list) and len(item) == 2 and type(item[0]) is int):
-                raise Violation(seat, "bad-entry", "keys must be a list of [position, key]")
+                raise Violation(seat, "bad-entry", N_("keys must be a list of [position, key]"))
             position, key = item
             if not 0 <= position < self.deal_size or position in keys:
-                raise Violation(seat, "bad-entry", f"bad or repeated position {position}")
+                raise Violation(seat, "bad-entry", N_("bad or repeated position {position}", position=position))
             if seat in self.deal.keys.get(position, {}):
-                raise Violation(seat, "bad-entry", f"seat {seat} already published its key for position {position}")
+                raise Violation(seat, "bad-entry", N_(
+                    "seat {seat} already published its key for position {position}", seat=seat, position=position))
             try:
                 keys[position] = dealing.parse_key(key)
             except dealing.DealingError as exc:
-                raise Violation(seat, "bad-entry", f"position {position}: {exc}") from None
+                raise Violation(seat, "bad-entry", N_("position {position}: {reason}", position=position,
+                                                                reason=message_of(exc))) from None
             # Checked on arrival against the publisher's own commitment: a
             # wrong key is its publisher's fault, never the receiver's. (The
             # audit's first pass defers it to the deal's final check.)
             if self.verify_proofs and not dealing.key_matches(keys[position],
                                                               self.deal.key_commitments[seat][position]):
-                raise Violation(seat, "wrong-key", f"seat {seat}'s key for position {position} "
-                                "is not the one it committed to")
+                raise Violation(seat, "wrong-key", N_(
+                    "seat {seat}'s key for position {position} is not the one it committed to",
+                    seat=seat, position=position))
         return keys
 
     def _record_keys(self, seat: int, keys: dict[int, int]) -> None:
@@ -412,7 +424,8 @@ class TableMachine:
                 code = self.open_card(position)
             except dealing.NoCard:
                 # Somebody published a wrong key; only the final reveal can say who.
-                self.pending_problem = Violation(None, "no-card", f"position {position} decrypts to no card")
+                self.pending_problem = Violation(None, "no-card", N_("position {position} decrypts to no card",
+                                                                                position=position))
                 continue
             self.public_codes[position] = code
             mapping[unknown(position)] = code
@@ -445,7 +458,7 @@ class TableMachine:
                 try:
                     self.state = self.game.apply(self.state, action)
                 except IllegalAction as exc:
-                    self.pending_problem = Violation(seat, "illegal-move", str(exc))
+                    self.pending_problem = Violation(seat, "illegal-move", message_of(exc))
                     self._pending_action = None
                     return
                 self._pending_action = None
@@ -471,33 +484,39 @@ class TableMachine:
         action = payload.get("action")
         positions = payload.get("positions")
         if not isinstance(action, dict) or not isinstance(positions, list) or not isinstance(payload.get("keys"), list):
-            raise Violation(seat, "bad-entry", "an action entry needs an action map and lists of positions and keys")
+            raise Violation(seat, "bad-entry", N_(
+                "an action entry needs an action map and lists of positions and keys"))
         if "auto" in payload and type(payload["auto"]) is not bool:  # 1 equals True in Python, not on the wire
-            raise Violation(seat, "bad-entry", "an action's auto field must be true or false")
+            raise Violation(seat, "bad-entry", N_("an action's auto field must be true or false"))
         try:
             check_positions(self.game, self.state, action, positions, seat)
         except IllegalAction as exc:
-            raise Violation(seat, "phantom-card", str(exc)) from None
+            raise Violation(seat, "phantom-card", message_of(exc)) from None
         own_keys = self._parse_keys(seat, payload["keys"])
         shown = shown_by(action, positions or [])
         if sorted(own_keys) != sorted(shown):
-            raise Violation(seat, "bad-entry", "the action must carry your key for exactly the cards it shows")
+            raise Violation(seat, "bad-entry", N_(
+                "the action must carry your key for exactly the cards it shows"))
         for position, code in shown.items():
             if not self.book.knows(seat, position):
-                raise Violation(seat, "phantom-card", f"position {position} was never shown to seat {seat}")
+                raise Violation(seat, "phantom-card", N_(
+                    "position {position} was never shown to seat {seat}", position=position, seat=seat))
             try:
                 actual = self.open_card(position, {seat: own_keys[position]})
             except dealing.NoCard:
                 raise Violation(seat, "phantom-card",
-                                f"the key for position {position} opens no card, not {code}") from None
+                                N_("the key for position {position} opens no card, not {code}",
+                                   position=position, code=code)) from None
             if actual != code:
-                raise Violation(seat, "phantom-card", f"claimed {code} at position {position}, which holds {actual}")
+                raise Violation(seat, "phantom-card", N_(
+                    "claimed {code} at position {position}, which holds {actual}",
+                    code=code, position=position, actual=actual))
         mapping = {unknown(p): c for p, c in shown.items()}
         state = substitute(self.state, mapping)
         try:
             new_state = self.game.apply(state, action)
         except IllegalAction as exc:
-            raise Violation(seat, "illegal-move", str(exc)) from None
+            raise Violation(seat, "illegal-move", message_of(exc)) from None
         except NeedReveal:
             new_state = None  # shown to all first (a declaration), then applied
         # Accepted: record the keys and take the new state.
@@ -535,23 +554,29 @@ class TableMachine:
     def _accept_pause(self, entry: Entry, want: Expect) -> None:
         seat, op = entry.author, entry.payload.get("pause")
         if "auto" in entry.payload and type(entry.payload["auto"]) is not bool:
-            raise Violation(seat, "bad-entry", "a pause entry's auto field must be true or false")
+            raise Violation(seat, "bad-entry", N_("a pause entry's auto field must be true or false"))
         pause = self.pause
         if pause is None:
             if op != PAUSE_ASK:
-                raise Violation(seat, "bad-pause", f"a pause entry {op!r} where only asking for one fits")
+                raise Violation(seat, "bad-pause", N_(
+                    "a pause entry {op} where only asking for one fits", op=repr(op)))
             if self.pauses_asked.get(seat, 0) >= self.max_pauses:
-                raise Violation(seat, "bad-pause", f"seat {seat} asked for all its {self.max_pauses} pauses already")
+                raise Violation(seat, "bad-pause", lazy.ngettext(
+                    "seat {seat} asked for all its {n} pauses already",
+                    "seat {seat} asked for all its {n} pauses already",
+                    self.max_pauses, seat=seat))
             self.pauses_asked[seat] = self.pauses_asked.get(seat, 0) + 1
             self.pause = Pause(seat, entry.seq)
             self._check_pause_agreed()
         elif pause.held:
             if op != PAUSE_CONTINUE:
-                raise Violation(seat, "bad-pause", f"a pause entry {op!r} where the pause's end was due")
+                raise Violation(seat, "bad-pause", N_(
+                    "a pause entry {op} where the pause's end was due", op=repr(op)))
             self.pause = None
         else:
             if op not in (PAUSE_YES, PAUSE_NO):
-                raise Violation(seat, "bad-pause", f"a pause entry {op!r} where an answer (yes or no) was due")
+                raise Violation(seat, "bad-pause", N_(
+                    "a pause entry {op} where an answer (yes or no) was due", op=repr(op)))
             pause.answers[seat] = op == PAUSE_YES
             if op == PAUSE_NO:
                 self.pause = None  # refused: the asker's move is due again
@@ -600,19 +625,20 @@ class TableMachine:
                     # false; whoever withheld its reveal answers for it.
                     self.findings.extend((index, Violation(
                         seat, accusation.kind,
-                        f"withheld the reveal needed to check the accusation of {accusation.kind}"))
+                        N_("withheld the reveal needed to check the accusation of {kind}", kind=accusation.kind)))
                         for seat in withheld)
                     continue
                 accuser = self._abort_authors.get(index)
                 self.findings.append((index, Violation(
                     accuser, "false-accusation",
-                    f"accused nobody in particular of {accusation.kind}, and the final reveal shows no fault")))
+                    N_("accused nobody in particular of {kind}, and the final reveal shows no fault",
+                       kind=accusation.kind))))
 
     def _accept_reveal(self, entry: Entry, want: Expect) -> None:
         try:
             seed = dealing.parse_seed(entry.payload.get("seed"), self.deal.commitments.get(entry.author))
         except dealing.DealingError as exc:
-            raise Violation(entry.author, "bad-reveal", str(exc)) from None
+            raise Violation(entry.author, "bad-reveal", message_of(exc)) from None
         self.deal.seeds[entry.author] = seed
         if self._next_revealer() is None:
             self._deal_closed = True
@@ -655,35 +681,40 @@ class TableMachine:
         payload = entry.payload
         accuser = entry.author
         if accuser in self.excluded:
-            raise Violation(accuser, "bad-entry", "a blamed seat cannot accuse")
+            raise Violation(accuser, "bad-entry", N_("a blamed seat cannot accuse"))
         if not isinstance(payload, dict):
-            raise Violation(accuser, "bad-entry", "an abort payload must be a map")
+            raise Violation(accuser, "bad-entry", N_("an abort payload must be a map"))
         unknown_fields = set(payload) - PAYLOAD_FIELDS[ABORT]
         if unknown_fields:
-            raise Violation(accuser, "bad-entry", f"an abort has no field {sorted(map(str, unknown_fields))}")
+            raise Violation(accuser, "bad-entry", N_("an abort has no field {fields}",
+                                                       fields=str(sorted(map(str, unknown_fields)))))
         culprit = payload.get("culprit")
         kind = payload.get("kind")
         detail = payload.get("detail", "")
         if culprit is not None and (type(culprit) is not int or not 0 <= culprit < self.players or culprit == accuser):
-            raise Violation(accuser, "bad-entry", f"abort names an impossible culprit {culprit!r}")
+            raise Violation(accuser, "bad-entry", N_("abort names an impossible culprit {culprit}",
+                                                       culprit=repr(culprit)))
         if culprit is not None and culprit in self.excluded:
-            raise Violation(accuser, "bad-entry", f"seat {culprit} is blamed already")  # one abort per culprit
+            raise Violation(accuser, "bad-entry", N_("seat {seat} is blamed already",
+                                                     seat=culprit))  # one abort per culprit
         if culprit is not None and accuser != self.referee(culprit):
             # Only the referee names a culprit (table.md §6); anyone may say "no card".
-            raise Violation(accuser, "bad-entry", f"seat {accuser} is not the referee and cannot blame seat {culprit}")
+            raise Violation(accuser, "bad-entry", N_(
+                "seat {accuser} is not the referee and cannot blame seat {culprit}", accuser=accuser, culprit=culprit))
         if not isinstance(kind, str) or not isinstance(detail, str):
-            raise Violation(accuser, "bad-entry", "an abort needs a kind and a detail")
+            raise Violation(accuser, "bad-entry", N_("an abort needs a kind and a detail"))
         if (len(kind) > limits.MAX_ABORT_KIND or len(detail) > limits.MAX_ABORT_DETAIL
                 or not kind.isprintable() or not detail.isprintable()):
             # Shown to people on terminals: printable, like names.
-            raise Violation(accuser, "bad-entry", f"an abort's kind and detail are at most {limits.MAX_ABORT_KIND}"
-                                                  f" and {limits.MAX_ABORT_DETAIL} printable characters")
+            raise Violation(accuser, "bad-entry", N_(
+                "an abort's kind and detail are at most {kind} and {detail} printable characters",
+                kind=limits.MAX_ABORT_KIND, detail=limits.MAX_ABORT_DETAIL))
         convicts = culprit is not None
         if culprit is not None and kind in SILENCE_KINDS:
             silence = self._check_attestations(entry, culprit, kind, payload.get("attestations"))
             convicts = silence.stands
         elif "attestations" in payload:
-            raise Violation(accuser, "bad-entry", "only a silence abort carries attestations")
+            raise Violation(accuser, "bad-entry", N_("only a silence abort carries attestations"))
         else:
             self._check_evidence(entry, culprit, kind, payload.get("evidence"))
         if not convicts and culprit is not None:
@@ -710,20 +741,22 @@ class TableMachine:
         abort's place after this abort's predecessor; the accuser's own among them."""
         accuser = entry.author
         if not isinstance(raw, list) or not 0 < len(raw) <= self.players:
-            raise Violation(accuser, "bad-entry", "a silence abort needs the attestations it rests on")
+            raise Violation(accuser, "bad-entry", N_("a silence abort needs the attestations it rests on"))
         attesters: list[int] = []
         for item in raw:
             try:
                 att = parse_attestation(item, self.table)
             except AttestationError as exc:
-                raise Violation(accuser, "bad-entry", f"an attestation is not valid here: {exc}") from None
+                raise Violation(accuser, "bad-entry", N_("an attestation is not valid here: {reason}",
+                                                          reason=message_of(exc))) from None
             if att.about != (culprit, entry.seq, entry.prev_hash):
-                raise Violation(accuser, "bad-entry", "an attestation is about another seat or place")
+                raise Violation(accuser, "bad-entry", N_("an attestation is about another seat or place"))
             if att.attester in attesters or att.attester in self.excluded:
-                raise Violation(accuser, "bad-entry", f"seat {att.attester} cannot attest here (twice, or blamed)")
+                raise Violation(accuser, "bad-entry", N_(
+                    "seat {seat} cannot attest here (twice, or blamed)", seat=att.attester))
             attesters.append(att.attester)
         if accuser not in attesters:
-            raise Violation(accuser, "bad-entry", "the accuser must attest the silence itself")
+            raise Violation(accuser, "bad-entry", N_("the accuser must attest the silence itself"))
         return Silence(entry.seq, culprit, kind, sorted(attesters), majority(attesters, self.players))
 
     def _check_evidence(self, entry: Entry, culprit: int | None, kind: str, raw: Any) -> None:
@@ -735,24 +768,28 @@ class TableMachine:
             return
         accuser = entry.author
         if not isinstance(raw, list) or len(raw) > MAX_EVIDENCE:
-            raise Violation(accuser, "bad-entry", f"evidence is a list of at most {MAX_EVIDENCE} entries")
+            raise Violation(accuser, "bad-entry", N_("evidence is a list of at most {n} entries",
+                                                       n=MAX_EVIDENCE))
         try:
             entries = [Entry.from_wire(item) for item in raw]
         except LogError as exc:
-            raise Violation(accuser, "bad-entry", f"evidence that is no entry: {exc}") from None
+            raise Violation(accuser, "bad-entry", N_("evidence that is no entry: {reason}",
+                                                     reason=message_of(exc))) from None
         if kind == EQUIVOCATE or culprit is None:
             return
         for e in entries:
             if e.seq > entry.seq or not self.chains(e):
                 raise Violation(accuser, FALSE_ACCUSATION,
-                                f"the evidence entry {e.seq} is not at its place in this log: it proves nothing")
+                                N_(
+                    "the evidence entry {entry} is not at its place in this log: it proves nothing", entry=e.seq))
         if kind == FALSE_ACCUSATION:
             return
         for e in entries:
             # The accused's entry for this very place, which this table takes: no fault at all.
             if e.seq == entry.seq and e.author == culprit and e.kind != ABORT and self._would_accept(e):
                 raise Violation(accuser, FALSE_ACCUSATION,
-                                f"accused seat {culprit} of {kind} with an entry that breaks no rule")
+                                N_("accused seat {seat} of {kind} with an entry that breaks no rule",
+                                   seat=culprit, kind=kind))
 
     def _would_accept(self, entry: Entry) -> bool:
         try:
@@ -769,13 +806,15 @@ class TableMachine:
     def _accept_end(self, entry: Entry) -> None:
         want = self.expect()
         if want.kind != END:
-            raise Violation(None, "bad-entry", f"the end entry came while seat {want.author}'s {want.kind} was due")
+            raise Violation(None, "bad-entry", N_(
+                "the end entry came while seat {seat}'s {kind} was due", seat=want.author, kind=want.kind))
         if not same_data(entry.payload, self.end_payload()):
-            raise Violation(None, "bad-end", "the end entry's result is not what the log shows")
+            raise Violation(None, "bad-end", N_("the end entry's result is not what the log shows"))
         unsigned = [s for s in range(self.players) if s not in self.excluded and entry.signatures[s] is None]
         if unsigned:
             # Not a fault of anybody the log can name (silence is no proof): the game did not finish.
-            raise Violation(None, UNSIGNED_END, f"the end entry lacks the signature of seat(s) {unsigned}, blamed by nobody")
+            raise Violation(None, UNSIGNED_END, N_(
+                "the end entry lacks the signature of seat(s) {seats}, blamed by nobody", seats=str(unsigned)))
         self.finished = True
 
 
@@ -786,6 +825,8 @@ def _setting(extra: dict, name: str, default: int) -> int:
 
 def same_data(a: Any, b: Any) -> bool:
     """Equal as msgpack data: of the same types too (in Python 0 == False == 0.0)."""
+    if isinstance(a, str) and isinstance(b, str):
+        return str(a) == str(b)  # a detail may be an i18n.Text: packed as the str it is
     if type(a) is not type(b):
         if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
             pass

@@ -9,6 +9,7 @@ table driver signs, sends and logs what it returns.
 from __future__ import annotations
 
 from p2pcards import mental
+from p2pcards.i18n import N_
 from p2pcards.protocol import dealing
 from p2pcards.games import IllegalAction, NeedReveal
 from p2pcards.protocol.knowledge import public_form, seat_state, shown_by
@@ -50,7 +51,8 @@ class Seat:
                 self.known[position] = dealing.open_value(machine.game.id, machine.final_deck[position], list(keys.values()))
             except dealing.NoCard:
                 if self.problem is None:
-                    self.problem = Violation(None, "no-card", f"position {position}, shown to seat {self.seat}, opens to no card")
+                    self.problem = Violation(None, "no-card", N_(
+                        "position {position}, shown to seat {seat}, opens to no card", position=position, seat=self.seat))
 
     def state(self, machine: TableMachine):
         """This seat's own deal state: the public one plus what it has seen."""

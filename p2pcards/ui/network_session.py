@@ -12,7 +12,7 @@ import trio
 from p2pcards.bots.strong import DEFAULT_THINK, reason, search
 from p2pcards.cards import is_code, unknown
 from p2pcards.games import IllegalAction, NeedReveal, get_game, substitute
-from p2pcards.i18n import _, known, ngettext
+from p2pcards.i18n import _, ngettext, worded
 from p2pcards.protocol.machine import ABORT, ACTION, END, PAUSE, REVEAL, SHUFFLE
 from p2pcards.protocol.narration import abort_kind, describe, entry_line, pause_status
 from p2pcards.ui.render import fmt_clock
@@ -120,7 +120,7 @@ class NetworkSession:
         reason = None
         if machine.aborts:
             accusation = machine.aborts[0][1]
-            reason = f"{abort_kind(accusation.kind)}: {known(accusation.detail)}"
+            reason = f"{abort_kind(accusation.kind)}: {worded(accusation.detail)}"
         elif machine.stopped:
             seat = machine.silences[-1].seat
             reason = _("seat {seat} stopped answering, and too few players confirm it to blame anyone: "

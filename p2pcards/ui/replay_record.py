@@ -14,7 +14,7 @@ import json
 from typing import Iterator
 
 from p2pcards.audit.replay import DEAL_OVER, DEALT, MOVE, STOP, THE_END, Replay
-from p2pcards.i18n import _, ngettext
+from p2pcards.i18n import _, ngettext, worded
 from p2pcards.net.messages import printable
 from p2pcards.ui.lobby import options_lines
 from p2pcards.ui.render import match_verdict, sort_hand
@@ -80,7 +80,7 @@ def game_record(replay: Replay, seat: int | None = None, show_all: bool = False,
                 who = replay.names[v["seat"]] if isinstance(v.get("seat"), int) and 0 <= v["seat"] < replay.players \
                     else _("nobody identified")
                 yield _clean("      !! " + _("entry {index}: {kind} by {name}: {detail}").format(
-                    index=f.index, kind=v["kind"], name=who, detail=v["detail"]))
+                    index=f.index, kind=v["kind"], name=who, detail=worded(v["detail"])))
         if move.kind != MOVE:
             continue
         if show_all:

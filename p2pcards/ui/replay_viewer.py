@@ -22,7 +22,7 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.mouse_events import MouseEventType
 
 from p2pcards.audit.replay import DEAL_OVER, MOVE
-from p2pcards.i18n import N_, _, ngettext
+from p2pcards.i18n import N_, _, ngettext, worded
 from p2pcards.ui.render import Painter, render_table, sort_hand, wrap_fragments
 from p2pcards.ui.scoresheet import deal_sheet
 from p2pcards.ui.session import PHASE_PLAYING, FinishedDeal, Notifier
@@ -263,7 +263,7 @@ class ReplayViewer:
             for v in s.replay.findings.get(frame.index, []):
                 who = s.names[v["seat"]] if isinstance(v.get("seat"), int) else _("nobody identified")
                 # Translators: an audit finding: {kind} is the cheat's protocol name, {detail} the audit's words.
-                p.text("!! " + _("{kind} by {name}: {detail}").format(kind=v["kind"], name=who, detail=v["detail"]),
+                p.text("!! " + _("{kind} by {name}: {detail}").format(kind=v["kind"], name=who, detail=worded(v["detail"])),
                        "class:error").nl()
             if 0 <= frame.author < len(s.names):
                 for said in frame.chat:

@@ -28,7 +28,7 @@ import trio
 
 from p2pcards.games import IllegalAction
 from p2pcards.files import write_atomically
-from p2pcards.i18n import _
+from p2pcards.i18n import _, shown
 from p2pcards.protocol.log import TABLE, Entry, LogError, TableInfo
 from p2pcards.protocol.machine import Violation
 from p2pcards.ui.network_session import NetworkSession
@@ -155,7 +155,7 @@ class Spectator:
         try:
             entry = Entry.from_wire(data, index)
         except LogError as exc:
-            raise WatchError(_("the host sent a malformed log entry: {error}").format(error=exc)) from None
+            raise WatchError(_("the host sent a malformed log entry: {error}").format(error=shown(exc))) from None
         if self.driver is None:
             self._start(entry)
             return
@@ -164,7 +164,7 @@ class Spectator:
         try:
             self.driver.receive(entry)
         except LogError as exc:
-            raise WatchError(_("entry {index} fails verification: {error}").format(index=index, error=exc.reason)) from None
+            raise WatchError(_("entry {index} fails verification: {error}").format(index=index, error=shown(exc.reason))) from None
         except Violation as exc:
             # Translators: {kind} is the entry's protocol name (move, reveal...), kept in English.
             text = (_("entry {index} (seat {seat}'s {kind}) breaks the rules: {error}") if entry.author >= 0 else
@@ -183,7 +183,7 @@ class Spectator:
         try:
             driver = SeatDriver(genesis, None)  # checks every player's signature on it
         except (LogError, Violation, ValueError) as exc:
-            raise WatchError(_("the table entry fails verification: {error}").format(error=exc)) from None
+            raise WatchError(_("the table entry fails verification: {error}").format(error=shown(exc))) from None
         self._check_table(driver.log.table)
         self.driver = driver
 
