@@ -151,6 +151,7 @@ class TableApp:
         self._question: tuple[trio.Event, list[bool]] | None = None
         self.remaining: float | None = None
         self._unsubscribe: Callable[[], None] | None = None
+        self._hint_wanted = False  # "hint" typed on my turn before my client asked for the move
         self._token: trio.lowlevel.TrioToken | None = None
         self._jobs: trio.MemorySendChannel | None = None
         self._pending: list[Callable[[], Awaitable[None]]] = []
@@ -168,6 +169,7 @@ class TableApp:
             self._unsubscribe()
         self.session = session
         self._sheets_shown = (0, False)  # (deals whose sheet opened, the match's end shown)
+        self._hint_wanted = False
         self._unsubscribe = session.subscribe(self._session_changed)
         self.pager = None
         self.say(_("Welcome to {game}. Tab lists your legal moves; help explains the commands; "
@@ -222,6 +224,9 @@ class TableApp:
         if (deals, over) != self._sheets_shown and (deals > self._sheets_shown[0] or over):
             self._sheets_shown = (deals, over)
             self.show_score_sheet()
+        if self._hint_wanted and self.session.legal_actions():
+            self._hint_wanted = False
+            asyncio.get_running_loop().call_soon(self._hint)  # after this change is taken in
         self.invalidate()
 
     def score_sheet(self) -> list[str]:
@@ -683,7 +688,14 @@ class TableApp:
             self.say(_("no hint available: {error}").format(error=exc), "class:error")
             return False
         if action is None:
-            self.say(_("You have no move now."), "class:label")
+            session = self.session
+            if session.seat is not None and getattr(session, "to_act", lambda: None)() == session.seat:
+                # The log says it is my turn but my client is still taking in what
+                # came before (acknowledgements, my cards): hint as soon as it asks.
+                self._hint_wanted = True
+                self.say(_("A moment: your move is not ready yet; the hint follows."), "class:label")
+            else:
+                self.say(_("You have no move now."), "class:label")
             return False
         line = commands.format_action(self.session.game.id, action)
         why = getattr(self.session, "hint_why", None)
