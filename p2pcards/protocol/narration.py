@@ -88,14 +88,19 @@ def _pause_line(payload: dict, who: str) -> str:
 
     auto = payload.get("auto") is True
     op = payload.get("pause")
+    you = _mover([who], 0, None) is None  # the reader's own entry: "You ask", not "You asks"
     if op == PAUSE_ASK:
-        return _("{who} asks the table for a pause").format(who=who)
+        return _("You ask the table for a pause") if you else _("{who} asks the table for a pause").format(who=who)
     if op == PAUSE_YES:
+        if you:
+            return _("You agree to the pause (automatically)") if auto else _("You agree to the pause")
         return (_("{who} agrees to the pause (automatically)") if auto else _("{who} agrees to the pause")).format(who=who)
     if op == PAUSE_NO:
-        return _("{who} refuses the pause; play goes on").format(who=who)
+        return _("You refuse the pause; play goes on") if you else _("{who} refuses the pause; play goes on").format(who=who)
     if op == PAUSE_CONTINUE:
-        return _("the pause is over (its time ran out)") if auto else _("the pause is over: {who} plays on").format(who=who)
+        if auto:
+            return _("the pause is over (its time ran out)")
+        return _("the pause is over: you play on") if you else _("the pause is over: {who} plays on").format(who=who)
     return _("{who}: pause").format(who=who)
 
 
