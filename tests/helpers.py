@@ -179,6 +179,32 @@ def frames(data: bytes) -> list[bytes]:
 
 
 # ----- real peers over loopback ------------------------------------------------------------------
+class SeatOrder:
+    """A hosted table filled in seat order: seat 0 opens it, seat i joins once
+    the lobby shows seat i - 1 seated (waiting on the lobby's own updates)."""
+
+    def __init__(self, players: int, host: str = LOCAL):
+        self.host = host
+        self.port: list[int] = []
+        self._port_ready = trio.Event()
+        self._seated = [trio.Event() for _ in range(players)]
+        self._seated[0].set()
+
+    def _opened(self, port: int) -> None:
+        self.port.append(port)
+        self._port_ready.set()
+
+    async def place(self, config, i: int, game: str, players: int, options: dict) -> None:
+        """Make ``config`` seat ``i``'s: the host's table, or a join in its turn."""
+        if i == 0:
+            config.game, config.players, config.options, config.on_port = game, players, options, self._opened
+            return
+        await self._port_ready.wait()
+        await self._seated[i - 1].wait()
+        config.join = (self.host, self.port[0])
+        config.on_update = lambda view: self._seated[i].set() if len(view.seats) > i else None
+
+
 async def play_network_match(game, players, options=None, tmp_path=None, strategy="random", cheat=None,
                              cheater=None, seed=0, turn_timeout=5, fail_after=300):
     """Each seat runs the same ``run_seat`` a player's process runs (lobby,
@@ -190,12 +216,7 @@ async def play_network_match(game, players, options=None, tmp_path=None, strateg
     options.setdefault("table.turn_timeout", turn_timeout)
     options.setdefault("table.rejoin_timeout", turn_timeout)
     results = {}
-    port_ready = trio.Event()
-    port = []
-
-    def on_port(p):
-        port.append(p)
-        port_ready.set()
+    order = SeatOrder(players)
 
     async def seat(i):
         config = SeatConfig(
@@ -203,12 +224,7 @@ async def play_network_match(game, players, options=None, tmp_path=None, strateg
             log_dir=str(tmp_path / f"logs{i}"), strategy=strategy, bot_seed=f"{seed}:{i}",
             hooks=seat_hooks(cheat, cheater),
         )
-        if i == 0:
-            config.game, config.players, config.options, config.on_port = game, players, options, on_port
-        else:
-            await port_ready.wait()
-            await trio.sleep(0.05 * i)  # join in seat order
-            config.join = (LOCAL, port[0])
+        await order.place(config, i, game, players, options)
         results[i] = await run_seat(config)
 
     with trio.fail_after(fail_after):

@@ -20,7 +20,7 @@ from p2pcards.protocol.driver import SeatDriver
 from p2pcards.protocol.log import HEADER, Player, assemble, sign_body, table_body
 from p2pcards.protocol.machine import ACTION, END
 from p2pcards.games import get_game
-from tests.helpers import public_bytes, sign_the_end
+from tests.helpers import SeatOrder, public_bytes, sign_the_end
 
 
 def _genesis(game_id: str, players: int, signers, deals: int = 1):
@@ -256,9 +256,8 @@ async def test_a_peer_that_crashed_comes_back_from_its_checkpoint_and_the_match_
 
     monkeypatch.setattr(peer_module, "CHECKPOINT_EVERY", 4)
     local = "127.0.0.1"
-    players, port_ready, port, results = 3, trio.Event(), [], {}
-    seated = [trio.Event() for _ in range(players)]
-    seated[0].set()
+    players, results = 3, {}
+    order = SeatOrder(players, local)
     saved = []  # the entries seat 1's checkpoints were made at (only the first is kept)
     state_files = []
     real_checkpointer = seating._checkpointer
@@ -282,15 +281,8 @@ async def test_a_peer_that_crashed_comes_back_from_its_checkpoint_and_the_match_
         if i == 1:
             config.private_key, config.key_path = key1.private_key, str(key1.path)
             config.on_state = state_files.append
-        if i == 0:
-            config.game, config.players = "bura", players
-            config.options = {"table.deals": 1, "table.turn_timeout": 30, "table.rejoin_timeout": 60}
-            config.on_port = lambda p: (port.append(p), port_ready.set())
-        else:
-            await port_ready.wait()
-            await seated[i - 1].wait()  # join in seat order
-            config.join = (local, port[0])
-            config.on_update = lambda view: seated[i].set() if len(view.seats) > i else None
+        await order.place(config, i, "bura", players,
+                          {"table.deals": 1, "table.turn_timeout": 30, "table.rejoin_timeout": 60})
         if i != 1:
             results[i] = await run_seat(config)
             return

@@ -17,6 +17,7 @@ from p2pcards.peer import PeerHooks
 from p2pcards.peer.seating import RunError, SeatConfig, run_seat
 from p2pcards.protocol.log import read_log
 from p2pcards.protocol.machine import ACTION, PAUSE, REVEAL, SHUFFLE
+from tests.helpers import SeatOrder
 
 LOCAL = "127.0.0.1"
 
@@ -24,24 +25,14 @@ LOCAL = "127.0.0.1"
 async def _table(tmp_path, hooks: dict, options: dict | None = None, players: int = 3, pause_at: int | None = None):
     """Bots at a bura table, seat by seat; ``hooks``: seat -> PeerHooks;
     ``pause_at``: the seat whose player asks for a pause (at its first move)."""
-    port_ready, port, results = trio.Event(), [], {}
-    seated = [trio.Event() for _ in range(players)]
-    seated[0].set()
+    order, results = SeatOrder(players), {}
 
     async def seat(i):
         config = SeatConfig(name=f"p{i}", private_key=Ed25519PrivateKey.generate(), bind=LOCAL,
                             log_dir=str(tmp_path / f"l{i}"), strategy="greedy", bot_seed=i,
                             hooks=lambda s: hooks.get(s))
-        if i == 0:
-            config.game, config.players = "bura", players
-            config.options = {"table.deals": 1, "table.turn_timeout": 3, "table.rejoin_timeout": 10,
-                              **(options or {})}
-            config.on_port = lambda p: (port.append(p), port_ready.set())
-        else:
-            await port_ready.wait()
-            await seated[i - 1].wait()  # join in seat order
-            config.join = (LOCAL, port[0])
-            config.on_update = lambda view: seated[i].set() if len(view.seats) > i else None
+        await order.place(config, i, "bura", players,
+                          {"table.deals": 1, "table.turn_timeout": 3, "table.rejoin_timeout": 10, **(options or {})})
 
         def on_driver(peer):
             if peer.seat == pause_at:

@@ -20,7 +20,7 @@ from p2pcards.limits import MAX_ENTRY
 from p2pcards.protocol.log import Entry, make_entry
 from p2pcards.net import Message
 from p2pcards.peer.seating import SeatConfig, agree_genesis, run_seat, split_options
-from tests.helpers import environment, run_cli
+from tests.helpers import SeatOrder, environment, run_cli
 
 LOCAL = "127.0.0.1"
 
@@ -336,22 +336,12 @@ class LosesOneEntry:
 
 async def test_a_peer_that_missed_an_entry_asks_for_it(tmp_path):
     players, lossy = 3, {}
-    port_ready, port, results = trio.Event(), [], {}
-    seated = [trio.Event() for _ in range(players)]
-    seated[0].set()
+    order, results = SeatOrder(players), {}
 
     async def seat(i):
         config = SeatConfig(name=f"p{i}", private_key=Ed25519PrivateKey.generate(), bind=LOCAL,
                             log_dir=str(tmp_path / f"l{i}"), strategy="random", bot_seed=i)
-        if i == 0:
-            config.game, config.players = "bura", players
-            config.options = {"rounds": 1, "table.turn_timeout": 20}
-            config.on_port = lambda p: (port.append(p), port_ready.set())
-        else:
-            await port_ready.wait()
-            await seated[i - 1].wait()  # join in seat order
-            config.join = (LOCAL, port[0])
-            config.on_update = lambda view: seated[i].set() if len(view.seats) > i else None
+        await order.place(config, i, "bura", players, {"rounds": 1, "table.turn_timeout": 20})
 
         def on_driver(peer):
             if i == 2:
@@ -412,9 +402,8 @@ async def test_a_full_disk_stops_the_seat_without_a_bye_and_it_comes_back(tmp_pa
     from p2pcards.protocol import log as logmod
     from p2pcards.peer.seating import RunError, resume_seat
 
-    players, port_ready, port, results, failure = 3, trio.Event(), [], {}, []
-    seated = [trio.Event() for _ in range(players)]
-    seated[0].set()
+    players, results, failure = 3, {}, []
+    order = SeatOrder(players)
     full = {"fd": None, "after": 8}
     write_all = logmod._write_all
 
@@ -434,16 +423,8 @@ async def test_a_full_disk_stops_the_seat_without_a_bye_and_it_comes_back(tmp_pa
         if i == 1:
             config.private_key, config.key_path = key1.private_key, str(key1.path)
             config.on_state = lambda path: failure.append(path)
-        if i == 0:
-            config.game, config.players = "bura", players
-            config.options = {"rounds": 1, "table.turn_timeout": 30,
-                              "table.rejoin_timeout": 60}
-            config.on_port = lambda p: (port.append(p), port_ready.set())
-        else:
-            await port_ready.wait()
-            await seated[i - 1].wait()  # join in seat order
-            config.join = (LOCAL, port[0])
-            config.on_update = lambda view: seated[i].set() if len(view.seats) > i else None
+        await order.place(config, i, "bura", players,
+                          {"rounds": 1, "table.turn_timeout": 30, "table.rejoin_timeout": 60})
 
         def on_driver(peer):
             if i == 1:

@@ -847,16 +847,20 @@ def parse_log(data: bytes, *, strict: bool = True, finished: bool = False, sessi
     return log
 
 
+def _read_bytes(path: str | os.PathLike) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        raise LogError(None, N_("cannot read {path}: {error}",
+                                path=os.fspath(path), error=str(e.strerror or e))) from None
+
+
 def read_table(path: str | os.PathLike) -> tuple[GameLog, int]:
     """Entry 0 of a log file alone, verified (signed by every player), and how
     many entries the file frames: enough to show the table while the rest of
     the file is read (a replay opens at once)."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise LogError(None, N_("cannot read {path}: {error}",
-                                path=os.fspath(path), error=str(e.strerror or e))) from None
+    data = _read_bytes(path)
     frames, _ = _split_frames(data)
     log = GameLog()
     err = log._extend(frames[:1], None)
@@ -869,12 +873,7 @@ def read_table(path: str | os.PathLike) -> tuple[GameLog, int]:
 
 def read_log(path: str | os.PathLike, *, strict: bool = True, **expect: Any) -> GameLog:
     """Read and verify a log file; see :func:`parse_log` for the arguments."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise LogError(None, N_("cannot read {path}: {error}",
-                                path=os.fspath(path), error=str(e.strerror or e))) from None
+    data = _read_bytes(path)
     return parse_log(data, strict=strict, **expect)
 
 

@@ -33,13 +33,18 @@ def _is_wild(card: str) -> bool:
 
 
 def choose(game, state, rng) -> dict:
+    return best_scored(game, state, scored)
+
+
+def best_scored(game, state, scorer) -> dict:
+    """The first best of ``scorer(game, state, actions)`` over the legal actions."""
     actions = game.legal_actions(state)
     if not actions:
         raise ValueError("no legal action: it is nobody's turn")
     if len(actions) == 1:
         return actions[0]
     best, best_score = None, None
-    for score, action in scored(game, state, actions):
+    for score, action in scorer(game, state, actions):
         if best_score is None or score > best_score:
             best, best_score = action, score
     return best

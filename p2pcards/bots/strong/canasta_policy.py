@@ -15,23 +15,14 @@ played by the greedy bot. It decides from the seat's own view only.
 
 from __future__ import annotations
 
-from p2pcards.bots.greedy.canasta import _Context, _is_wild, _rank, _score
+from p2pcards.bots.greedy.canasta import _Context, _is_wild, _rank, _score, best_scored
 
 # Weights (in the greedy scores' units: a meld is ~20-60, a discard ~-10..5).
 DANGER = 3.0  # per card of the pile a discard may hand to the next player
 
 
 def choose(game, state, rng) -> dict:
-    actions = game.legal_actions(state)
-    if not actions:
-        raise ValueError("no legal action: it is nobody's turn")
-    if len(actions) == 1:
-        return actions[0]
-    best, best_score = None, None
-    for score, action in scored(game, state, actions):
-        if best_score is None or score > best_score:
-            best, best_score = action, score
-    return best
+    return best_scored(game, state, scored)
 
 
 def scored(game, state, actions=None) -> list[tuple[float, dict]]:
