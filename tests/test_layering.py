@@ -193,3 +193,35 @@ def test_one_walk_through_the_log():
                 if called in ("new_machine", "TableMachine"):
                     builders.append(f"{name} line {node.lineno}")
     assert not builders, "table machines built outside protocol/walk.py:\n  " + "\n  ".join(builders)
+
+
+def _readme_map() -> set[str]:
+    """The files the README's map of the code names, as paths under the repository."""
+    readme = (Path(p2pcards.__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    block = readme.split("\np2pcards/ ", 1)[1].split("\n```", 1)[0]
+    listed, folders = set(), []  # folders: (indent, path) of the enclosing folders
+    for line in ("p2pcards/ " + block).splitlines():
+        name = line.strip().split(" ", 1)[0]
+        if not name:
+            continue
+        indent = len(line) - len(line.lstrip())
+        while folders and folders[-1][0] >= indent:
+            folders.pop()
+        path = "/".join([f for _, f in folders] + [name.rstrip("/")])
+        if name.endswith("/"):
+            folders.append((indent, name.rstrip("/")))
+        listed.add(path)
+    return listed
+
+
+def test_the_readme_maps_every_module_one_line_each():
+    root = Path(p2pcards.__file__).parent.parent
+    modules = {p.relative_to(root).as_posix() for p in (root / "p2pcards").rglob("*.py")}
+    listed = _readme_map()
+    # a folder's one line may stand for its modules (rules/__init__.py is listed as such)
+    missing = {m for m in modules if m not in listed and not m.endswith("/__init__.py")}
+    missing |= {m for m in modules if m.endswith("/__init__.py") and m not in listed
+                and m.rsplit("/", 1)[0] not in listed}
+    assert not missing, f"modules the README's map of the code leaves out: {sorted(missing)}"
+    gone = {p for p in listed if p.endswith(".py") and p.startswith("p2pcards/") and p not in modules}
+    assert not gone, f"the README's map names modules that are not there: {sorted(gone)}"
