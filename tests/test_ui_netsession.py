@@ -255,3 +255,32 @@ def test_a_seat_coming_back_tells_the_deal_so_far_as_it_was_played(tmp_path):
     assert session.last_moves() == mine[1].last_moves()
     assert any("draws " in line for line in session.last_moves())  # my draws name their cards, as they did
 
+
+
+def test_an_abort_that_takes_the_place_of_a_move_already_told_is_told():
+    from p2pcards.protocol.machine import Violation
+
+    genesis, signers = make_genesis("bura", 3)
+    drivers = [SeatDriver(genesis, i, signers[i]) for i in range(3)]
+    me = drivers[2]
+    session = NetworkSession("bura")
+    session.attach(SimpleNamespace(driver=me, machine=me.machine, seat=me.seat, chat_seen=[], table_news=[],
+                                   mesh=None))
+    bot = Bot("greedy", 1)
+    while not (me.machine.expect().kind == ACTION and me.machine.expect().author == 0):
+        want = me.machine.expect()
+        author = drivers[want.author]
+        entry = author.write(bot.choose(me.game, author.my_state()) if want.kind == ACTION else None)
+        for d in drivers:
+            if d is not author:
+                d.receive(entry)
+    move = drivers[0].write(bot.choose(me.game, drivers[0].my_state()))
+    me.receive(move)  # seat 1 has not seen it yet: it stops the game in its place
+    session.changed()
+    told = session.last_moves()[-1]
+    abort = drivers[1].write_abort(Violation(None, "no-card", "position 3 opens to no card"))
+    me.rollback(move.seq)
+    me.receive(abort)
+    session.changed()
+    assert session.last_moves()[-2] == told
+    assert session.last_moves()[-1].startswith("GAME STOPPED by player1")
