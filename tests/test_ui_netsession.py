@@ -4,6 +4,8 @@ numbers that agree with the end entry, no "reconnecting" once it is over."""
 
 from types import SimpleNamespace
 
+import pytest
+
 from p2pcards.bots import Bot
 from p2pcards.cards import unknown_position
 from p2pcards.protocol.machine import ACTION, END
@@ -150,3 +152,135 @@ def test_after_an_abort_only_the_blamed_seat_is_marked_and_nobody_is_reconnectin
     session = NetworkSession("bura")
     session.peer = SimpleNamespace(machine=SimpleNamespace(finished=False, aborted=True, excluded={1}), mesh=None)
     assert session.peer_status() == {1: "blamed"}  # the mesh (closed by now) is not asked
+
+
+# ----- several entries taken in between two redraws ---------------------------------------------
+
+def followed_match(game_id, players, options=None, every=(1, 9), seed=3, entries=200000, log_path=None):
+    """Play a match (its first ``entries`` entries) between seat drivers in
+    one process. The last seat's ``NetworkSession`` and a spectator's session
+    follow it, one of each per ``n`` in ``every``, each told of changes only
+    every ``n`` entries (as after a bot's quick answer or a reconnect). The
+    last seat keeps its log in ``log_path``. Returns ({n: player's session},
+    {n: spectator's session}, the drivers)."""
+    from p2pcards.ui.spectator import SpectatorSession
+
+    genesis, signers = make_genesis(game_id, players, options)
+    drivers = [SeatDriver(genesis, i, signers[i], log_path=log_path if i == players - 1 else None)
+               for i in range(players)]
+    watcher = SeatDriver(genesis, None)
+    bots = [Bot("greedy", seed * 10 + i) for i in range(players)]
+
+    def follow(driver, session):
+        session.attach(SimpleNamespace(driver=driver, machine=driver.machine, seat=driver.seat, chat_seen=[],
+                                       table_news=[], mesh=None))
+        return session
+
+    mine = {n: follow(drivers[-1], NetworkSession(game_id)) for n in every}
+    watching = {n: follow(watcher, SpectatorSession()) for n in every}
+    game = drivers[0].game
+    for taken in range(1, entries + 1):
+        machine = drivers[0].machine
+        if machine.finished:
+            break
+        want = machine.expect()
+        if want.kind == END:
+            sign_the_end(drivers)
+            watcher.receive(drivers[0].log[-1])
+        else:
+            author = drivers[want.author]
+            action = bots[want.author].choose(game, author.my_state()) if want.kind == ACTION else None
+            entry = author.write(action)
+            for d in drivers + [watcher]:
+                if d is not author:
+                    d.receive(entry)
+        for n in every:
+            if taken % n == 0:
+                mine[n].changed()
+                watching[n].changed()
+    for session in [*mine.values(), *watching.values()]:
+        session.changed()
+    return mine, watching, drivers
+
+
+def told_at_the_table(frame) -> bool:
+    """The entries the table's history has a line for: moves, pauses, an
+    abort, the end, and the dealing and the final reveal once per deal."""
+    from p2pcards.protocol.machine import ABORT, PAUSE, REVEAL, SHUFFLE
+
+    return frame.kind in (ACTION, PAUSE, ABORT, END) or (frame.kind in (SHUFFLE, REVEAL) and frame.author == 0)
+
+
+@pytest.mark.parametrize("game_id,players,options", [
+    ("kanasta", 2, {"target": 1500}),
+    ("bura", 3, {"rounds": 2}),
+])
+def test_entries_taken_in_together_read_as_they_would_one_at_a_time(game_id, players, options, tmp_path,
+                                                                     monkeypatch):
+    from p2pcards.audit.replay import load_replay
+    from p2pcards.protocol.driver import STEPS_KEPT
+    from p2pcards.ui import network_session
+    from p2pcards.ui.session import deal_summary
+
+    monkeypatch.setattr(network_session, "HISTORY", 100000)  # every line, not the screen's last ones
+    mine, watching, drivers = followed_match(game_id, players, options)
+    assert mine[9].last_moves() == mine[1].last_moves()
+    assert watching[9].last_moves() == watching[1].last_moves()
+    assert all(len(d.steps) <= STEPS_KEPT for d in drivers)  # the table before each entry: the latest ones only
+    # ... and as the replay reads the same log, entry by entry (the deals' results aside)
+    path = tmp_path / "match.log"
+    path.write_bytes(drivers[0].log.to_bytes())
+    replay = load_replay(path)
+    session = watching[9]
+    results = [deal_summary(session.game, session.names, session.options, d.scores)
+               for d in session.peer.machine.deals if d.scores is not None]
+    lines = session.last_moves()
+    assert [line for line in lines if line in results] == results
+    assert [line for line in lines if line not in results] == [f.text for f in replay.frames[1:] if told_at_the_table(f)]
+
+
+def test_a_seat_coming_back_tells_the_deal_so_far_as_it_was_played(tmp_path):
+    path = tmp_path / "seat.log"
+    mine, watching, drivers = followed_match("kanasta", 2, {"target": 1500}, every=(1,), entries=90,
+                                             log_path=path)
+    me = drivers[-1]
+    assert me.machine.deal.index == 0 and not me.machine.finished  # mid-deal: every entry is kept for the screen
+    me.finalize()
+    me.write_final()
+    me.close()
+    back = SeatDriver.reopen(path, me.seat, me.signer, seeds=me.me.seeds)
+    session = NetworkSession(None)
+    session.attach(SimpleNamespace(driver=back, machine=back.machine, seat=back.seat, chat_seen=[], table_news=[],
+                                   mesh=None))
+    assert session.last_moves() == mine[1].last_moves()
+    assert any("draws " in line for line in session.last_moves())  # my draws name their cards, as they did
+
+
+
+def test_an_abort_that_takes_the_place_of_a_move_already_told_is_told():
+    from p2pcards.protocol.machine import Violation
+
+    genesis, signers = make_genesis("bura", 3)
+    drivers = [SeatDriver(genesis, i, signers[i]) for i in range(3)]
+    me = drivers[2]
+    session = NetworkSession("bura")
+    session.attach(SimpleNamespace(driver=me, machine=me.machine, seat=me.seat, chat_seen=[], table_news=[],
+                                   mesh=None))
+    bot = Bot("greedy", 1)
+    while not (me.machine.expect().kind == ACTION and me.machine.expect().author == 0):
+        want = me.machine.expect()
+        author = drivers[want.author]
+        entry = author.write(bot.choose(me.game, author.my_state()) if want.kind == ACTION else None)
+        for d in drivers:
+            if d is not author:
+                d.receive(entry)
+    move = drivers[0].write(bot.choose(me.game, drivers[0].my_state()))
+    me.receive(move)  # seat 1 has not seen it yet: it stops the game in its place
+    session.changed()
+    told = session.last_moves()[-1]
+    abort = drivers[1].write_abort(Violation(None, "no-card", "position 3 opens to no card"))
+    me.rollback(move.seq)
+    me.receive(abort)
+    session.changed()
+    assert session.last_moves()[-2] == told
+    assert session.last_moves()[-1].startswith("GAME STOPPED by player1")

@@ -24,7 +24,7 @@ from p2pcards.cards import unknown
 from p2pcards.games import get_game, substitute
 from p2pcards.protocol.log import LogError, read_table
 from p2pcards.protocol.machine import ABORT, ACTION, END, KEYS, PAUSE, REVEAL
-from p2pcards.protocol.narration import describe, entry_line
+from p2pcards.protocol.narration import narrate_entry
 
 DEALT, MOVE, DEAL_OVER, STOP, THE_END, TABLE = "dealt", "move", "deal over", "stopped", "end", "table"
 
@@ -163,14 +163,8 @@ class Replay:
         if refused is not None:
             text = f"REFUSED: {refused}"
             state = state_before
-        elif action is not None:
-            text = describe(machine.game, state_before, entry.author, action, self.names)
-            if payload.get("auto") is True and 0 <= entry.author < len(self.names):
-                text += f" (played automatically for {self.names[entry.author]})"
-            state = machine.state if machine.deal.index == deal_before else state_before
         else:
-            signers = [s for s, sig in enumerate(entry.signatures or []) if sig is not None] if entry.kind == END else None
-            text = entry_line(entry.kind, entry.author, payload, self.names, deal_before, signers)
+            text = narrate_entry(machine.game, entry, deal_before, state_before, self.names)
             state = machine.state if machine.deal.index == deal_before else state_before
         pos = len(self.frames)
         self.frames.append(Frame(entry.seq, entry.author, entry.kind, deal_before, text, state,

@@ -12,6 +12,21 @@ class CliError(Exception):
     """A problem the user can fix: printed without a traceback, exit 2."""
 
 
+def default_name() -> str:
+    """A person's name at the table when ``--name`` gives none (``play``,
+    ``host`` and ``join`` alike): their login name, else "player"."""
+    import getpass
+
+    try:
+        login = getpass.getuser()
+    except Exception:  # no login name in the environment nor the user database (OSError, KeyError)
+        login = ""
+    # The environment is anybody's: a name the table would refuse (controls, spaces around) is cleaned.
+    login = "".join(c for c in login if c.isprintable()).strip()[:32]
+    # Translators: a player's name at the table when they give none and have no login name.
+    return login or _("player")
+
+
 def game_id(text: str) -> str:
     """A game id as typed (``Kanasta`` too): ids are matched without case."""
     from p2pcards.games import GAME_IDS

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import trio
 
-from p2pcards.cli.args import CliError, load_identity
+from p2pcards.cli.args import CliError, default_name, load_identity
 from p2pcards.games import get_game
 from p2pcards import i18n
 from p2pcards.i18n import _, known, ngettext
@@ -199,7 +199,7 @@ def _play(args, game, bots: int, players: int, options: dict, ident, work: str, 
     async def always(_proposal) -> bool:
         return True  # you chose the game and options on the command line
 
-    config = SeatConfig(name=args.name or os.environ.get("USER", "")[:32] or _("You"), private_key=ident.private_key,
+    config = SeatConfig(name=args.name or default_name(), private_key=ident.private_key,
                         game=args.game, players=players, options=options, bind="127.0.0.1", port=0,
                         accept=always, on_port=lambda p: (port_box.append(p), port_ready.set()),
                         key_path=str(ident.path), origin="play")
@@ -265,7 +265,7 @@ def host_interactive(args) -> int:
             ui.set_status(*pinned, _("Waiting for players…"))
 
     screen: list = []  # the UI, once it runs
-    config = SeatConfig(name=args.name or "host", private_key=ident.private_key, game=args.game,
+    config = SeatConfig(name=args.name or default_name(), private_key=ident.private_key, game=args.game,
                         players=args.players, options=options, bind=args.bind, port=args.port,
                         out=args.out, log_dir=args.log_dir, advertise=True, on_port=on_port,
                         key_path=str(ident.path), origin="host")
@@ -296,7 +296,7 @@ def join_interactive(args) -> int:
                             and r.seats[0].port == address[1])
     if offered is not None:
         return resume_interactive(args, offered)
-    config = SeatConfig(name=args.name or "player", private_key=ident.private_key, join=address,
+    config = SeatConfig(name=args.name or default_name(), private_key=ident.private_key, join=address,
                         out=args.out, log_dir=args.log_dir, key_path=str(ident.path), origin="join")
 
     async def main(ui) -> None:

@@ -394,8 +394,8 @@ def cmd_tables(args) -> int:
 
 
 def register(sub) -> None:
-    def seat_options(p, bot_flags=True):
-        p.add_argument("--name", metavar=_("NAME"), help=_("your name at the table"))
+    def seat_options(p, bot_flags=True, name_help=None):
+        p.add_argument("--name", metavar=_("NAME"), help=name_help or _("your name at the table"))
         p.add_argument("--key", metavar=_("FILE"), help=_("identity key file (default: your own, in the data directory)"))
         p.add_argument("--out", metavar=_("FILE"), help=_("also write the finished log here"))
         p.add_argument("--log-dir", metavar=_("DIR"), help=_("where finished logs are kept (default: data directory/games)"))
@@ -419,7 +419,7 @@ def register(sub) -> None:
     p.add_argument("--ascii", action="store_true", help=_("plain letters for suits"))
     rank_options(p)
     p.add_argument("--new", action="store_true", help=_("start a new game even if one of this table is unfinished"))
-    seat_options(p)
+    seat_options(p, name_help=_("your name at the table (default: your login name)"))
     p.set_defaults(func=cmd_host, strategy=None)
 
     p = sub.add_parser("join", help=_("join a table; with no address, list LAN tables and pick one"))
@@ -428,7 +428,7 @@ def register(sub) -> None:
     p.add_argument("--ascii", action="store_true", help=_("plain letters for suits"))
     rank_options(p)
     p.add_argument("--new", action="store_true", help=_("start a new game even if one of this table is unfinished"))
-    seat_options(p, bot_flags=False)
+    seat_options(p, bot_flags=False, name_help=_("your name at the table (default: your login name)"))
     p.set_defaults(func=cmd_join)
 
     p = sub.add_parser("bot", help=_("a bot peer takes a seat at a table"))
@@ -447,7 +447,7 @@ def register(sub) -> None:
     p = sub.add_parser("play", help=_("you against bot peers on this machine, full-screen"))
     p.add_argument("game", type=game_id, metavar=_("GAME"), help=_("the game (the games: p2pcards --help)"))
     p.add_argument("--bots", type=int, metavar="N", help=_("how many bots (default: fill the table)"))
-    p.add_argument("--name", default=None, metavar=_("NAME"), help=_("your name at the table"))
+    p.add_argument("--name", default=None, metavar=_("NAME"), help=_("your name at the table (default: your login name)"))
     p.add_argument("--seed", metavar=_("SEED"), help=_("the bots' random seed"))
     p.add_argument("--level", choices=tuple(LEVELS), default="normal",
                    help=_("the bots: easy (random moves), normal (greedy heuristics, the default: they answer "

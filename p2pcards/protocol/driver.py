@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from p2pcards import limits
@@ -23,12 +24,16 @@ from p2pcards.protocol.machine import ABORT, ACTION, PAUSE, REKEY, SHUFFLE, Expe
 from p2pcards.mental import deck_hash
 from p2pcards.net.messages import printable
 from p2pcards.protocol.seat import Seat
-from p2pcards.protocol.walk import LogWalk
+from p2pcards.protocol.walk import LogWalk, Step
 
 # A seat's next shuffle or re-key, computed on a deck while that deck's proof
 # is still being checked (libsecp256k1 calls release the GIL): one worker.
 log = logging.getLogger("p2pcards.protocol.driver")
 _AHEAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="p2pcards-ahead")
+
+# The latest steps a driver keeps for its screen: more than a screen's history
+# of lines, and bounded, whatever the length of the match.
+STEPS_KEPT = 256
 
 
 class SeatDriver:
@@ -37,6 +42,9 @@ class SeatDriver:
     def __init__(self, genesis: Entry, seat: int | None, signer=None, log_path: str | os.PathLike | None = None,
                  seeds: dict[int, bytes] | None = None, walk: LogWalk | None = None):
         self.walk = walk if walk is not None else LogWalk.start(genesis)
+        # The latest entries taken in, each with the table as it stood before
+        # it: what the screen puts into words, however many came at once.
+        self.steps: deque[Step] = deque(maxlen=STEPS_KEPT)
         # The file holds the *final* entries only (acknowledged by every
         # player): an entry that may still be replaced by an abort is not. It
         # follows this seat's log, which checked every entry once.
@@ -103,7 +111,14 @@ class SeatDriver:
     def _follow(self) -> None:
         """Take the entries the log holds into the machine (and this seat's knowledge)."""
         me = self.me
-        refused = self.walk.follow(observe=None if me is None else lambda step, machine: me.refresh(machine))
+
+        def taken(step: Step, machine: TableMachine) -> None:
+            if step.refused is None:
+                self.steps.append(step)
+                if me is not None:
+                    me.refresh(machine)
+
+        refused = self.walk.follow(observe=taken)
         if refused is not None:
             raise refused.refused
 
@@ -119,11 +134,12 @@ class SeatDriver:
                 started.append(ahead)
 
         try:
-            self.walk.take(entry, checked)
+            step = self.walk.take(entry, checked)
         except Violation:
             for _, future in started:
                 future.cancel()  # built on a refused entry: never used
             raise
+        self.steps.append(step)
         if started:
             self._ahead = started[0]
         if self.me is not None:
@@ -157,6 +173,7 @@ class SeatDriver:
         self.walk = LogWalk(self.log)
         self.walk.machine.verified_before = length
         self.me = Seat(self.me.seat, self.me.seeds) if self.me is not None else None
+        self.steps.clear()  # walked again: the kept entries are those of the log now
         self._follow()
 
     def _start_ahead(self, entry: Entry) -> tuple[tuple, Future] | None:

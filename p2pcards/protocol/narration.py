@@ -6,6 +6,8 @@ narrate with these functions.
   ``action_to_string``); ``describe`` picks the mover's name, or the second
   person for the reader's own move.
 - The other entries (the dealing, the reveal, an abort, the end): ``entry_line``.
+- Any entry, from the table as it stood before it (a ``walk.Step``):
+  ``narrate_entry``; the table's history has lines for ``told_at_table``'s.
 - What the log keeps in English (an abort's kind and reason) is put into the
   reader's language when shown: ``i18n.known``; free text a peer wrote
   stays as it is.
@@ -39,6 +41,35 @@ def describe(game, state, seat: int, action: dict, names: list[str], me: int | N
     everybody may see: face-down cards as a count, a drawn card not at all.
     ``me`` is the reader's seat (their own moves read "You draw")."""
     return shown(narrate(game, state, seat, action, names, me))
+
+
+def narrate_entry(game, entry, deal: int, state, names: list[str]) -> str:
+    """Entry ``entry`` of a log in words, as read from the table before it:
+    ``deal`` the deal it belongs to and ``state`` the public deal state it
+    applies to (a ``walk.Step``'s). Never what the table became later: a
+    move's words may count the pile it takes or number the meld it adds to."""
+    from p2pcards.protocol.machine import ACTION, END
+
+    payload = entry.payload if isinstance(entry.payload, dict) else {}
+    if entry.kind != ACTION:
+        signers = [s for s, sig in enumerate(entry.signatures) if sig is not None] if entry.kind == END else None
+        return entry_line(entry.kind, entry.author, payload, names, deal, signers)
+    try:
+        line = describe(game, state, entry.author, payload.get("action"), names)
+    except Exception:  # a line of history must never stop the screen or the replay
+        line = _("{name} played").format(name=_name(names, entry.author))
+    if payload.get("auto") is True:
+        line += " " + _("(played automatically for {name})").format(name=_name(names, entry.author))
+    return line
+
+
+def told_at_table(entry) -> bool:
+    """Whether the table's history has a line for ``entry``: moves, pauses,
+    an abort, the end, and the dealing and the final reveal once per deal
+    (each seat's own share of them is no news to the players)."""
+    from p2pcards.protocol.machine import ABORT, ACTION, END, PAUSE, REVEAL, SHUFFLE
+
+    return entry.kind in (ACTION, PAUSE, ABORT, END) or (entry.kind in (SHUFFLE, REVEAL) and entry.author == 0)
 
 
 def _name(names: list[str], seat) -> str:

@@ -62,8 +62,16 @@ class Seat:
         return seat_state(machine.state, self.known)
 
     def view(self, machine: TableMachine) -> dict | None:
-        state = self.state(machine)
-        return None if state is None else machine.game.view(state, self.seat)
+        return self.view_at(machine, machine.deal.index, machine.state)
+
+    def view_at(self, machine: TableMachine, deal: int, state) -> dict | None:
+        """This seat's view of ``state``, a public state of deal ``deal`` as
+        it stood at some entry of the log, with the cards it has seen by now;
+        None once that deal is over (what the seat saw of it is gone)."""
+        if state is None or deal != machine.deal.index:
+            return None
+        self.refresh(machine)
+        return machine.game.view(seat_state(state, self.known), self.seat)
 
     def legal_actions(self, machine: TableMachine) -> list[dict]:
         want = machine.expect() if not machine.finished else None

@@ -58,17 +58,19 @@ class LogWalk:
         log.append(genesis)
         return cls(log)
 
-    def take(self, entry: Entry, checked: Callable[[Entry], None] | None = None) -> None:
+    def take(self, entry: Entry, checked: Callable[[Entry], None] | None = None) -> Step:
         """Check ``entry`` as the next one and take it in; ``checked(entry)``
         runs once its place and signatures are checked, before the machine
-        looks at it. LogError or Violation: nothing changes."""
+        looks at it. Returns its step. LogError or Violation: nothing changes."""
         if self.machine.seq != len(self.log):
             raise RuntimeError("the machine has not taken in every entry of the log yet (follow first)")
         self.log.check(entry)
         if checked is not None:
             checked(entry)
+        step = Step(entry, self.machine.deal.index, self.machine.state)
         self.machine.accept(entry)  # leaves the machine as it was on Violation
         self.log.append(entry)  # its signatures were checked above: not again
+        return step
 
     def follow(self, upto: int | None = None,
                observe: Callable[[Step, TableMachine], None] | None = None,

@@ -5,7 +5,7 @@ for a seat at a network table: what the screen shows comes from this seat's
 from __future__ import annotations
 
 import random
-from collections import Counter
+from collections import Counter, deque
 
 import trio
 
@@ -13,8 +13,8 @@ from p2pcards.bots.strong import DEFAULT_THINK, reason, search
 from p2pcards.cards import is_code, unknown
 from p2pcards.games import IllegalAction, NeedReveal, get_game, substitute
 from p2pcards.i18n import _, ngettext, worded
-from p2pcards.protocol.machine import ABORT, ACTION, END, PAUSE, REVEAL, SHUFFLE
-from p2pcards.protocol.narration import abort_kind, describe, entry_line, pause_status
+from p2pcards.protocol.machine import ACTION, REVEAL
+from p2pcards.protocol.narration import abort_kind, narrate_entry, pause_status, told_at_table
 from p2pcards.ui.render import fmt_clock
 from p2pcards.ui.wording import with_own_cards
 from p2pcards.ui.session import (
@@ -43,9 +43,8 @@ class NetworkSession:
         self._finished: list[FinishedDeal] = []
         self._said = 0  # lines said so far (``_moves`` keeps the last HISTORY)
         self._sent: list[dict] = []  # my moves on their way to the log, as I typed them (cards I know)
-        self._my_hand: list[str] = []
-        self._my_hand_deal = -1
         self._my_draw: tuple[int, list[str]] | None = None  # (line number, hand before) of my draw
+        self._told: deque[tuple[int, bytes]] = deque(maxlen=64)  # (seq, hash) of the latest entries told
         self._play_state: tuple[int, object] | None = None  # (deal index, its last state seen)
         self._actions_send, self._actions_recv = trio.open_memory_channel(1)
         self._waiting = False
@@ -274,31 +273,39 @@ class NetworkSession:
 
     # ----- the log, in words
     def _catch_up(self) -> None:
-        """Lines for the entries taken in since last time."""
-        log = self.peer.driver.log
-        machine = self.peer.machine
-        if machine.state is not None:
-            self._play_state = (machine.deal.index, machine.state)
-        if self._seen > len(log):
-            self._seen = len(log)  # an abort replaced entries
+        """Lines for the entries taken in since last time, each read from the
+        table as it stood before it (the driver's steps): however many came
+        at once, they read as they would have one by one."""
+        driver = self.peer.driver
+        log, machine = driver.log, driver.machine
+        self._forget_replaced(log)
         # Chat said before a move is logged with it: its line goes before the move's.
         unshown = list(self.peer.chat_seen)
         self.peer.chat_seen.clear()
-        for entry in log[self._seen:]:  # only the new entries (entries would copy the whole log)
+        # Kept steps only: entries older than those (a resume's whole log) are not told.
+        steps = [step for step in driver.steps if step.entry.seq >= self._seen]
+        # The table after each step: as the next one found it, or as it is now.
+        after = [(s.deal_before, s.state_before) for s in steps[1:]] + [(machine.deal.index, machine.state)]
+        for step, nxt, (deal_after, state_after) in zip(steps, steps[1:] + [None], after):
+            entry = step.entry
+            self._tell_deals_over(machine, upto=step.deal_before - 1)  # over before the steps kept (a resume)
             chat = entry.payload.get("chat") if isinstance(entry.payload, dict) else None
             for text in chat if isinstance(chat, list) else []:
                 if (entry.author, text) in unshown:
                     unshown.remove((entry.author, text))
                     self._say(f"{seat_name(self.names, entry.author)}: {text}")
-            self._line_for(entry, machine)
+            if step.state_before is not None:
+                self._play_state = (step.deal_before, step.state_before)
+            self._line_for(step, machine)
+            self._told.append((entry.seq, entry.hash))
+            self._name_my_draw(machine, deal_after, state_after)
+            if entry.kind == REVEAL and not (nxt is not None and nxt.entry.kind == REVEAL
+                                             and nxt.deal_before == step.deal_before):
+                self._tell_deals_over(machine, upto=step.deal_before)  # its last reveal scored the deal
         self._seen = len(log)
-        done = [d for d in machine.deals if d.scores is not None]
-        while self._deals_done < len(done):
-            deal = done[self._deals_done]
-            self._last_deal = deal.scores
-            self._finished.append(self._finished_deal(machine, deal))
-            self._say(deal_summary(self.game, self.names, self.options, deal.scores))
-            self._deals_done += 1
+        if machine.state is not None:
+            self._play_state = (machine.deal.index, machine.state)
+        self._tell_deals_over(machine)
         for seat, text in unshown:  # said just now, not logged yet
             self._say(f"{seat_name(self.names, seat)}: {text}")
         news, self.peer.table_news = self.peer.table_news, []
@@ -307,7 +314,24 @@ class NetworkSession:
             self._say({"left": _("{name} left the table; the game waits {clock} for them to come back"),
                        "lost": _("{name}'s connection broke; the game waits {clock} for them to come back"),
                        "back": _("{name} is back")}[what].format(name=name, clock=wait))
-        self._name_my_draw(machine)
+
+    def _forget_replaced(self, log) -> None:
+        """Entries told whose place an abort has taken since (they were not
+        final yet): the log is told again from the first of those."""
+        while self._told and (self._told[-1][0] >= len(log) or log[self._told[-1][0]].hash != self._told[-1][1]):
+            self._seen = self._told.pop()[0]
+        self._seen = min(self._seen, len(log))
+
+    def _tell_deals_over(self, machine, upto: int | None = None) -> None:
+        """Each deal's result once, in order (up to deal ``upto``): a deal is
+        scored by its last reveal, before anything of the next deal is told."""
+        done = [d for d in machine.deals if d.scores is not None and (upto is None or d.index <= upto)]
+        while self._deals_done < len(done):
+            deal = done[self._deals_done]
+            self._last_deal = deal.scores
+            self._finished.append(self._finished_deal(machine, deal))
+            self._say(deal_summary(self.game, self.names, self.options, deal.scores))
+            self._deals_done += 1
 
     def _finished_deal(self, machine, deal) -> FinishedDeal:
         """The deal's score sheet data: the match as it stood right after it,
@@ -322,49 +346,44 @@ class NetworkSession:
         return FinishedDeal(deal.index + 1, deal.scores, hands, list(after.scores),
                             list(after.chips) if after.chips is not None else None, after.bank)
 
-    def _name_my_draw(self, machine) -> None:
-        """My hand as the log stands; the card of my last draw named in its
-        line once its keys have shown it to me."""
-        if machine.state is None or self.seat is None:
-            self._my_draw, self._my_hand_deal = None, -1
+    def _name_my_draw(self, machine, deal: int, state) -> None:
+        """The card of my last draw named in its line once its keys have shown
+        it to me: my hand in ``state``, the table after an entry of ``deal``,
+        against my hand before the draw."""
+        if self._my_draw is None:
             return
-        hand = list(self.peer.driver.me.view(machine).get("hand") or [])
-        if self._my_draw is not None:
-            line, before = self._my_draw
-            # Known cards only: the drawn card is a token (?33) until its keys come.
-            drawn = sorted(c for c in (Counter(hand) - Counter(before)).elements() if is_code(c))
-            at = line - (self._said - len(self._moves))
-            if len(drawn) == 1 and 0 <= at < len(self._moves):  # a draw takes one card
-                self._moves[at] = with_own_cards(self._moves[at], self.seat, self.seat, None, drawn)
-            if drawn:  # one card named, or more: other changes mixed in, so nothing is claimed
-                self._my_draw = None
-        self._my_hand, self._my_hand_deal = hand, machine.deal.index
+        line, before = self._my_draw
+        view = self.peer.driver.me.view_at(machine, deal, state)
+        if view is None:  # that deal is over
+            self._my_draw = None
+            return
+        # Known cards only: the drawn card is a token (?33) until its keys come.
+        drawn = sorted(c for c in (Counter(view.get("hand") or []) - Counter(before)).elements() if is_code(c))
+        at = line - (self._said - len(self._moves))
+        if len(drawn) == 1 and 0 <= at < len(self._moves):  # a draw takes one card
+            self._moves[at] = with_own_cards(self._moves[at], self.seat, self.seat, None, drawn)
+        if drawn:  # one card named, or more: other changes mixed in, so nothing is claimed
+            self._my_draw = None
 
-    def _line_for(self, entry, machine) -> None:
-        payload = entry.payload if isinstance(entry.payload, dict) else {}
-        if entry.kind == ACTION:
-            action = payload.get("action", {})
-            state = machine.state if machine.state is not None else None
-            try:
-                line = describe(self.game, state, entry.author, action, self.names)
-            except Exception:  # a line of history must never break the screen
-                line = _("{name} played").format(name=seat_name(self.names, entry.author))
-            if entry.author == self.seat and isinstance(action, dict):
-                self._my_draw = None  # a move of mine after my draw changes the hand too: no naming
-                # My move as I typed it: same kind, same number of cards (the log may show them face down).
-                mine = next((a for a in self._sent if a.get("type") == action.get("type")
-                             and len(a.get("cards") or []) == len(action.get("cards") or [])), None)
-                if mine is not None:
-                    self._sent.remove(mine)
-                    line = with_own_cards(line, self.seat, entry.author, mine)
-                if action.get("type") == "draw" and self._my_hand_deal == machine.deal.index:
-                    self._my_draw = (self._said, list(self._my_hand))
-            if payload.get("auto") is True:
-                line += " " + _("(played automatically for {name})").format(name=seat_name(self.names, entry.author))
-            self._say(line)
-        elif (entry.kind in (SHUFFLE, REVEAL) and entry.author == 0) or entry.kind in (ABORT, END, PAUSE):
-            signers = [s for s, sig in enumerate(entry.signature or []) if sig is not None] if entry.kind == END else None
-            self._say(entry_line(entry.kind, entry.author, payload, self.names, payload.get("deal", 0), signers))
+    def _line_for(self, step, machine) -> None:
+        entry = step.entry
+        if not told_at_table(entry):
+            return
+        line = narrate_entry(self.game, entry, step.deal_before, step.state_before, self.names)
+        action = entry.payload.get("action") if entry.kind == ACTION and isinstance(entry.payload, dict) else None
+        if entry.author == self.seat and isinstance(action, dict):
+            self._my_draw = None  # a move of mine after my draw changes the hand too: no naming
+            # My move as I typed it: same kind, same number of cards (the log may show them face down).
+            mine = next((a for a in self._sent if a.get("type") == action.get("type")
+                         and len(a.get("cards") or []) == len(action.get("cards") or [])), None)
+            if mine is not None:
+                self._sent.remove(mine)
+                line = with_own_cards(line, self.seat, entry.author, mine)
+            if action.get("type") == "draw":
+                view = self.peer.driver.me.view_at(machine, step.deal_before, step.state_before)
+                if view is not None:
+                    self._my_draw = (self._said, list(view.get("hand") or []))
+        self._say(line)
 
     def _say(self, line: str) -> None:
         self._said += 1
