@@ -340,3 +340,56 @@ def test_the_cards_that_fit_a_move_are_marked_in_the_hand():
         assert "dealer" in player.table()
 
     at_table("warkocz", 2, script, ascii=True)
+
+
+class MovesInFlight(LocalSession):
+    """A seat whose moves, like a network seat's, are handed over at once and
+    taken into the table only later (when its entry is in the log): meanwhile
+    the table still says it is this seat's turn and asks for nothing."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.held: list[dict] = []
+
+    def legal_actions(self):
+        return [] if self.held else super().legal_actions()
+
+    async def act(self, action):
+        await trio.lowlevel.checkpoint()
+        self.held.append(action)
+        self._notifier.notify()  # a redraw with my move handed over, as a network seat's decide() gives
+
+    async def take_in(self):
+        await LocalSession.act(self, self.held.pop())
+
+
+def test_the_prompt_stops_saying_your_move_once_the_move_is_sent():
+    screen = io.StringIO()
+    output = Vt100_Output(screen, lambda: Size(rows=40, columns=120), term="xterm-256color")
+    prompt = lambda ui: fragment_list_to_text(ui._prompt())  # noqa: E731
+    with create_pipe_input() as pipe:
+
+        async def main(ui):
+            session = MovesInFlight("bura", 2, bots="random", seed=3, bot_delay=0, pause=None, max_deals=1)
+            ui.show(session)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(session.run)
+                player = Player(ui, session, pipe, screen)
+                await until(lambda: session.match_info()["phase"] != PHASE_DEALING)
+                assert await player.next_turn()
+                assert prompt(ui) == "your move> "
+                move = C.format_action("bura", session.legal_actions()[0])
+                await player.type(move)
+                assert session.held and session.to_act() == session.seat  # sent, not yet taken in
+                assert prompt(ui) == "> "
+                said = await player.type("hint")
+                assert "Enter plays it" not in said  # no hint for a move already made
+                await session.take_in()
+                await until(lambda: session.to_act() != session.seat or session.legal_actions())
+                await player.next_turn()
+                if session.match_info()["phase"] == PHASE_PLAYING:
+                    assert prompt(ui) == "your move> "  # my next turn invites a move again
+                nursery.cancel_scope.cancel()
+            ui.app.exit()
+
+        run_app(main, input=pipe, output=output)

@@ -152,6 +152,9 @@ class TableApp:
         self.remaining: float | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._hint_wanted = False  # "hint" typed on my turn before my client asked for the move
+        # A move sent and not yet taken in: the table still says it is my turn
+        # until my entry is in the log, but the prompt must not invite another.
+        self._move_sent = False
         self._token: trio.lowlevel.TrioToken | None = None
         self._jobs: trio.MemorySendChannel | None = None
         self._pending: list[Callable[[], Awaitable[None]]] = []
@@ -170,6 +173,7 @@ class TableApp:
         self.session = session
         self._sheets_shown = (0, False)  # (deals whose sheet opened, the match's end shown)
         self._hint_wanted = False
+        self._move_sent = False
         self._unsubscribe = session.subscribe(self._session_changed)
         self.pager = None
         self.say(_("Welcome to {game}. Tab lists your legal moves; help explains the commands; "
@@ -224,6 +228,8 @@ class TableApp:
         if (deals, over) != self._sheets_shown and (deals > self._sheets_shown[0] or over):
             self._sheets_shown = (deals, over)
             self.show_score_sheet()
+        if self._move_sent and (self.session.to_act() != self.session.seat or self.session.legal_actions()):
+            self._move_sent = False  # taken in: the turn moved on, or my next move of this turn is asked for
         if self._hint_wanted and self.session.legal_actions():
             self._hint_wanted = False
             asyncio.get_running_loop().call_soon(self._hint)  # after this change is taken in
@@ -419,7 +425,7 @@ class TableApp:
             return [("class:warn", _("(yes/no)") + "> ")]
         s = self.session
         try:
-            mine = s is not None and s.seat is not None and s.to_act() == s.seat
+            mine = s is not None and s.seat is not None and s.to_act() == s.seat and not self._move_sent
         except Exception:
             mine = False
         # Translators: the input line's prompt when it is the player's turn.
@@ -682,6 +688,9 @@ class TableApp:
             self.say(_("You agree to the pause.") if yes else _("You refuse the pause."), "class:label")
 
     def _hint(self) -> bool:
+        if self._move_sent:
+            self.say(_("your move is already on its way"), "class:label")
+            return False
         try:
             action = self.session.hint()
         except Exception as exc:  # a missing or failing bot is no reason to stop the game
@@ -734,13 +743,16 @@ class TableApp:
         session = self.session
         line = commands.format_action(session.game.id, action) if action.get("type") else str(action)
         self.say(f"\u2026 {line}", "class:label")
+        self._move_sent = True
 
         async def job():
             try:
                 await session.act(action)
             except IllegalAction as exc:  # the engine's reason, in the player's language
+                self._move_sent = False
                 self.say(f"{line}: {shown(exc)}", "class:error")
             except Exception as exc:  # the network may fail; the player must hear why
+                self._move_sent = False
                 self.say(_("{move}: could not be played: {error}").format(move=line, error=exc), "class:error")
             else:
                 if self.message and self.message[0][1].startswith("\u2026"):
