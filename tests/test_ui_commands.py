@@ -180,7 +180,7 @@ def test_help_explains_every_command_and_game_word(game_id):
         assert verb.usage() in full
         for word in verb.words:
             assert verb.help in C.help_text(game_id, word)
-    for word, text in C.GLOSSARY[game_id]:
+    for word, text in get_game(game_id).glossary:
         assert text in C.help_text(game_id, word)
     with pytest.raises(C.CommandError, match="no command or word"):
         C.help_text(game_id, "frobnicate")
