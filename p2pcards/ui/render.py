@@ -3,14 +3,15 @@
 session says: no terminal needed (the benchmark and the tests render them).
 
 Every game shares the frame (header, players, hand, log); ``_AREAS`` holds
-each game's own middle part (melds and pile, the row, the trick and trump).
+the middle part of each layout a game has (``Game.layout``: melds and pile,
+the row, the trick and trump).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from p2pcards.cards import RANKS, display, is_red, is_unknown, rank, suit
+from p2pcards.cards import RANKS, display, is_red, is_unknown
 from p2pcards.i18n import N_, _, ngettext, pgettext
 from p2pcards.ui.commands import canasta_word, split_cards
 from p2pcards.ui.wording import is_you
@@ -148,25 +149,6 @@ def fmt_clock(seconds: float) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def sort_hand(game_id: str, hand: list[str], trump_suit: str | None = None) -> list[str]:
-    """Canastas group by rank (wilds, then 3s last); the others keep the
-    engine's order (suit, then rank), bura's trumps moved to the end."""
-    if game_id not in ("kanasta", "kanaszta"):
-        return sorted(hand, key=lambda c: suit(c) == trump_suit) if trump_suit else list(hand)
-
-    def key(c: str):
-        r = rank(c)
-        if r is None:
-            return (3, 0, c)
-        if r in ("JK", "2"):
-            return (2, 0 if r == "2" else 1, c)
-        if r == "3":
-            return (1, 0, c)
-        return (0, RANKS.index(r), suit(c) or "")
-
-    return sorted(hand, key=key)
-
-
 # ----- the frame ---------------------------------------------------------------------
 
 def render_header(session, ascii: bool = False, remaining: float | None = None) -> Fragments:
@@ -179,7 +161,7 @@ def render_header(session, ascii: bool = False, remaining: float | None = None) 
     # Translators: the header's deal number ("deal 2"), then the match's target ("to 5000").
     p.text("  " + _("deal {number}").format(number=info.get("deal_index", 0) + 1), "class:label")
     target = info.get("target")
-    if target and session.game.id != "bura":  # bura's target is a declaration's points, not the match's
+    if target and session.game.match_points:  # else the target is no match's (bura: a declaration's points)
         p.text(" \u00b7 " + _("to {target}").format(target=target), "class:label")
     if info.get("chips") is not None:
         # During a deal its own view is the freshest; after it, the match's.
@@ -298,7 +280,7 @@ def render_table(session, ascii: bool = False, width: int = 100, with_hand: bool
     p = Painter(ascii, width)
     view = session.view()
     info = session.match_info()
-    area = _AREAS.get(session.game.id)
+    area = _AREAS.get(session.game.layout)
     if view is None:
         _players(p, session, None, info, None)
         p.nl().text(_("Waiting for the deal\u2026"), "class:warn").nl()
@@ -325,7 +307,7 @@ def render_hand(session, ascii: bool = False, width: int = 100) -> Fragments:
         if playable:
             p.label("  " + _("underlined: cards you can play now"))
         p.nl()
-        p.hand(sort_hand(session.game.id, hand, view.get("trump_suit")), playable)
+        p.hand(session.game.hand_order(hand, view.get("trump_suit")), playable)
     return wrap_fragments(p.out, width)
 
 
@@ -720,5 +702,5 @@ class CanastaArea(Area):
         return _("Meld (m), add (a N ...), or discard (d CARD) to end your turn.")
 
 
-_CANASTA = CanastaArea()
-_AREAS: dict[str, Area] = {"bura": BuraArea(), "warkocz": WarkoczArea(), "kanasta": _CANASTA, "kanaszta": _CANASTA}
+# Each ``Game.layout`` drawn its own way.
+_AREAS: dict[str, Area] = {"melds": CanastaArea(), "row": WarkoczArea(), "tricks": BuraArea()}
