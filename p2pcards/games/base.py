@@ -228,6 +228,10 @@ class Game:
     # Action types whose cards go face down: on the network their "cards" are
     # the unknown tokens of the positions played, and no key is published.
     face_down_actions: frozenset = frozenset()
+    # Action types whose legal moves say nothing about which cards fit a play
+    # (a discard or a face-down throw takes any card): a front end marks no
+    # card playable for them.
+    any_card_actions: frozenset = frozenset()
 
     # ----- the game described for a front end (which holds no rules) --------
     # How each move is typed and what it does: the game's notation (``Verb``).

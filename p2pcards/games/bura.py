@@ -220,6 +220,7 @@ class Bura(Game):
         "bessa": "three trumps or three aces in hand may be shown to take the bank",
     }
     face_down_actions = frozenset({"throw"})
+    any_card_actions = frozenset({"throw"})
     match_points = False
     layout = "tricks"
     verbs = (

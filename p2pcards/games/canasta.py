@@ -238,6 +238,7 @@ class CanastaGame(Game):
     # English name and the players' own, which a Polish or Hungarian player reads.
     canasta_names: dict = {}
     layout = "melds"
+    any_card_actions = frozenset({"discard", "red3"})  # red 3s are laid apart, not played
 
     def card_moves(self, count: int) -> tuple[str, ...]:
         """One card typed alone is a discard, more a meld."""

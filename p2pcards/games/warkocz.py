@@ -204,8 +204,16 @@ class Warkocz(Game):
         ("aria", N_("going out in one move: score doubled (x4 if the last card is the warkocz)")),
     )
 
+    wild_card = WARKOCZ  # the warkocz: it stands for any rank, which the play's "as" names
+
     def card_moves(self, count: int) -> tuple[str, ...]:
         return ("play",)
+
+    def gag_ranks(self, exhausted) -> list[str]:
+        """The ranks whose play ends the row now (a gag), in rank order: the K,
+        and each rank whose next rank is used up (``exhausted``, as in the view)."""
+        used = set(exhausted)
+        return [r for i, r in enumerate(W_RANKS) if i == KING or W_RANKS[i + 1] in used]
 
     # ----- options -------------------------------------------------------
     def default_options(self, players: int) -> dict:

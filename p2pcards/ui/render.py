@@ -311,16 +311,13 @@ def render_hand(session, ascii: bool = False, width: int = 100) -> Fragments:
     return wrap_fragments(p.out, width)
 
 
-# Moves that take any card (a discard, a face-down throw) say nothing about
-# which cards fit; the others do.
-_ANY_CARD = ("discard", "throw", "red3")
-
-
 def playable_cards(session) -> set[str]:
-    """The hand's cards that some legal move (other than one taking any card) uses."""
+    """The hand's cards that some legal move uses, but for the moves that say
+    nothing about which cards fit (``Game.any_card_actions``)."""
     out: set[str] = set()
+    any_card = session.game.any_card_actions
     for action in session.legal_actions():
-        if action.get("type") not in _ANY_CARD:
+        if action.get("type") not in any_card:
             out.update(action.get("cards") or [])
     return out
 
@@ -520,7 +517,7 @@ class WarkoczArea(Area):
             if i:
                 p.text(" \u2192 " if not p.ascii else " > ", "class:label")
             p.cards(step["cards"])
-            if "9C" in step["cards"]:
+            if session.game.wild_card in step["cards"]:
                 p.text(f"(={step['as']})", "class:warn")
         p.nl()
         needed = view.get("needed")
@@ -549,9 +546,7 @@ class WarkoczArea(Area):
         for r, n in played.items():
             p.text(f"{r}:{n} ", "class:dim" if r in exhausted else "")
         p.nl()
-        # A gag is a K or a card whose next rank is used up.
-        gags = ["K"] + [RANKS[RANKS.index(r) - 1] for r in sorted(exhausted, key=RANKS.index) if r != "2"]
-        p.label(_("Gag now:") + " ").text(" ".join(sorted(set(gags), key=RANKS.index)))
+        p.label(_("Gag now:") + " ").text(" ".join(session.game.gag_ranks(exhausted)))
         if exhausted:
             used_up = ", ".join(sorted(exhausted, key=RANKS.index))
             p.label("  " + _("({ranks} used up)").format(ranks=used_up))
