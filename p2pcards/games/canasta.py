@@ -237,6 +237,7 @@ class CanastaGame(Game):
     # Each canasta kind of ``canasta_bonuses`` in words (N_() marked): the
     # English name and the players' own, which a Polish or Hungarian player reads.
     canasta_names: dict = {}
+    canasta_size = 7  # cards a meld needs to be a canasta
     layout = "melds"
     any_card_actions = frozenset({"discard", "red3"})  # red 3s are laid apart, not played
 

@@ -252,7 +252,8 @@ def _players(p: Painter, session, view: dict | None, info: dict, extra: Callable
             if score is not None:
                 points = f"{score:>6}"
                 # Translators: a player's match points beside their name; a pair's number when pairs play.
-                boxes.append([("", _("{points} pts (pair {pair})").format(points=points, pair=s % 2 + 1) if pairs
+                pair = session.game.side_of(s, len(names), session.options) + 1
+                boxes.append([("", _("{points} pts (pair {pair})").format(points=points, pair=pair) if pairs
                                else _("{points} pts").format(points=points))])
         if extra and extra(s):
             boxes.append([("", extra(s))])
@@ -595,19 +596,20 @@ class CanastaArea(Area):
     @staticmethod
     def pair_melds(session, view: dict) -> bool:
         """Whether a pair shares its melds (the engine says: kanaszta's do)."""
-        return bool(getattr(session.game, "side_melds", False) and view.get("pairs"))
+        return bool(session.game.side_melds and view.get("pairs"))
 
     def owner_name(self, session, view: dict, owner: int) -> str:
         names = session.names
         if self.pair_melds(session, view):
-            return " + ".join(names[s] for s in range(len(names)) if s % 2 == owner)
+            return " + ".join(names[s] for s in range(len(names))
+                              if session.game.side_of(s, len(names), session.options) == owner)
         return seat_name(names, owner)
 
     def my_owner(self, session, view: dict) -> int | None:
         if session.seat is None:
             return None
         if self.pair_melds(session, view):
-            return session.seat % 2
+            return session.game.side_of(session.seat, len(session.names), session.options)
         return session.seat
 
     def draw(self, p, session, view):
@@ -638,7 +640,7 @@ class CanastaArea(Area):
             label = "  " + _("{owner} ({points} pts):").format(owner=self.owner_name(session, view, owner),
                                                               points=worth) + " "
             p.text(label, "class:me" if owner == mine else "")
-            boxes = [self._meld_box(p, i, melds[i], session.game.id) for i in owners[owner]]
+            boxes = [self._meld_box(p, i, melds[i], session.game) for i in owners[owner]]
             p.flow(boxes, indent=" " * len(label), gap="   ", used=len(label))
         red3s = view.get("red3s") or []
         if any(red3s):
@@ -669,15 +671,16 @@ class CanastaArea(Area):
             p.text(_("The stock ran out: nobody went out."), "class:warn").nl()
 
     @staticmethod
-    def _meld_box(p: Painter, i: int, meld: dict, game_id: str) -> Fragments:
+    def _meld_box(p: Painter, i: int, meld: dict, game) -> Fragments:
         box = Painter(p.ascii)
         box.text(f"{i + 1}) ", "class:label").cards(meld["cards"])
         n = len(meld["cards"])
+        missing = game.canasta_size - n
         if meld.get("canasta"):
-            box.text(f" ({n}, {canasta_word(game_id, meld['canasta'])})", "class:ok")
-        elif n >= 5:
+            box.text(f" ({n}, {canasta_word(game.id, meld['canasta'])})", "class:ok")
+        elif missing <= 2:
             # Translators: a meld of {n} cards that lacks {missing} to be a canasta.
-            box.text(" " + _("({n}, {missing} to a canasta)").format(n=n, missing=7 - n), "class:label")
+            box.text(" " + _("({n}, {missing} to a canasta)").format(n=n, missing=missing), "class:label")
         else:
             box.text(f" ({n})", "class:label")
         return box.out
