@@ -251,8 +251,8 @@ def _players(p: Painter, session, view: dict | None, info: dict, extra: Callable
             score = _side_score(session, info, s)
             if score is not None:
                 points = f"{score:>6}"
-                # Translators: a player's match points beside their name; a pair's number when pairs play.
                 pair = session.game.side_of(s, len(names), session.options) + 1
+                # Translators: a player's match points beside their name; a pair's number when pairs play.
                 boxes.append([("", _("{points} pts (pair {pair})").format(points=points, pair=pair) if pairs
                                else _("{points} pts").format(points=points))])
         if extra and extra(s):
