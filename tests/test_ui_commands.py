@@ -252,3 +252,12 @@ def test_any_input_is_a_command_a_move_or_an_explanation(game_id, words):
         assert str(exc)
     else:
         assert isinstance(result, C.UiCommand) or result["type"] in {v.type for v in C.verbs(game_id)}
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_cards_typed_alone_make_a_move_the_game_has_a_verb_for(game_id):
+    game = engine(game_id)
+    types = {verb.type for verb in game.verbs}
+    for count in (1, 2, 3):
+        meant = game.card_moves(count)
+        assert meant and set(meant) <= types, (count, meant)

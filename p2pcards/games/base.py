@@ -228,12 +228,8 @@ class Game:
     # Action types whose cards go face down: on the network their "cards" are
     # the unknown tokens of the positions played, and no key is published.
     face_down_actions: frozenset = frozenset()
-    # Action types whose legal moves say nothing about which cards fit a play
-    # (a discard or a face-down throw takes any card): a front end marks no
-    # card playable for them.
-    any_card_actions: frozenset = frozenset()
 
-    # ----- the game described for a front end (which holds no rules) --------
+    # ----- the game described for a front end, which so holds no rules --------
     # How each move is typed and what it does: the game's notation (``Verb``).
     verbs: tuple[Verb, ...] = ()
     # Words players of the game use, explained in help: (the word as they say
@@ -248,6 +244,10 @@ class Game:
     # "row" (one row laid rank after rank), "tricks" (a trick and a trump); ""
     # for none of these.
     layout: str = ""
+    # Action types whose legal moves say nothing about which cards fit a play
+    # (a discard or a face-down throw takes any card): a front end marks no
+    # card playable for them.
+    any_card_actions: frozenset = frozenset()
 
     def card_moves(self, count: int) -> tuple[str, ...]:
         """The action types a player means by typing ``count`` cards alone,
@@ -256,8 +256,8 @@ class Game:
         return ()
 
     def hand_order(self, hand: list[str], trump_suit: str | None = None) -> list[str]:
-        """``hand`` in the order its player would hold it: here the engine's
-        own order (suit, then rank), the trumps (``trump_suit``) moved to the end."""
+        """``hand`` in the order its player would hold it: here as the view
+        lists it (by suit, then rank), the trumps (``trump_suit``) moved to the end."""
         return sorted(hand, key=lambda c: suit(c) == trump_suit) if trump_suit else list(hand)
 
     # ----- options -------------------------------------------------------

@@ -191,6 +191,7 @@ class Warkocz(Game):
         "hand_size": "cards dealt to each player (18/16/12 for 2/3/4 players)",
     }
     layout = "row"
+    wild_card = WARKOCZ  # the warkocz: it stands for any rank, which the play's "as" names
     verbs = (
         Verb(("pl", "play"), "play", "cards as?",
              N_("lay the next card(s) of the row, 3 or 4 of a rank together: pl 7H, pl 8D 8D 8H; "
@@ -203,8 +204,6 @@ class Warkocz(Game):
         ("gag", N_("a card that ends the row: a K, or one whose next rank is used up; the same player leads again")),
         ("aria", N_("going out in one move: score doubled (x4 if the last card is the warkocz)")),
     )
-
-    wild_card = WARKOCZ  # the warkocz: it stands for any rank, which the play's "as" names
 
     def card_moves(self, count: int) -> tuple[str, ...]:
         return ("play",)
