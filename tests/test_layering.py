@@ -225,3 +225,53 @@ def test_the_readme_maps_every_module_one_line_each():
     assert not missing, f"modules the README's map of the code leaves out: {sorted(missing)}"
     gone = {p for p in listed if p.endswith(".py") and p.startswith("p2pcards/") and p not in modules}
     assert not gone, f"the README's map names modules that are not there: {sorted(gone)}"
+
+
+# The rules stay in games/: above it, code asks the engine (``Game.layout``,
+# ``Game.match_points``, ``Game.verbs``, ...) and never picks what to do by a
+# game's name. (The bots, which are per-game policies, are not in this list.)
+NO_GAME_NAMES = ("p2pcards.ui", "p2pcards.cli", "p2pcards.protocol", "p2pcards.audit", "p2pcards.peer")
+
+
+def game_name_uses(source: str, game_ids) -> list[str]:
+    """Where ``source`` compares with a game's id (``game.id == "bura"``,
+    ``game_id in ("kanasta", "kanaszta")``, a ``case "bura":``) or keys a
+    dict by one (``{"bura": ...}``, ``{("kanasta", "clean"): ...}``)."""
+    def named(node) -> bool:
+        if isinstance(node, ast.Constant):
+            return node.value in game_ids
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return any(named(e) for e in node.elts)
+        return False
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare) and any(named(e) for e in [node.left, *node.comparators]):
+            found.append((node.lineno, "compares with a game's name"))
+        elif isinstance(node, ast.Dict) and any(k is not None and named(k) for k in node.keys):
+            found.append((node.lineno, "a dict keyed by game names"))
+        elif isinstance(node, ast.MatchValue) and named(node.value):
+            found.append((node.lineno, "a case of a game's name"))
+    return [f"line {line}: {what}" for line, what in sorted(found)]
+
+
+def test_no_game_is_named_above_the_engines():
+    from p2pcards.games import GAME_IDS
+
+    problems = [f"{name} {use}" for name, path in all_modules().items()
+                if any(_within(name, unit) for unit in NO_GAME_NAMES)
+                for use in game_name_uses(path.read_text(encoding="utf-8"), GAME_IDS)]
+    assert not problems, ("rules chosen by a game's name outside games/ (make it class data or a hook "
+                          "of the engine):\n  " + "\n  ".join(problems))
+
+
+def test_the_checker_sees_every_way_of_naming_a_game():
+    ids = ("kanasta", "kanaszta", "bura")
+    leaks = ['if game.id == "bura": pass', 'if game_id not in ("kanasta", "kanaszta"): pass',
+             'x = "bura" != session.game.id', 'AREAS = {"bura": 1, "kanasta": 2}', 'W = {("kanasta", "clean"): 1}',
+             'match game.id:\n    case "bura":\n        pass']
+    for leak in leaks:
+        assert game_name_uses(leak, ids), leak
+    fine = ['print("kanasta is a game")', 'if game.layout == "melds": pass', 'd = {"melds": 1}',
+            'get_game("bura")', 'ok = "p2pcards play bura" == text']
+    assert [src for src in fine if game_name_uses(src, ids)] == []

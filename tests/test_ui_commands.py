@@ -180,7 +180,7 @@ def test_help_explains_every_command_and_game_word(game_id):
         assert verb.usage() in full
         for word in verb.words:
             assert verb.help in C.help_text(game_id, word)
-    for word, text in C.GLOSSARY[game_id]:
+    for word, text in get_game(game_id).glossary:
         assert text in C.help_text(game_id, word)
     with pytest.raises(C.CommandError, match="no command or word"):
         C.help_text(game_id, "frobnicate")
@@ -252,3 +252,12 @@ def test_any_input_is_a_command_a_move_or_an_explanation(game_id, words):
         assert str(exc)
     else:
         assert isinstance(result, C.UiCommand) or result["type"] in {v.type for v in C.verbs(game_id)}
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_cards_typed_alone_make_a_move_the_game_has_a_verb_for(game_id):
+    game = engine(game_id)
+    types = {verb.type for verb in game.verbs}
+    for count in (1, 2, 3):
+        meant = game.card_moves(count)
+        assert set(meant) <= types, (count, meant)

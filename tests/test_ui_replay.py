@@ -20,7 +20,6 @@ from p2pcards.audit.replay import DEAL_OVER, DEALT, MOVE, load_replay, open_repl
 from p2pcards.cards import display
 from p2pcards.protocol.log import GameLog, read_log, write_log
 from p2pcards.protocol.narration import entry_line
-from p2pcards.ui.render import sort_hand
 from p2pcards.ui.replay_viewer import ReplayViewer
 from p2pcards.ui.scoresheet import shell_text
 
@@ -164,7 +163,7 @@ def test_all_hands_sorted_as_the_table_sorts_them(name):
     table = text(viewer._table()).split("All hands:")[1].splitlines()[1:]
     for seat in range(replay.players):
         view = replay.view(viewer.session.frame, seat)  # what that seat's own screen showed
-        shown = sort_hand(replay.game.id, view["hand"], view.get("trump_suit"))
+        shown = replay.game.hand_order(view["hand"], view.get("trump_suit"))
         assert table[seat] == f"  {replay.names[seat]:<12}" + " ".join(display(c) for c in shown)
         assert any(symbol in table[seat] for symbol in "\u2660\u2665\u2666\u2663")
 

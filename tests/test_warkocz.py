@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from p2pcards.cards import unknown, warkocz_deck
+from p2pcards.cards import rank, unknown, warkocz_deck
 from p2pcards.games import IllegalAction, NeedReveal, get_game, substitute
 from p2pcards.games.base import shuffled_deck
 from p2pcards.games.warkocz import WarkoczState
@@ -154,6 +154,25 @@ def test_a_card_whose_next_rank_is_exhausted_is_a_gag():
     s = G.apply(s, play("7D"))  # the next rank, 8, is exhausted: gag
     assert G.to_act(s) == 0 and G.view(s, 0)["needed"] is None
     assert len(G.view(s, 0)["rows_done"]) == 2
+
+    assert G.gag_ranks(G.view(s, 0)["exhausted"]) == ["7", "K"]
+
+
+def test_the_gags_a_table_shows_are_the_plays_that_end_the_row():
+    """``gag_ranks`` (what the table lists as gags now) agrees with the rule
+    the engine plays by, on every single natural card played in random deals."""
+    checked = 0
+    for seed in range(6):
+        state, rng = G.start(players=3, seed=seed), random.Random(seed)
+        while not G.deal_over(state):
+            gags = G.gag_ranks(G.view(state, None)["exhausted"])
+            for action in G.legal_actions(state):
+                cards = action.get("cards") or []
+                if action["type"] == "play" and len(cards) == 1 and cards[0] != G.wild_card:
+                    assert G.ends_row(state, action) == (rank(cards[0]) in gags), (action, gags)
+                    checked += 1
+            state = G.apply(state, rng.choice(G.legal_actions(state)))
+    assert checked > 100
 
 
 def test_pass_hands_the_row_to_the_next_player():

@@ -29,8 +29,8 @@ import operator
 import random
 from typing import Any
 
-from p2pcards.cards import deck_for
-from p2pcards.i18n import N_, Text, lazy
+from p2pcards.cards import deck_for, suit
+from p2pcards.i18n import N_, Text, _, lazy, pgettext
 
 
 class IllegalAction(ValueError):
@@ -115,6 +115,50 @@ def card_list(cards) -> str:
     return " ".join(str(c) for c in cards)
 
 
+@dataclasses.dataclass(frozen=True)
+class Verb:
+    """How a player types one kind of move: the game's move notation, as SAN
+    is chess's (python-chess keeps it on the board). ``words[0]`` is its short
+    form, shown in completions; front ends parse with it and never need to
+    know a game's moves themselves.
+
+    ``args`` is a space-separated list of slots, in the order typed: ``meld``
+    (a meld number), ``wild`` (the wild card taken out of that meld),
+    ``natural`` (the card put in its place, first of the action's cards),
+    ``card`` (exactly one), ``cards`` (one or more), ``cards?`` (any number),
+    ``as?`` (``as RANK``), ``x?`` (crosswise); a trailing ``?`` makes a slot optional.
+    """
+
+    words: tuple[str, ...]
+    type: str                 # the action type it makes
+    args: str
+    help: str                 # N_() marked: translated where shown (``explain``)
+    defaults: tuple = ()      # (field, value) pairs assumed when the player does not say
+
+    @property
+    def short(self) -> str:
+        return self.words[0]
+
+    @property
+    def slots(self) -> tuple[str, ...]:
+        return tuple(self.args.split())
+
+    def has(self, slot: str) -> bool:
+        return slot in self.slots or slot + "?" in self.slots
+
+    def explain(self) -> str:
+        """What the command does, in the player's language."""
+        return _(self.help)
+
+    def usage(self) -> str:
+        # Translators: the placeholders of a command's usage line ("m CARD...", "a N CARD...");
+        # the player types the command words and "as" themselves, in English.
+        card, wild, rank = pgettext("usage", "CARD"), pgettext("usage", "WILD"), pgettext("usage", "RANK")
+        shown = {"meld": "N", "meld?": "[N]", "wild": wild, "natural": card, "card": card, "cards": f"{card}...",
+                 "cards?": f"[{card}...]", "as?": f"[as {rank}]", "x?": "[x]"}
+        return " ".join(["/".join(self.words)] + [shown[slot] for slot in self.slots])
+
+
 class State:
     """What every engine's state (a dataclass) shares. ``apply`` never
     changes a state it was given: it builds the next one from ``evolve()``,
@@ -184,6 +228,37 @@ class Game:
     # Action types whose cards go face down: on the network their "cards" are
     # the unknown tokens of the positions played, and no key is published.
     face_down_actions: frozenset = frozenset()
+
+    # ----- the game described for a front end, which so holds no rules --------
+    # How each move is typed and what it does: the game's notation (``Verb``).
+    verbs: tuple[Verb, ...] = ()
+    # Words players of the game use, explained in help: (the word as they say
+    # it, its explanation N_() marked).
+    glossary: tuple[tuple[str, str], ...] = ()
+    # The match keeps points per side, played to the ``target`` option; False:
+    # it is settled in chips alone and a deal's results are chips (bura, whose
+    # ``target`` is a declaration's points, not the match's).
+    match_points: bool = True
+    # What lies on the table between the hands, which is how a front end draws
+    # the table and words the score sheet: "melds" (melds and a discard pile),
+    # "row" (one row laid rank after rank), "tricks" (a trick and a trump); ""
+    # for none of these.
+    layout: str = ""
+    # Action types whose legal moves say nothing about which cards fit a play
+    # (a discard or a face-down throw takes any card): a front end marks no
+    # card playable for them.
+    any_card_actions: frozenset = frozenset()
+
+    def card_moves(self, count: int) -> tuple[str, ...]:
+        """The action types a player means by typing ``count`` cards alone,
+        without a verb: the first of them that is legal now, else the first.
+        Here none: cards alone are no move."""
+        return ()
+
+    def hand_order(self, hand: list[str], trump_suit: str | None = None) -> list[str]:
+        """``hand`` in the order its player would hold it: here as the view
+        lists it (by suit, then rank), the trumps (``trump_suit``) moved to the end."""
+        return sorted(hand, key=lambda c: suit(c) == trump_suit) if trump_suit else list(hand)
 
     # ----- options -------------------------------------------------------
     def default_options(self, players: int) -> dict:

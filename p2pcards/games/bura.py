@@ -98,7 +98,7 @@ import dataclasses
 from itertools import combinations, permutations
 
 from p2pcards.cards import bura_deck, is_code, is_unknown
-from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, State, by, card_list, shuffled_deck
+from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, State, Verb, by, card_list, shuffled_deck
 from p2pcards.i18n import N_, Text, lazy
 
 HAND_SIZE = 3
@@ -220,6 +220,28 @@ class Bura(Game):
         "bessa": "three trumps or three aces in hand may be shown to take the bank",
     }
     face_down_actions = frozenset({"throw"})
+    any_card_actions = frozenset({"throw"})
+    match_points = False
+    layout = "tricks"
+    verbs = (
+        Verb(("l", "lead"), "lead", "cards", N_("lead 1-3 cards of one suit: l 7C 9C (typing the cards alone works too)")),
+        Verb(("b", "beat"), "beat", "cards",
+             N_("beat every card of the best play, each by a higher card of its suit or a trump: b QS")),
+        Verb(("th", "throw"), "throw", "cards", N_("play as many cards face down, unseen: th 7C")),
+        Verb(("decl", "declare"), "declare", "",
+             N_("declare after taking a trick: 31 or more points wins the bank, less pays the bank")),
+        Verb(("p", "pas", "pass"), "pass", "", N_("pas: do not declare now")),
+        Verb(("bessa",), "bessa", "cards?", N_("bessa: show three trumps or three aces and take the bank")),
+    )
+    glossary = (
+        ("bura", N_("the game: take tricks, declare 31 points to win the bank")),
+        ("bessa", N_("three trumps or three aces in hand: show them and take the bank")),
+        ("pas", N_("do not declare now")),
+    )
+
+    def card_moves(self, count: int) -> tuple[str, ...]:
+        """Cards typed alone lead a trick, or beat the best play."""
+        return ("lead", "beat")
 
     # ----- options -------------------------------------------------------
     def default_options(self, players: int) -> dict:

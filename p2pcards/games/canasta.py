@@ -41,7 +41,7 @@ import dataclasses
 from functools import lru_cache
 
 from p2pcards import cards as C
-from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, State, by, card_list, shuffled_deck
+from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, State, Verb, by, card_list, shuffled_deck
 from p2pcards.i18n import N_, Text, lazy
 
 RANK_INDEX = {r: i for i, r in enumerate(C.RANKS)}
@@ -220,6 +220,12 @@ def _remove(hand: list, cards: list) -> list:
     return rest
 
 
+# The moves both canastas type alike (each game lists its verbs in its own order).
+DRAW_VERB = Verb(("dr", "draw"), "draw", "", N_("draw the top card of the stock"))
+MELD_VERB = Verb(("m", "meld"), "meld", "cards", N_("lay a new meld: m KH KS KD (wilds JK and 2 may join)"))
+ADD_VERB = Verb(("a", "add"), "add", "meld cards", N_("add cards to meld number N as shown on the table: a 2 KH"))
+
+
 class CanastaGame(Game):
     """The shared engine; the two games set the class data and public hooks below."""
 
@@ -228,6 +234,31 @@ class CanastaGame(Game):
     hand_size = 12
     values: dict = {}  # rank (or "JK", "3R"/"3B") -> points
     canasta_bonuses: dict = {}
+    # Each canasta kind of ``canasta_bonuses`` in words (N_() marked): the
+    # English name and the players' own, which a Polish or Hungarian player reads.
+    canasta_names: dict = {}
+    canasta_size = 7  # cards a meld needs to be a canasta
+    layout = "melds"
+    any_card_actions = frozenset({"discard", "red3"})  # red 3s are laid apart, not played
+
+    def card_moves(self, count: int) -> tuple[str, ...]:
+        """One card typed alone is a discard, more a meld."""
+        return ("discard",) if count == 1 else ("meld",)
+
+    def hand_order(self, hand: list[str], trump_suit: str | None = None) -> list[str]:
+        """By rank, as canasta players hold theirs: naturals 4..A, then the
+        3s, then the wilds (2s, jokers), unknown tokens last."""
+        def key(c: str):
+            r = C.rank(c)
+            if r is None:
+                return (3, 0, c)
+            if r in (C.JOKER, "2"):
+                return (2, 0 if r == "2" else 1, c)
+            if r == "3":
+                return (1, 0, c)
+            return (0, RANK_INDEX[r], C.suit(c) or "")
+
+        return sorted(hand, key=key)
 
     # ----- the variant's rules as data (each game sets what differs) -------------------
     # Who owns a meld: with pairs, the side (kanaszta's partners share their

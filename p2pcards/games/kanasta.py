@@ -84,6 +84,8 @@ from p2pcards.games.canasta import (
     KIND, MELD_RANKS, RED3, WILD, CanastaGame, Meld, _groups, _remove, card_key, describe,
 )
 from p2pcards import cards as C
+from p2pcards.games.base import Verb
+from p2pcards.games.canasta import ADD_VERB, DRAW_VERB, MELD_VERB
 
 
 # Why a meld's shape is refused (asked thousands of times while listing the moves).
@@ -102,6 +104,27 @@ class Kanasta(CanastaGame):
               **{r: 10 for r in ("8", "9", "10", "J", "Q", "K")},
               **{r: 5 for r in ("4", "5", "6", "7")}}
     canasta_bonuses = {"clean": 500, "mixed": 300, "joker": 1000}
+    canasta_names = {"clean": N_("clean canasta (czysta)"), "mixed": N_("mixed canasta (brudna)"),
+                     "joker": N_("joker canasta")}
+    verbs = (
+        DRAW_VERB,
+        Verb(("t", "take"), "take_pile", "meld? cards?",
+             N_("after drawing, take the discard pile, its top card going at once into a meld: "
+                "t KH KS (a new meld with these hand cards) or t 2 (onto meld 2)")),
+        MELD_VERB,
+        ADD_VERB,
+        Verb(("sw", "swap"), "swap", "meld wild natural cards",
+             N_("take the wild out of meld N, putting a natural card of its rank in, and meld the wild at once "
+                "with more hand cards: sw 2 JK KH 5H 5S (JK out of meld 2, KH in, JK 5H 5S a new meld)")),
+        Verb(("r3", "red3"), "red3", "card", N_("lay a red 3 apart and draw a replacement: r3 3H")),
+        Verb(("d", "discard"), "discard", "card", N_("discard one card face up; this ends your turn")),
+    )
+    glossary = (
+        ("kanasta", N_("a meld of 7 or more cards: clean 500, mixed 300, jokers only 1000")),
+        ("czysta", N_("a clean kanasta: 7 or more natural cards (wilds may lie on top), 500")),
+        ("brudna", N_("a mixed kanasta: wilds among fewer than 7 naturals, 300")),
+        ("dzika karta", N_("wild card: JK or 2")),
+    )
     option_help = {
         "pairs": "4 players play in pairs 0+2 vs 1+3",
         "target": "a player (or pair) reaching this many points ends the match",

@@ -108,6 +108,8 @@ from p2pcards.games.canasta import (
     BLACK3, KIND, NAT, NO_WILDS, RED3, WILD, CanastaGame, Meld, _remove, card_key,
 )
 from p2pcards.i18n import N_
+from p2pcards.games.base import Verb
+from p2pcards.games.canasta import ADD_VERB, DRAW_VERB, MELD_VERB
 
 
 # Why a meld's shape is refused (asked thousands of times while listing the moves).
@@ -132,6 +134,27 @@ class Kanaszta(CanastaGame):
               **{r: 10 for r in ("8", "9", "10", "J", "Q", "K")},
               **{r: 5 for r in ("4", "5", "6", "7")}}
     canasta_bonuses = {"natural": 500, "mixed": 300}
+    canasta_names = {"natural": N_("natural canasta (tiszta)"), "mixed": N_("mixed canasta (kevert)")}
+    verbs = (
+        DRAW_VERB,
+        Verb(("t", "take"), "take_pile", "meld? cards?",
+             N_("take the whole discard pile instead of drawing: t KH KS (its top card melded with these) or t 2 (onto meld 2)")),
+        MELD_VERB,
+        ADD_VERB,
+        Verb(("d", "discard"), "discard", "card x?",
+             N_("discard one card face up, ending your turn; d JK x discards a wild crosswise and freezes the pile"),
+             defaults=(("freeze", False),)),
+        Verb(("x", "freeze"), "discard", "card", N_("discard a wild crosswise: the pile is frozen (x JK)"),
+             defaults=(("freeze", True),)),
+        Verb(("r3", "red3"), "red3", "cards?",
+             N_("lay your red 3s face up, a replacement drawn for each: r3 3H 3D (r3 alone when you have none)")),
+    )
+    glossary = (
+        ("kanaszta", N_("a meld of 7 or more cards: natural 500, mixed 300")),
+        ("tiszta", N_("a natural kanaszta: no wild in it, 500")),
+        ("kevert", N_("a mixed kanaszta: 1 to 3 wilds in it, 300")),
+        ("befagyasztás", N_("freezing the pile by discarding a wild crosswise (d JK x)")),
+    )
     option_help = {
         "pairs": "4 players play in pairs 0+2 vs 1+3 sharing melds",
         "target": "a side reaching this many points ends the match",

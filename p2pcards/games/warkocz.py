@@ -87,7 +87,7 @@ from __future__ import annotations
 import dataclasses
 
 from p2pcards.cards import RANKS, Rank, is_code, is_unknown, rank, warkocz_deck
-from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, State, by, card_list, shuffled_deck
+from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, State, Verb, by, card_list, shuffled_deck
 from p2pcards.i18n import N_, Text
 
 WARKOCZ = "9C"
@@ -190,6 +190,29 @@ class Warkocz(Game):
         "two_of_a_kind": "allow laying exactly 2 cards of a rank together",
         "hand_size": "cards dealt to each player (18/16/12 for 2/3/4 players)",
     }
+    layout = "row"
+    wild_card = WARKOCZ  # the warkocz: it stands for any rank, which the play's "as" names
+    verbs = (
+        Verb(("pl", "play"), "play", "cards as?",
+             N_("lay the next card(s) of the row, 3 or 4 of a rank together: pl 7H, pl 8D 8D 8H; "
+                "the warkocz 9C stands for any rank: pl 9C as 8 (typing the cards alone works too)")),
+        Verb(("p", "pas", "pass"), "pass", "", N_("pas: you cannot continue the row (\"bez dziewi\u0105tki\")")),
+    )
+    glossary = (
+        ("warkocz", N_("the 9\u2663: it stands for any card; other players pay its player")),
+        ("pas", N_("pass: you cannot continue the row")),
+        ("gag", N_("a card that ends the row: a K, or one whose next rank is used up; the same player leads again")),
+        ("aria", N_("going out in one move: score doubled (x4 if the last card is the warkocz)")),
+    )
+
+    def card_moves(self, count: int) -> tuple[str, ...]:
+        return ("play",)
+
+    def gag_ranks(self, exhausted) -> list[str]:
+        """The ranks whose play ends the row now (a gag), in rank order: the K,
+        and each rank whose next rank is used up (``exhausted``, as in the view)."""
+        used = set(exhausted)
+        return [r for i, r in enumerate(W_RANKS) if i == KING or W_RANKS[i + 1] in used]
 
     # ----- options -------------------------------------------------------
     def default_options(self, players: int) -> dict:

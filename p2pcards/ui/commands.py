@@ -19,7 +19,9 @@ import re
 from collections import Counter
 
 from p2pcards.cards import JOKER, LOCAL_RANK_LETTERS, RANKS, SUITS, SUIT_SYMBOLS, is_code
-from p2pcards.i18n import N_, _, pgettext
+from p2pcards.games import get_game
+from p2pcards.games.base import Verb
+from p2pcards.i18n import N_, _
 from p2pcards.protocol.narration import describe  # noqa: F401  (re-exported: the log lines the screen shows)
 
 # ----- cards -------------------------------------------------------------------
@@ -60,96 +62,10 @@ def parse_rank(token: str) -> str:
     return t
 
 
-# ----- the verbs of each game --------------------------------------------------
-
-@dataclasses.dataclass(frozen=True)
-class Verb:
-    """One move command: ``words[0]`` is its short form, shown in completions.
-
-    ``args`` is a space-separated list of slots, in the order typed: ``meld``
-    (a meld number), ``wild`` (the wild card taken out of that meld),
-    ``natural`` (the card put in its place, first of the action's cards),
-    ``card`` (exactly one), ``cards`` (one or more), ``cards?`` (any number),
-    ``as?`` (``as RANK``), ``x?`` (crosswise); a trailing ``?`` makes a slot optional.
-    """
-
-    words: tuple[str, ...]
-    type: str                 # the action type it makes
-    args: str
-    help: str                 # N_() marked: translated where shown (``explain``)
-    defaults: tuple = ()      # (field, value) pairs assumed when the player does not say
-
-    @property
-    def short(self) -> str:
-        return self.words[0]
-
-    @property
-    def slots(self) -> tuple[str, ...]:
-        return tuple(self.args.split())
-
-    def has(self, slot: str) -> bool:
-        return slot in self.slots or slot + "?" in self.slots
-
-    def explain(self) -> str:
-        """What the command does, in the player's language."""
-        return _(self.help)
-
-    def usage(self) -> str:
-        # Translators: the placeholders of a command's usage line ("m CARD...", "a N CARD...");
-        # the player types the command words and "as" themselves, in English.
-        card, wild, rank = pgettext("usage", "CARD"), pgettext("usage", "WILD"), pgettext("usage", "RANK")
-        shown = {"meld": "N", "meld?": "[N]", "wild": wild, "natural": card, "card": card, "cards": f"{card}...",
-                 "cards?": f"[{card}...]", "as?": f"[as {rank}]", "x?": "[x]"}
-        return " ".join(["/".join(self.words)] + [shown[slot] for slot in self.slots])
-
-
-_CANASTA_COMMON = [
-    Verb(("dr", "draw"), "draw", "", N_("draw the top card of the stock")),
-    Verb(("m", "meld"), "meld", "cards", N_("lay a new meld: m KH KS KD (wilds JK and 2 may join)")),
-    Verb(("a", "add"), "add", "meld cards", N_("add cards to meld number N as shown on the table: a 2 KH")),
-]
-
-VERBS: dict[str, list[Verb]] = {
-    "kanasta": [
-        _CANASTA_COMMON[0],
-        Verb(("t", "take"), "take_pile", "meld? cards?",
-             N_("after drawing, take the discard pile, its top card going at once into a meld: "
-                "t KH KS (a new meld with these hand cards) or t 2 (onto meld 2)")),
-        *_CANASTA_COMMON[1:],
-        Verb(("sw", "swap"), "swap", "meld wild natural cards",
-             N_("take the wild out of meld N, putting a natural card of its rank in, and meld the wild at once "
-                "with more hand cards: sw 2 JK KH 5H 5S (JK out of meld 2, KH in, JK 5H 5S a new meld)")),
-        Verb(("r3", "red3"), "red3", "card", N_("lay a red 3 apart and draw a replacement: r3 3H")),
-        Verb(("d", "discard"), "discard", "card", N_("discard one card face up; this ends your turn")),
-    ],
-    "kanaszta": [
-        _CANASTA_COMMON[0],
-        Verb(("t", "take"), "take_pile", "meld? cards?",
-             N_("take the whole discard pile instead of drawing: t KH KS (its top card melded with these) or t 2 (onto meld 2)")),
-        *_CANASTA_COMMON[1:],
-        Verb(("d", "discard"), "discard", "card x?",
-             N_("discard one card face up, ending your turn; d JK x discards a wild crosswise and freezes the pile"),
-             defaults=(("freeze", False),)),
-        Verb(("x", "freeze"), "discard", "card", N_("discard a wild crosswise: the pile is frozen (x JK)"),
-             defaults=(("freeze", True),)),
-        Verb(("r3", "red3"), "red3", "cards?",
-             N_("lay your red 3s face up, a replacement drawn for each: r3 3H 3D (r3 alone when you have none)")),
-    ],
-    "warkocz": [
-        Verb(("pl", "play"), "play", "cards as?",
-             N_("lay the next card(s) of the row, 3 or 4 of a rank together: pl 7H, pl 8D 8D 8H; "
-                "the warkocz 9C stands for any rank: pl 9C as 8 (typing the cards alone works too)")),
-        Verb(("p", "pas", "pass"), "pass", "", N_("pas: you cannot continue the row (\"bez dziewi\u0105tki\")")),
-    ],
-    "bura": [
-        Verb(("l", "lead"), "lead", "cards", N_("lead 1-3 cards of one suit: l 7C 9C (typing the cards alone works too)")),
-        Verb(("b", "beat"), "beat", "cards", N_("beat every card of the best play, each by a higher card of its suit or a trump: b QS")),
-        Verb(("th", "throw"), "throw", "cards", N_("play as many cards face down, unseen: th 7C")),
-        Verb(("decl", "declare"), "declare", "", N_("declare after taking a trick: 31 or more points wins the bank, less pays the bank")),
-        Verb(("p", "pas", "pass"), "pass", "", N_("pas: do not declare now")),
-        Verb(("bessa",), "bessa", "cards?", N_("bessa: show three trumps or three aces and take the bank")),
-    ],
-}
+# ----- verbs and commands ------------------------------------------------------
+# Each engine lists its own verbs and game words (``Game.verbs``,
+# ``Game.glossary``): the command line knows how a verb is typed, never which
+# verbs a game has.
 
 # Commands of the table itself, not moves: (words, usage, help); help (and a
 # usage with more than the word) is N_() marked, translated where shown. The words stay English (they
@@ -174,60 +90,22 @@ UI_COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
     (("quit", "exit"), "quit", N_("leave the table (asks first during a game)")),
 ]
 
-# Words players of these games use, explained in help (the word as they say it,
-# the explanation N_() marked).
-GLOSSARY: dict[str, list[tuple[str, str]]] = {
-    "kanasta": [
-        ("kanasta", N_("a meld of 7 or more cards: clean 500, mixed 300, jokers only 1000")),
-        ("czysta", N_("a clean kanasta: 7 or more natural cards (wilds may lie on top), 500")),
-        ("brudna", N_("a mixed kanasta: wilds among fewer than 7 naturals, 300")),
-        ("dzika karta", N_("wild card: JK or 2")),
-    ],
-    "kanaszta": [
-        ("kanaszta", N_("a meld of 7 or more cards: natural 500, mixed 300")),
-        ("tiszta", N_("a natural kanaszta: no wild in it, 500")),
-        ("kevert", N_("a mixed kanaszta: 1 to 3 wilds in it, 300")),
-        ("befagyasztás", N_("freezing the pile by discarding a wild crosswise (d JK x)")),
-    ],
-    "warkocz": [
-        ("warkocz", N_("the 9\u2663: it stands for any card; other players pay its player")),
-        ("pas", N_("pass: you cannot continue the row")),
-        ("gag", N_("a card that ends the row: a K, or one whose next rank is used up; the same player leads again")),
-        ("aria", N_("going out in one move: score doubled (x4 if the last card is the warkocz)")),
-    ],
-    "bura": [
-        ("bura", N_("the game: take tricks, declare 31 points to win the bank")),
-        ("bessa", N_("three trumps or three aces in hand: show them and take the bank")),
-        ("pas", N_("do not declare now")),
-    ],
-}
-
-
-# The canasta kinds of the engines' views in words: the English name and, if
-# any, the players' own (a Polish or Hungarian player reads their word).
-_CANASTA_KINDS = {
-    ("kanasta", "clean"): N_("clean canasta (czysta)"),
-    ("kanasta", "mixed"): N_("mixed canasta (brudna)"),
-    ("kanaszta", "natural"): N_("natural canasta (tiszta)"),
-    ("kanaszta", "mixed"): N_("mixed canasta (kevert)"),
-    ("kanasta", "joker"): N_("joker canasta"),
-}
-
 
 def canasta_word(game_id: str, kind: str) -> str:
-    """``mixed canasta (brudna)``: the kind of a canasta in words."""
-    text = _CANASTA_KINDS.get((game_id, kind))
+    """``mixed canasta (brudna)``: the kind of a canasta in words (the engine's ``canasta_names``)."""
+    text = get_game(game_id).canasta_names.get(kind)
     # Translators: a canasta of a kind the table has no word for; {kind} is the engine's word.
     return _(text) if text else _("{kind} canasta").format(kind=kind)
 
 
-def verbs(game_id: str) -> list[Verb]:
-    return VERBS[game_id]
+def verbs(game_id: str) -> tuple[Verb, ...]:
+    """How the moves of ``game_id`` are typed, in the order help lists them."""
+    return get_game(game_id).verbs
 
 
 def _find_verb(game_id: str, word: str) -> Verb | None:
     word = word.lower()
-    for verb in VERBS[game_id]:
+    for verb in verbs(game_id):
         if word in verb.words:
             return verb
     return None
@@ -326,16 +204,13 @@ def _matches(action: dict, fields: dict) -> bool:
     return True
 
 
-def _bare_cards_verb(game_id: str, legal: list[dict], count: int) -> Verb:
+def _bare_cards_verb(game_id: str, legal: list[dict], count: int) -> Verb | None:
     """The verb meant by typing ``count`` cards alone: the game's natural card
-    move (in the canastas one card is a discard, more a meld)."""
-    canasta = ("discard",) if count == 1 else ("meld",)
-    natural = {"warkocz": ("play",), "bura": ("lead", "beat"), "kanasta": canasta, "kanaszta": canasta}
+    move (``Game.card_moves``), None if cards alone are no move in the game."""
+    meant = get_game(game_id).card_moves(count)
     types = {a["type"] for a in legal}
-    for t in natural[game_id]:
-        if t in types:
-            return next(v for v in VERBS[game_id] if v.type == t)
-    return next(v for v in VERBS[game_id] if v.type == natural[game_id][0])
+    chosen = next((t for t in meant if t in types), meant[0] if meant else None)
+    return next((v for v in verbs(game_id) if v.type == chosen), None)
 
 
 def parse(game_id: str, text: str, legal: list[dict], view: dict | None = None) -> UiCommand | dict:
@@ -356,11 +231,14 @@ def parse(game_id: str, text: str, legal: list[dict], view: dict | None = None) 
     if verb is not None:
         tokens = tokens[1:]
     else:
+        unknown = CommandError(_("unknown command {word}; help lists the commands").format(word=repr(tokens[0])))
         try:
             parse_card(tokens[0].partition("=")[0])
         except CommandError:
-            raise CommandError(_("unknown command {word}; help lists the commands").format(word=repr(tokens[0]))) from None
+            raise unknown from None
         verb = _bare_cards_verb(game_id, legal, len(tokens))
+        if verb is None:
+            raise unknown
     fields = _parse_args(verb, tokens)
     melds = (view or {}).get("melds")
     if "meld" in fields and melds is not None and fields["meld"] >= len(melds):
@@ -393,7 +271,7 @@ def parse(game_id: str, text: str, legal: list[dict], view: dict | None = None) 
 # ----- actions as text ---------------------------------------------------------
 
 def _verb_for(game_id: str, action: dict) -> Verb:
-    candidates = [v for v in VERBS[game_id] if v.type == action.get("type")]
+    candidates = [v for v in verbs(game_id) if v.type == action.get("type")]
     if not candidates:
         raise CommandError(f"no command makes a {action.get('type')!r} action in {game_id}")
     for v in candidates:
@@ -457,17 +335,17 @@ def help_text(game_id: str, topic: str = "") -> str:
             found.append(f"{verb.usage()}\n  {verb.explain()}")
         found += [f"{_(usage)}\n  {_(text)}" for words, usage, text in UI_COMMANDS if topic in words]
         # A command may also be a game word (pas, bessa): say both.
-        found += [f"{word}: {_(text)}" for word, text in GLOSSARY[game_id] if topic == word.lower()]
+        found += [f"{word}: {_(text)}" for word, text in get_game(game_id).glossary if topic == word.lower()]
         if not found:
             raise CommandError(_("no command or word {word} in {game}; help lists them").format(
                 word=repr(topic), game=game_id))
         return "\n".join(found)
     lines = [_("Moves in {game}:").format(game=game_id)]
-    lines += [f"  {v.usage():<28} {v.explain()}" for v in VERBS[game_id]]
+    lines += [f"  {v.usage():<28} {v.explain()}" for v in verbs(game_id)]
     lines.append(_("Table:"))
     lines += [f"  {_(usage):<28} {_(text)}" for _words, usage, text in UI_COMMANDS]
     lines.append(_("Words:"))
-    lines += [f"  {word:<28} {_(text)}" for word, text in GLOSSARY[game_id]]
+    lines += [f"  {word:<28} {_(text)}" for word, text in get_game(game_id).glossary]
     # Translators: the last line of help; {card_help} explains how a card is typed.
     card_help = _(CARD_HELP)
     lines.append(_("Tab completes the legal moves. {card_help}.").format(card_help=card_help[:1].upper() + card_help[1:]))

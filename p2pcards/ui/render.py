@@ -3,14 +3,15 @@
 session says: no terminal needed (the benchmark and the tests render them).
 
 Every game shares the frame (header, players, hand, log); ``_AREAS`` holds
-each game's own middle part (melds and pile, the row, the trick and trump).
+the middle part of each layout a game has (``Game.layout``: melds and pile,
+the row, the trick and trump).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from p2pcards.cards import RANKS, display, is_red, is_unknown, rank, suit
+from p2pcards.cards import RANKS, display, is_red, is_unknown
 from p2pcards.i18n import N_, _, ngettext, pgettext
 from p2pcards.ui.commands import canasta_word, split_cards
 from p2pcards.ui.wording import is_you
@@ -148,25 +149,6 @@ def fmt_clock(seconds: float) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def sort_hand(game_id: str, hand: list[str], trump_suit: str | None = None) -> list[str]:
-    """Canastas group by rank (wilds, then 3s last); the others keep the
-    engine's order (suit, then rank), bura's trumps moved to the end."""
-    if game_id not in ("kanasta", "kanaszta"):
-        return sorted(hand, key=lambda c: suit(c) == trump_suit) if trump_suit else list(hand)
-
-    def key(c: str):
-        r = rank(c)
-        if r is None:
-            return (3, 0, c)
-        if r in ("JK", "2"):
-            return (2, 0 if r == "2" else 1, c)
-        if r == "3":
-            return (1, 0, c)
-        return (0, RANKS.index(r), suit(c) or "")
-
-    return sorted(hand, key=key)
-
-
 # ----- the frame ---------------------------------------------------------------------
 
 def render_header(session, ascii: bool = False, remaining: float | None = None) -> Fragments:
@@ -179,7 +161,7 @@ def render_header(session, ascii: bool = False, remaining: float | None = None) 
     # Translators: the header's deal number ("deal 2"), then the match's target ("to 5000").
     p.text("  " + _("deal {number}").format(number=info.get("deal_index", 0) + 1), "class:label")
     target = info.get("target")
-    if target and session.game.id != "bura":  # bura's target is a declaration's points, not the match's
+    if target and session.game.match_points:  # else the target is no match's (bura: a declaration's points)
         p.text(" \u00b7 " + _("to {target}").format(target=target), "class:label")
     if info.get("chips") is not None:
         # During a deal its own view is the freshest; after it, the match's.
@@ -269,8 +251,9 @@ def _players(p: Painter, session, view: dict | None, info: dict, extra: Callable
             score = _side_score(session, info, s)
             if score is not None:
                 points = f"{score:>6}"
+                pair = session.game.side_of(s, len(names), session.options) + 1
                 # Translators: a player's match points beside their name; a pair's number when pairs play.
-                boxes.append([("", _("{points} pts (pair {pair})").format(points=points, pair=s % 2 + 1) if pairs
+                boxes.append([("", _("{points} pts (pair {pair})").format(points=points, pair=pair) if pairs
                                else _("{points} pts").format(points=points))])
         if extra and extra(s):
             boxes.append([("", extra(s))])
@@ -298,7 +281,7 @@ def render_table(session, ascii: bool = False, width: int = 100, with_hand: bool
     p = Painter(ascii, width)
     view = session.view()
     info = session.match_info()
-    area = _AREAS.get(session.game.id)
+    area = _AREAS.get(session.game.layout)
     if view is None:
         _players(p, session, None, info, None)
         p.nl().text(_("Waiting for the deal\u2026"), "class:warn").nl()
@@ -325,20 +308,17 @@ def render_hand(session, ascii: bool = False, width: int = 100) -> Fragments:
         if playable:
             p.label("  " + _("underlined: cards you can play now"))
         p.nl()
-        p.hand(sort_hand(session.game.id, hand, view.get("trump_suit")), playable)
+        p.hand(session.game.hand_order(hand, view.get("trump_suit")), playable)
     return wrap_fragments(p.out, width)
 
 
-# Moves that take any card (a discard, a face-down throw) say nothing about
-# which cards fit; the others do.
-_ANY_CARD = ("discard", "throw", "red3")
-
-
 def playable_cards(session) -> set[str]:
-    """The hand's cards that some legal move (other than one taking any card) uses."""
+    """The hand's cards that some legal move uses, but for the moves that say
+    nothing about which cards fit (``Game.any_card_actions``)."""
     out: set[str] = set()
+    any_card = session.game.any_card_actions
     for action in session.legal_actions():
-        if action.get("type") not in _ANY_CARD:
+        if action.get("type") not in any_card:
             out.update(action.get("cards") or [])
     return out
 
@@ -538,7 +518,7 @@ class WarkoczArea(Area):
             if i:
                 p.text(" \u2192 " if not p.ascii else " > ", "class:label")
             p.cards(step["cards"])
-            if "9C" in step["cards"]:
+            if session.game.wild_card in step["cards"]:
                 p.text(f"(={step['as']})", "class:warn")
         p.nl()
         needed = view.get("needed")
@@ -567,9 +547,7 @@ class WarkoczArea(Area):
         for r, n in played.items():
             p.text(f"{r}:{n} ", "class:dim" if r in exhausted else "")
         p.nl()
-        # A gag is a K or a card whose next rank is used up.
-        gags = ["K"] + [RANKS[RANKS.index(r) - 1] for r in sorted(exhausted, key=RANKS.index) if r != "2"]
-        p.label(_("Gag now:") + " ").text(" ".join(sorted(set(gags), key=RANKS.index)))
+        p.label(_("Gag now:") + " ").text(" ".join(session.game.gag_ranks(exhausted)))
         if exhausted:
             used_up = ", ".join(sorted(exhausted, key=RANKS.index))
             p.label("  " + _("({ranks} used up)").format(ranks=used_up))
@@ -618,19 +596,20 @@ class CanastaArea(Area):
     @staticmethod
     def pair_melds(session, view: dict) -> bool:
         """Whether a pair shares its melds (the engine says: kanaszta's do)."""
-        return bool(getattr(session.game, "side_melds", False) and view.get("pairs"))
+        return bool(session.game.side_melds and view.get("pairs"))
 
     def owner_name(self, session, view: dict, owner: int) -> str:
         names = session.names
         if self.pair_melds(session, view):
-            return " + ".join(names[s] for s in range(len(names)) if s % 2 == owner)
+            return " + ".join(names[s] for s in range(len(names))
+                              if session.game.side_of(s, len(names), session.options) == owner)
         return seat_name(names, owner)
 
     def my_owner(self, session, view: dict) -> int | None:
         if session.seat is None:
             return None
         if self.pair_melds(session, view):
-            return session.seat % 2
+            return session.game.side_of(session.seat, len(session.names), session.options)
         return session.seat
 
     def draw(self, p, session, view):
@@ -661,7 +640,7 @@ class CanastaArea(Area):
             label = "  " + _("{owner} ({points} pts):").format(owner=self.owner_name(session, view, owner),
                                                               points=worth) + " "
             p.text(label, "class:me" if owner == mine else "")
-            boxes = [self._meld_box(p, i, melds[i], session.game.id) for i in owners[owner]]
+            boxes = [self._meld_box(p, i, melds[i], session.game) for i in owners[owner]]
             p.flow(boxes, indent=" " * len(label), gap="   ", used=len(label))
         red3s = view.get("red3s") or []
         if any(red3s):
@@ -692,15 +671,16 @@ class CanastaArea(Area):
             p.text(_("The stock ran out: nobody went out."), "class:warn").nl()
 
     @staticmethod
-    def _meld_box(p: Painter, i: int, meld: dict, game_id: str) -> Fragments:
+    def _meld_box(p: Painter, i: int, meld: dict, game) -> Fragments:
         box = Painter(p.ascii)
         box.text(f"{i + 1}) ", "class:label").cards(meld["cards"])
         n = len(meld["cards"])
+        missing = game.canasta_size - n
         if meld.get("canasta"):
-            box.text(f" ({n}, {canasta_word(game_id, meld['canasta'])})", "class:ok")
-        elif n >= 5:
+            box.text(f" ({n}, {canasta_word(game.id, meld['canasta'])})", "class:ok")
+        elif missing <= 2:
             # Translators: a meld of {n} cards that lacks {missing} to be a canasta.
-            box.text(" " + _("({n}, {missing} to a canasta)").format(n=n, missing=7 - n), "class:label")
+            box.text(" " + _("({n}, {missing} to a canasta)").format(n=n, missing=missing), "class:label")
         else:
             box.text(f" ({n})", "class:label")
         return box.out
@@ -720,5 +700,5 @@ class CanastaArea(Area):
         return _("Meld (m), add (a N ...), or discard (d CARD) to end your turn.")
 
 
-_CANASTA = CanastaArea()
-_AREAS: dict[str, Area] = {"bura": BuraArea(), "warkocz": WarkoczArea(), "kanasta": _CANASTA, "kanaszta": _CANASTA}
+# Each ``Game.layout`` drawn its own way.
+_AREAS: dict[str, Area] = {"melds": CanastaArea(), "row": WarkoczArea(), "tricks": BuraArea()}

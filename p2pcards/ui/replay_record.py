@@ -17,7 +17,7 @@ from p2pcards.audit.replay import DEAL_OVER, DEALT, MOVE, STOP, THE_END, Replay
 from p2pcards.i18n import _, ngettext, worded
 from p2pcards.net.messages import printable
 from p2pcards.ui.lobby import options_lines
-from p2pcards.ui.render import match_verdict, sort_hand
+from p2pcards.ui.render import match_verdict
 from p2pcards.ui.scoresheet import match_sheet, shell_text
 from p2pcards.ui.replay_viewer import ReplaySession
 
@@ -88,7 +88,7 @@ def game_record(replay: Replay, seat: int | None = None, show_all: bool = False,
         elif seat is not None:
             view = replay.view(frame, seat)
             if view is not None:
-                hand = sort_hand(replay.game.id, list(view.get("hand") or []), view.get("trump_suit"))
+                hand = replay.game.hand_order(list(view.get("hand") or []), view.get("trump_suit"))
                 yield "      " + _("your hand: {cards}").format(cards=_cards(hand, ascii_only))
     yield ""
     yield from _ending(replay, session, ascii_only)
@@ -101,7 +101,7 @@ def _all_hands(replay, session, frame, ascii_only) -> Iterator[str]:
     trump = (replay.view(frame, None) or {}).get("trump_suit")
     width = max(len(n) for n in replay.names) + 1
     for s, hand in enumerate(hands):
-        yield _clean(f"      {replay.names[s] + ':':<{width}} " + _cards(sort_hand(replay.game.id, hand, trump), ascii_only))
+        yield _clean(f"      {replay.names[s] + ':':<{width}} " + _cards(replay.game.hand_order(hand, trump), ascii_only))
 
 
 def _ending(replay, session, ascii_only) -> Iterator[str]:

@@ -23,7 +23,7 @@ from prompt_toolkit.mouse_events import MouseEventType
 
 from p2pcards.audit.replay import DEAL_OVER, MOVE
 from p2pcards.i18n import N_, _, ngettext, worded
-from p2pcards.ui.render import Painter, render_table, sort_hand, wrap_fragments
+from p2pcards.ui.render import Painter, render_table, wrap_fragments
 from p2pcards.ui.scoresheet import deal_sheet
 from p2pcards.ui.session import PHASE_PLAYING, FinishedDeal, Notifier
 from p2pcards.ui.wording import with_own_cards
@@ -289,7 +289,7 @@ class ReplayViewer:
             else:
                 trump = (s.view() or {}).get("trump_suit")
                 for seat, hand in enumerate(hands):
-                    p.text(f"  {s.names[seat]:<12}").cards(sort_hand(s.game.id, hand, trump)).nl()
+                    p.text(f"  {s.names[seat]:<12}").cards(s.game.hand_order(hand, trump)).nl()
         return wrap_fragments(p.out, width)
 
     def _side(self) -> StyleAndTextTuples:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from p2pcards.cards import display
 from p2pcards.i18n import N_, _, ngettext
 from p2pcards.ui.commands import split_cards
-from p2pcards.ui.render import canasta_went_out, declaration_text, sort_hand, warkocz_went_out
+from p2pcards.ui.render import canasta_went_out, declaration_text, warkocz_went_out
 from p2pcards.ui.wording import is_you
 from p2pcards.ui.session import FinishedDeal
 
@@ -73,11 +73,12 @@ def deal_sheet(game, names: list[str], options: dict, deal: FinishedDeal) -> lis
         lines.append(_("Hands at the end:"))
         width = max(len(n) for n in names) + 1
         for seat, hand in enumerate(deal.hands):
-            shown = " ".join(sort_hand(game.id, hand, s.get("trump_suit")))
+            shown = " ".join(game.hand_order(hand, s.get("trump_suit")))
             lines.append(f"  {names[seat] + ':':<{width}} " + (shown or _("(no cards)")))
         lines.append("")
     sides = _sides(game, names, options)
-    if game.id in ("kanasta", "kanaszta"):
+    # The lines below the hands, as the game's table is laid out (``Game.layout``).
+    if game.layout == "melds":
         rows = _canasta_rows(s) + [(_gains(_("This deal")), s.get("sides") or []),
                                    (_("Match total"), deal.match_scores)]
         lines += _grid(sides, rows)
@@ -89,7 +90,7 @@ def deal_sheet(game, names: list[str], options: dict, deal: FinishedDeal) -> lis
         target = options.get("target")
         if target:
             lines.append(_("The match is played to {target}.").format(target=target))
-    elif game.id == "warkocz":
+    elif game.layout == "row":
         rows = _warkocz_rows(s, names) + [(_gains(_("Points this deal")), s.get("seats") or []),
                                           (_("Match points"), deal.match_scores)]
         if deal.match_chips is not None:
@@ -107,7 +108,7 @@ def deal_sheet(game, names: list[str], options: dict, deal: FinishedDeal) -> lis
             lines.append(_("You were left holding the warkocz (9\u2663).") if is_you(holder) else
                          _("{name} was left holding the warkocz (9\u2663).").format(name=holder))
         lines.append(_("Bank: {bank}.").format(bank=s.get("bank", deal.bank)) + " " + _points_target(options.get("target")))
-    elif game.id == "bura":
+    elif game.layout == "tricks":
         rows = [(_gains(_("Chips this deal")), s.get("seats") or [])]
         if deal.match_chips is not None:
             rows.append((_("Chips"), deal.match_chips))
@@ -141,7 +142,7 @@ def match_sheet(game, names: list[str], options: dict, result: dict, verdict: st
         order = sorted(range(len(names)), key=lambda s: -chips[s])
         for place, seat in enumerate(order, 1):
             counts = [ngettext("{n} chip", "{n} chips", chips[seat]).format(n=chips[seat])]
-            if game.id != "bura" and seat < len(scores):
+            if game.match_points and seat < len(scores):
                 counts.append(_points(scores[seat]))
             lines.append(f"  {place}. {names[seat]}: " + ", ".join(counts))
     else:

@@ -167,7 +167,7 @@ def deal_summary(game: Game, names: list[str], options: dict, deal_scores: dict)
         ]
     else:
         parts = [f"{names[s]} {points:+d}" for s, points in enumerate(deal_scores.get("seats") or sides)]
-    if game.id == "bura":
+    if not game.match_points:  # a deal's results are chips
         # Translators: a finished deal in the log: "deal over: Ada +20, Bolek -10 chips".
         return _("deal over: {scores} chips").format(scores=", ".join(parts))
     return _("deal over: {scores}").format(scores=", ".join(parts))
