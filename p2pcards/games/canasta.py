@@ -6,10 +6,10 @@ documented on ``CanastaGame``) and a few public hooks declared once here with
 what a variant answers (``shape_error``, ``meld_status``, ``deal_setup``,
 ``minimums``, ``pile_closed_reason``, ``pile_take_error``,
 ``pile_take_candidates``, ``must_take_pile``, ``stops_pile``, ``frozen_for``,
-``red3_actions``, ``swap_actions``, ``score``) plus each game's own action
-handlers in its ``handlers`` table (kanasta's swap, both games' red 3s).
+``red3_replaced``, ``swap_actions``, ``score``) plus each game's own action
+handlers in its ``handlers`` table (kanasta's swap).
 Everything they share is here: the state, dealing, drawing, taking the pile,
-melding, adding, discarding, going out, the enumeration of every legal
+melding, adding, laying red 3s apart, discarding, going out, the enumeration of every legal
 action, the view and the match.
 
 Terms used below: the *owner* of melds is the player in kanasta (melds belong
@@ -244,7 +244,16 @@ class CanastaGame(Game):
     out_in_first_turn = True  # False: nobody goes out in their first turn (kanasta)
     # The pile is taken after the draw (kanasta), rather than instead of it.
     take_after_draw = False
-    red3s_laid_at_once = False  # a red 3 in hand must be laid before any other move (kanaszta)
+    # Red 3s are laid apart, never melded. Laid at once (kanaszta): a red 3
+    # never stays in a hand: those dealt are laid in a round after the deal
+    # (the "setup" phase), one drawn later before any other move, every red
+    # 3 held together. Otherwise (kanasta) a red 3 is laid as a move of its
+    # own, one at a time, whenever its holder likes during the turn.
+    red3s_laid_at_once = False
+    # A red 3 may be laid only while the stock has a card to replace it
+    # (kanasta: otherwise it stays in hand, or is discarded), rather than
+    # laid anyway, with no replacement once the stock is empty.
+    red3_laid_only_with_replacement = False
     pile_red3s_laid = False  # red 3s under the pile's top are laid apart as it is taken (kanaszta), not held
     freezing_discards = False  # a wild may be discarded crosswise to freeze the pile (kanaszta)
     # A last card its holder can't go out with (kanaszta: after a red 3 with no
@@ -341,9 +350,11 @@ class CanastaGame(Game):
         the top's rank)? Classic canasta: it binds everybody."""
         return state.frozen
 
-    def red3_actions(self, state: CanastaState, seat: int) -> list[dict]:
-        """The red3 actions legal now (the variant's rule of laying red 3s)."""
-        raise NotImplementedError
+    def red3_replaced(self, state: CanastaState) -> bool:
+        """Does a red 3 laid from hand draw a replacement from the stock
+        (while the stock lasts)? The seeds: yes; kanaszta lets the
+        ``red3_replacement`` option say no."""
+        return True
 
     def swap_actions(self, state: CanastaState, seat: int) -> list[dict]:
         """The swap actions (a natural for a meld's wild) legal now; a
@@ -469,6 +480,8 @@ class CanastaGame(Game):
             canastas=[False] * owners,
         )
         pos = self.deal_setup(state, deck, pos)
+        if self.red3s_laid_at_once:
+            state.phase = "setup"  # the round in which each seat lays the red 3s dealt to it
         state.stock = deck[pos:][::-1]
         return state
 
@@ -835,6 +848,63 @@ class CanastaGame(Game):
             return N_("lay your own first meld before adding to other players' melds")
         return None
 
+    def _do_red3(self, state, seat, action):
+        if not self.red3s_laid_at_once:
+            self._in_meld_phase(state, seat, "lay a red 3")
+        elif state.phase == "draw":
+            raise IllegalAction(N_("draw first (or take the pile)"))
+        setup = state.phase == "setup"
+        cards = self._cards(action, empty_ok=setup)  # in the setup round a seat may have none to lay
+        if self.red3s_laid_at_once:
+            for c in cards:
+                if KIND[c] != RED3:
+                    raise IllegalAction(N_("only red 3s are laid apart, not {card}", card=c))
+        elif len(cards) != 1 or KIND[cards[0]] != RED3:
+            raise IllegalAction(N_("lay one red 3 at a time"))
+        if self.red3_laid_only_with_replacement and not state.stock:
+            raise IllegalAction(N_("the stock is empty: there is no replacement to draw for a red 3"))
+        rest = _remove(state.hands[seat], cards)
+        if self.red3s_laid_at_once:
+            left = [c for c in rest if KIND.get(c) == RED3]
+            if left:
+                raise IllegalAction(N_("lay all your red 3s: you still hold {left}", left=left[0]))
+        s = state.evolve()
+        s.hands[seat] = rest
+        s.red3s[seat] += cards
+        drawn = 0
+        if self.red3_replaced(s):
+            for _ in cards:
+                if s.stock:
+                    s.hands[seat].append(s.stock.pop())
+                    drawn += 1
+        if not setup and not s.hands[seat]:
+            # The red 3 was the last card and no replacement came: the player
+            # goes out if allowed, else the turn simply passes.
+            if self._may_go_out(state, seat):
+                self._go_out(s, seat)
+                s.turns_done[seat] += 1
+            else:
+                self._end_turn(s, seat)
+            return s
+        if setup and not drawn:
+            # Done with the setup round (a replacement may be a red 3 again: then the seat lays once more).
+            if seat == s.dealer:
+                s.phase = "draw"
+                s.turn = (s.dealer + 1) % s.players
+                s.turn_opening = not s.opened[self.owner_of(s, s.turn)]
+            else:
+                s.turn = (seat + 1) % s.players
+        return s
+
+    def _red3_actions(self, state, seat) -> list[dict]:
+        if self.red3s_laid_at_once:
+            # All together; in the setup round also none (``[]``): a seat's say that it has none.
+            reds = sorted((c for c in state.hands[seat] if KIND.get(c) == RED3), key=card_key)
+            return [{"type": "red3", "cards": reds}] if state.phase == "setup" or reds else []
+        if self.red3_laid_only_with_replacement and not state.stock:
+            return []
+        return [{"type": "red3", "cards": [c]} for c, _ in _groups(state.hands[seat]) if KIND.get(c) == RED3]
+
     def _do_discard(self, state, seat, action):
         self._in_meld_phase(state, seat, "discard")
         cards = self._cards(action)
@@ -903,10 +973,10 @@ class CanastaGame(Game):
         return None
 
     # What ``apply`` calls for each action type; a variant extends it with its
-    # own actions (``{**CanastaGame.handlers, "swap": ...}``) in the order of
+    # own actions (kanasta's swap, before the red 3s) in the order of
     # ``action_types``.
     handlers = {"draw": _do_draw, "take_pile": _do_take_pile, "meld": _do_meld, "add": _do_add,
-                "discard": _do_discard}
+                "red3": _do_red3, "discard": _do_discard}
     action_types = tuple(handlers)  # as the error messages list them
 
     # ----- moves in words ----------------------------------------------------------------
@@ -1001,11 +1071,11 @@ class CanastaGame(Game):
             return []
         seat = state.turn
         if state.phase == "setup":
-            return self.red3_actions(state, seat)
+            return self._red3_actions(state, seat)
         if state.phase == "draw":
             return self._draw_actions(state, seat)
         if self._need_red3_first(state, seat):
-            return self.red3_actions(state, seat)
+            return self._red3_actions(state, seat)
         if state.pending:
             return self._meld_actions(state, seat)
         out: list[dict] = []
@@ -1014,7 +1084,7 @@ class CanastaGame(Game):
         out += self._meld_actions(state, seat)
         out += self._add_actions(state, seat)
         out += self.swap_actions(state, seat)
-        out += self.red3_actions(state, seat)
+        out += self._red3_actions(state, seat)
         out += self._discard_actions(state, seat)
         return out
 

@@ -81,7 +81,7 @@ from __future__ import annotations
 from p2pcards.games.base import IllegalAction, by, card_list
 from p2pcards.i18n import N_, Text
 from p2pcards.games.canasta import (
-    KIND, MELD_RANKS, RED3, WILD, CanastaGame, Meld, _groups, _remove, card_key, describe,
+    KIND, MELD_RANKS, WILD, CanastaGame, Meld, _remove, card_key, describe,
 )
 from p2pcards import cards as C
 
@@ -98,6 +98,7 @@ class Kanasta(CanastaGame):
     allows_wild_melds = True
     out_in_first_turn = False
     take_after_draw = True
+    red3_laid_only_with_replacement = True
     values = {"JK": 50, "2": 20, "3R": 100, "3B": 100, "A": 20,
               **{r: 10 for r in ("8", "9", "10", "J", "Q", "K")},
               **{r: 5 for r in ("4", "5", "6", "7")}}
@@ -283,28 +284,9 @@ class Kanasta(CanastaGame):
                     out.append(action)
         return out
 
-    # ----- red 3s ------------------------------------------------------------------------------
-    def _do_red3(self, state, seat, action):
-        self._in_meld_phase(state, seat, "lay a red 3")
-        cards = self._cards(action)
-        if len(cards) != 1 or KIND[cards[0]] != RED3:
-            raise IllegalAction(N_("lay one red 3 at a time"))
-        if not state.stock:
-            raise IllegalAction(N_("the stock is empty: there is no replacement to draw for a red 3"))
-        rest = _remove(state.hands[seat], cards)
-        s = state.evolve()
-        s.hands[seat] = rest
-        s.red3s[seat].append(cards[0])
-        s.hands[seat].append(s.stock.pop())
-        return s
-
-    def red3_actions(self, state, seat):
-        if not state.stock:
-            return []
-        return [{"type": "red3", "cards": [c]} for c, _ in _groups(state.hands[seat]) if KIND.get(c) == RED3]
-
     handlers = {"draw": CanastaGame._do_draw, "take_pile": CanastaGame._do_take_pile, "meld": CanastaGame._do_meld,
-                "add": CanastaGame._do_add, "swap": _do_swap, "red3": _do_red3, "discard": CanastaGame._do_discard}
+                "add": CanastaGame._do_add, "swap": _do_swap, "red3": CanastaGame._do_red3,
+                "discard": CanastaGame._do_discard}
     action_types = tuple(handlers)
 
     # ----- scores ----------------------------------------------------------------------------------

@@ -103,10 +103,8 @@ lies crosswise; the state's ``frozen_by`` names the side that froze it) and
 from __future__ import annotations
 
 from p2pcards import cards as C
-from p2pcards.games.base import IllegalAction, NeedReveal
-from p2pcards.games.canasta import (
-    BLACK3, KIND, NAT, NO_WILDS, RED3, WILD, CanastaGame, Meld, _remove, card_key,
-)
+from p2pcards.games.base import NeedReveal
+from p2pcards.games.canasta import BLACK3, KIND, NAT, NO_WILDS, WILD, CanastaGame, Meld
 from p2pcards.i18n import N_
 
 
@@ -194,53 +192,10 @@ class Kanaszta(CanastaGame):
             pos += 1
             if KIND[card] == NAT:
                 break
-        state.phase = "setup"
         return pos
 
-    def _do_red3(self, state, seat, action):
-        if state.phase == "draw":
-            raise IllegalAction(N_("draw first (or take the pile)"))
-        setup = state.phase == "setup"
-        cards = self._cards(action, empty_ok=setup)
-        for c in cards:
-            if KIND[c] != RED3:
-                raise IllegalAction(N_("only red 3s are laid apart, not {card}", card=c))
-        rest = _remove(state.hands[seat], cards)
-        left = [c for c in rest if KIND.get(c) == RED3]
-        if left:
-            raise IllegalAction(N_("lay all your red 3s: you still hold {left}", left=left[0]))
-        s = state.evolve()
-        s.hands[seat] = rest
-        s.red3s[seat] += cards
-        drawn = 0
-        if s.options["red3_replacement"]:
-            for _ in cards:
-                if s.stock:
-                    s.hands[seat].append(s.stock.pop())
-                    drawn += 1
-        if not setup and not s.hands[seat]:
-            # The red 3 was the last card and no replacement came: the player
-            # goes out if allowed, else the turn simply passes.
-            if self._may_go_out(state, seat):
-                self._go_out(s, seat)
-                s.turns_done[seat] += 1
-            else:
-                self._end_turn(s, seat)
-            return s
-        if setup and not drawn:
-            if seat == s.dealer:
-                s.phase = "draw"
-                s.turn = (s.dealer + 1) % s.players
-                s.turn_opening = not s.opened[self.owner_of(s, s.turn)]
-            else:
-                s.turn = (seat + 1) % s.players
-        return s
-
-    def red3_actions(self, state, seat):
-        reds = sorted((c for c in state.hands[seat] if KIND.get(c) == RED3), key=card_key)
-        if state.phase == "setup" or reds:
-            return [{"type": "red3", "cards": reds}]
-        return []
+    def red3_replaced(self, state) -> bool:
+        return state.options["red3_replacement"]
 
     # ----- the pile ---------------------------------------------------------------------------
     def must_take_pile(self, state, seat) -> bool:
@@ -330,10 +285,6 @@ class Kanaszta(CanastaGame):
         if not state.frozen:
             return False
         return state.frozen_by != side or state.options["freeze_binds_own_side"]
-
-    handlers = {"draw": CanastaGame._do_draw, "take_pile": CanastaGame._do_take_pile, "meld": CanastaGame._do_meld,
-                "add": CanastaGame._do_add, "red3": _do_red3, "discard": CanastaGame._do_discard}
-    action_types = tuple(handlers)
 
     # ----- scores ----------------------------------------------------------------------------
     def score(self, state):
