@@ -5,7 +5,7 @@ data (``side_melds``, ``opening_minimum_per_turn``, ``take_after_draw``, ...,
 documented on ``CanastaGame``) and a few public hooks declared once here with
 what a variant answers (``shape_error``, ``meld_status``, ``deal_setup``,
 ``minimums``, ``pile_closed_reason``, ``pile_take_error``,
-``pile_take_candidates``, ``must_take_pile``, ``stops_pile``, ``frozen_for``,
+``pile_take_ways``, ``must_take_pile``, ``stops_pile``, ``frozen_for``,
 ``red3_replaced``, ``swap_actions``, ``score``) plus each game's own action
 handlers in its ``handlers`` table (kanasta's swap).
 Everything they share is here: the state, dealing, drawing, taking the pile,
@@ -162,6 +162,13 @@ def _groups(cards) -> list[tuple[str, int]]:
 
 
 NO_WILDS = ((), ())
+
+# The ways of taking the pile (``CanastaGame.pile_take_ways``): its top card goes at once
+WITH_HAND_INTO_NEW_MELD = "with hand cards into a new meld"  # of its rank (a wild on top: any rank, or all wild)
+ALONE_ONTO_MELD = "alone onto a meld"  # one it fits, that the seat may add to
+WITH_TWO_NATURALS = "with two naturals of its rank"  # 2+ from hand, no wild: into a new meld or onto one of that rank
+_ANY_MELD = frozenset({WITH_HAND_INTO_NEW_MELD, ALONE_ONTO_MELD})
+EVERY_WAY = frozenset({WITH_HAND_INTO_NEW_MELD, ALONE_ONTO_MELD, WITH_TWO_NATURALS})
 
 
 @lru_cache(maxsize=4096)
@@ -328,11 +335,13 @@ class CanastaGame(Game):
         the core checks)."""
         raise NotImplementedError
 
-    def pile_take_candidates(self, state: CanastaState, seat: int, top: str) -> list[dict]:
-        """The take_pile actions worth trying with the pile's known ``top``,
-        in listing order, up to suit equivalence; ``pile_actions`` keeps the
-        ones ``take_pile`` accepts."""
-        raise NotImplementedError
+    def pile_take_ways(self, state: CanastaState, seat: int) -> frozenset:
+        """The ways (``WITH_HAND_INTO_NEW_MELD``, ``ALONE_ONTO_MELD``,
+        ``WITH_TWO_NATURALS``) in which ``seat`` might take the pile now,
+        where it is open (``pile_closed_reason``): the listing tries only
+        these, so a way ``pile_take_error`` allows must be named. The seeds'
+        kanasta: with hand cards into a new meld, or alone onto a meld."""
+        return _ANY_MELD
 
     def must_take_pile(self, state: CanastaState, seat: int) -> bool:
         """Must ``seat`` take the pile rather than draw, whenever it can?
@@ -377,7 +386,48 @@ class CanastaGame(Game):
         """Every take of the pile legal now, in order."""
         if self.pile_closed_reason(state, seat):
             return []
-        return self.possible_takes(state, seat, self.pile_take_candidates(state, seat, self._pile_top(state)))
+        top = self._pile_top(state)
+        return self.possible_takes(state, seat, self._pile_take_candidates(state, seat, top,
+                                                                           self.pile_take_ways(state, seat)))
+
+    def _pile_take_candidates(self, state: CanastaState, seat: int, top: str, ways) -> list[dict]:
+        """The take_pile actions worth trying with the pile's known ``top``
+        in ``ways``, in listing order, up to suit equivalence; ``pile_actions``
+        keeps the ones ``take_pile`` accepts."""
+        kind = KIND[top]
+        if kind not in (NAT, WILD):
+            return []  # a 3 is never melded
+        nat, wild, _ = self._hand_parts(state.hands[seat])
+        rank = C.rank(top)
+        candidates = []
+        if WITH_TWO_NATURALS in ways and kind == NAT:
+            onto = [i for i, m in enumerate(state.melds) if m.rank == rank and not self._add_context_error(state, seat, i)]
+            for combo in _classes(nat.get(rank, ()), NO_WILDS, lambda n, w: n >= 2):
+                candidates.append({"type": "take_pile", "cards": list(combo)})
+                for i in onto:
+                    candidates.append({"type": "take_pile", "cards": list(combo), "meld": i})
+        if WITH_HAND_INTO_NEW_MELD in ways:
+            if kind == WILD:  # a new meld of any rank, or all wild
+                targets = [(r, nat[r]) for r in MELD_RANKS if r in nat]
+                if self.allows_wild_melds:
+                    targets.append(("W", ()))
+                forced = (0, 1)
+            else:
+                targets = [(rank, nat.get(rank, ()))]
+                forced = (1, 0)
+            for target, groups in targets:
+                def shape(n, w, target=target):
+                    return self.shape_error(target, n, w, n + w) is None
+                # Under a wild, a pick without naturals is the all-wild meld, listed once under "W".
+                need = 1 if kind == WILD and target != "W" else 0
+                for combo in _classes(groups, wild, shape, *forced, need):
+                    candidates.append({"type": "take_pile", "cards": list(combo)})
+        if ALONE_ONTO_MELD in ways:
+            for i, m in enumerate(state.melds):
+                if ((m.rank == rank or (kind == WILD and m.rank != "3"))
+                        and not self._add_context_error(state, seat, i)):
+                    candidates.append({"type": "take_pile", "cards": [], "meld": i})
+        return candidates
 
     def possible_takes(self, state: CanastaState, seat: int, candidates: list[dict]) -> list[dict]:
         """The candidate take_pile actions the rules allow now, in order."""
@@ -1101,8 +1151,6 @@ class CanastaGame(Game):
         """(rank -> naturals, (2s, jokers), black 3s) of the known cards of a
         hand (``_hand_parts`` above); shared results, not to be changed."""
         return _hand_parts(tuple(hand))
-
-    _classes = staticmethod(_classes)
 
     def _meld_actions(self, state, seat, first_only: bool = False) -> list[dict]:
         """Every legal new meld up to suit equivalence (one per rank, count

@@ -164,29 +164,6 @@ class Kanasta(CanastaGame):
             return N_("to put the top card into a meld take it alone; add more cards afterwards")
         return None
 
-    def pile_take_candidates(self, state, seat, top):
-        kind = KIND[top]
-        if kind not in (WILD, "N"):
-            return []
-        nat, wild, _ = self._hand_parts(state.hands[seat])
-        candidates = []
-        if kind == WILD:
-            targets = [(r, nat[r]) for r in MELD_RANKS if r in nat] + [("W", ())]
-            forced = (0, 1)
-        else:
-            targets = [(C.rank(top), nat.get(C.rank(top), ()))]
-            forced = (1, 0)
-        for rank, groups in targets:
-            def shape(n, w, rank=rank):
-                return self.shape_error(rank, n, w, n + w) is None
-            need = 1 if kind == WILD and rank != "W" else 0  # else it is the all-wild meld, listed once
-            for combo in self._classes(groups, wild, shape, *forced, need):
-                candidates.append({"type": "take_pile", "cards": list(combo)})
-        for i, m in enumerate(state.melds):
-            if m.rank == C.rank(top) or (kind == WILD and m.rank != "3"):
-                candidates.append({"type": "take_pile", "cards": [], "meld": i})
-        return candidates
-
     # ----- swaps ---------------------------------------------------------------------------
     def describe_action(self, state, seat: int, action: dict, who: str | None) -> Text:
         if action.get("type") != "swap":

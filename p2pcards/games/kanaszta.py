@@ -104,7 +104,9 @@ from __future__ import annotations
 
 from p2pcards import cards as C
 from p2pcards.games.base import NeedReveal
-from p2pcards.games.canasta import BLACK3, KIND, NAT, NO_WILDS, WILD, CanastaGame, Meld
+from p2pcards.games.canasta import (
+    ALONE_ONTO_MELD, BLACK3, KIND, NAT, WILD, WITH_HAND_INTO_NEW_MELD, WITH_TWO_NATURALS, CanastaGame, Meld,
+)
 from p2pcards.i18n import N_
 
 
@@ -114,6 +116,13 @@ _BLACK_NO_WILDS = N_("black 3s are melded without wild cards")
 _BLACK_3_OR_4 = N_("black 3s are melded 3 or 4 together")
 _AT_LEAST_3 = N_("a meld needs at least 3 cards")
 _AT_MOST_3_WILDS = N_("a meld holds at most 3 wild cards")
+
+# How the pile is taken (the seed): while it is frozen, with two natural cards
+# of the top's rank; else before the side's first meld into a new meld with
+# cards from hand, after it alone onto one of the side's melds.
+_FROZEN = frozenset({WITH_TWO_NATURALS})
+_INTO_NEW = frozenset({WITH_HAND_INTO_NEW_MELD})
+_ALONE = frozenset({ALONE_ONTO_MELD})
 
 
 class Kanaszta(CanastaGame):
@@ -215,11 +224,17 @@ class Kanaszta(CanastaGame):
             return N_("nobody may take the pile while holding only one card")
         return None
 
-    def pile_take_error(self, state, seat, top, cards, i):
+    def pile_take_ways(self, state, seat):
         owner = self.owner_of(state, seat)
-        kind = KIND[top]
-        opened = state.opened[owner]
         if self.frozen_for(state, owner):
+            return _FROZEN
+        return _ALONE if state.opened[owner] else _INTO_NEW
+
+    def pile_take_error(self, state, seat, top, cards, i):
+        ways = self.pile_take_ways(state, seat)
+        kind = KIND[top]
+        opened = state.opened[self.owner_of(state, seat)]
+        if WITH_TWO_NATURALS in ways:
             if kind != NAT:
                 return N_("the pile is frozen under a wild card: it can't be taken until covered")
             if any(KIND[c] != NAT or C.rank(c) != C.rank(top) for c in cards) or len(cards) < 2:
@@ -228,7 +243,7 @@ class Kanaszta(CanastaGame):
                           top=top, rank=C.Rank(C.rank(top)))
             if not opened and i is not None:
                 return N_("your side has no meld yet: the top card goes into a new meld")
-        elif not opened:
+        elif WITH_HAND_INTO_NEW_MELD in ways:
             if i is not None:
                 return N_("your side has no meld yet: the top card goes into a new meld")
             if not cards:
@@ -238,34 +253,6 @@ class Kanaszta(CanastaGame):
             return N_("after your side's first meld the top card is taken alone into one of its melds: "
                       "name the meld and no cards from your hand (t N)")
         return None
-
-    def pile_take_candidates(self, state, seat, top):
-        kind = KIND[top]
-        owner = self.owner_of(state, seat)
-        nat, wild, _ = self._hand_parts(state.hands[seat])
-        candidates = []
-        if self.frozen_for(state, owner):
-            if kind == NAT:
-                rank = C.rank(top)
-                mine = [j for j, m in enumerate(state.melds) if m.owner == owner and m.rank == rank]
-                for combo in self._classes(nat.get(rank, ()), NO_WILDS, lambda n, w: n >= 2):
-                    candidates.append({"type": "take_pile", "cards": list(combo)})
-                    for j in mine:
-                        candidates.append({"type": "take_pile", "cards": list(combo), "meld": j})
-        elif not state.opened[owner]:
-            # A new meld of the top card with hand cards, of the top's rank (or any rank under a wild).
-            ranks = [C.rank(top)] if kind == NAT else [r for r in nat] if kind == WILD else []
-            forced = (1, 0) if kind == NAT else (0, 1)
-            for rank in ranks:
-                def shape(n, w, rank=rank):
-                    return self.shape_error(rank, n, w, n + w) is None
-                for combo in self._classes(nat.get(rank, ()), wild, shape, *forced):
-                    candidates.append({"type": "take_pile", "cards": list(combo)})
-        else:
-            for j, m in enumerate(state.melds):
-                if m.owner == owner:
-                    candidates.append({"type": "take_pile", "cards": [], "meld": j})
-        return candidates
 
     # ----- discards ----------------------------------------------------------------------------
     def stops_pile(self, state, card) -> bool:
