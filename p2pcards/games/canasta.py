@@ -1266,6 +1266,21 @@ class CanastaGame(Game):
                                      "the cards left in hand count against their holders")
         return self.score(state)
 
+    def _deal_result(self, state: CanastaState, seats: list, parts: dict, **after) -> dict:
+        """What ``score`` returns, put together the one way for both games:
+        each seat's total, each side's (the sum of its seats), the variant's
+        parts of the score (in the order it gives them), who went out (None:
+        nobody) and ``after`` (kanaszta's ``concealed``)."""
+        sides = [0] * self.sides(state.players, state.options)
+        for seat, points in enumerate(seats):
+            sides[self.side_of(seat, state.players, state.options)] += points
+        return {"seats": seats, "sides": sides, **parts,
+                "went_out": state.went_out if state.went_out >= 0 else None, **after}
+
+    def _hand_points(self, state: CanastaState, seat: int) -> int:
+        """The card value left in ``seat``'s hand (every card known)."""
+        return sum(self.value(c) for c in state.hands[seat])
+
     # ----- view ----------------------------------------------------------------------------------
     def view(self, state, seat) -> dict:
         if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.players):

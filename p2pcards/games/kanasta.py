@@ -281,14 +281,10 @@ class Kanasta(CanastaGame):
                 melded[by if to_layer else m.owner] += self.value(c)
         red3 = [100 * len(r) for r in state.red3s]
         melds = [(melded[s] + red3[s]) * (1 if has[s] else -1) for s in range(n)]
-        hand = [-sum(self.value(c) for c in h) for h in state.hands]
+        hand = [-self._hand_points(state, s) for s in range(n)]
         seats = [out[s] + bonus[s] + melds[s] + hand[s] for s in range(n)]
-        if self.sides(n, state.options) == 2 and n == 4:
-            sides = [seats[0] + seats[2], seats[1] + seats[3]]
-        else:
-            sides = list(seats)
-        return {"seats": seats, "sides": sides, "going_out": out, "canastas": bonus, "melds": melds,
-                "red3s": red3, "hand": hand, "went_out": state.went_out if state.went_out >= 0 else None}
+        return self._deal_result(state, seats, {"going_out": out, "canastas": bonus, "melds": melds,
+                                               "red3s": red3, "hand": hand})
 
 
 GAME = Kanasta()

@@ -297,20 +297,15 @@ class Kanaszta(CanastaGame):
             d = side[s]
             each = 200 if reds[d] == 4 else 100
             red = each * len(state.red3s[s]) * (1 if has[d] else -1)
-            hand = sum(self.value(c) for c in state.hands[s])
             spared = d == out_side and not state.options["partner_hand_counts"]
-            hand_pts = 0 if spared else -hand
+            hand_pts = 0 if spared else -self._hand_points(state, s)
             out = out_pts if s == state.went_out else 0
             seats[s] = red + bonus_by[s] + out + state.meld_value_by[s] + hand_pts
             parts["red3s"][d] += red
             parts["canastas"][d] += bonus_by[s]
             parts["going_out"][d] += out
             parts["hand"][d] += hand_pts
-        sides = [0] * n_sides
-        for s in range(n):
-            sides[side[s]] += seats[s]
-        return {"seats": seats, "sides": sides, **parts,
-                "went_out": state.went_out if state.went_out >= 0 else None, "concealed": state.concealed}
+        return self._deal_result(state, seats, parts, concealed=state.concealed)
 
 
 GAME = Kanaszta()
