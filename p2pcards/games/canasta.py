@@ -3,8 +3,7 @@
 The games' differences live in ``kanasta.py`` and ``kanaszta.py`` as class
 data (``side_melds``, ``opening_minimum_per_turn``, ``take_after_draw``, ...,
 documented on ``CanastaGame``) and a few public hooks declared once here with
-what a variant answers (``shape_error``, ``meld_status``, ``deal_setup``,
-``minimums``, ``pile_closed_reason``, ``pile_take_error``,
+what a variant answers (``shape_error``, ``meld_status``, ``minimums``, ``pile_closed_reason``, ``pile_take_error``,
 ``pile_take_ways``, ``must_take_pile``, ``stops_pile``, ``frozen_for``,
 ``red3_replaced``, ``swap_actions``, ``score``) plus each game's own action
 handlers in its ``handlers`` table (kanasta's swap).
@@ -251,6 +250,9 @@ class CanastaGame(Game):
     out_in_first_turn = True  # False: nobody goes out in their first turn (kanasta)
     # The pile is taken after the draw (kanasta), rather than instead of it.
     take_after_draw = False
+    # After the deal the top stock card is turned up to start the pile; while
+    # it is no natural card (a 2, a 3, a joker) the next one covers it (kanaszta).
+    upcard_covered_until_natural = False
     # Red 3s are laid apart, never melded. Laid at once (kanaszta): a red 3
     # never stays in a hand: those dealt are laid in a round after the deal
     # (the "setup" phase), one drawn later before any other move, every red
@@ -315,10 +317,6 @@ class CanastaGame(Game):
     # ----- hooks the games fill in -----------------------------------------------
     def shape_error(self, rank: str, naturals: int, wilds: int, size: int) -> str | None:
         """Why a meld of this make-up is not allowed, or None."""
-        raise NotImplementedError
-
-    def deal_setup(self, state: CanastaState, deck: list, pos: int) -> int:
-        """Turn up the upcard(s) after the deal; returns the first stock position."""
         raise NotImplementedError
 
     def pile_closed_reason(self, state: CanastaState, seat: int) -> Text | None:
@@ -529,11 +527,25 @@ class CanastaGame(Game):
             turns_done=[0] * players, went_out=-1, concealed=False, meld_value_by=[0] * players,
             canastas=[False] * owners,
         )
-        pos = self.deal_setup(state, deck, pos)
+        pos = self._turn_up(state, deck, pos)
         if self.red3s_laid_at_once:
             state.phase = "setup"  # the round in which each seat lays the red 3s dealt to it
         state.stock = deck[pos:][::-1]
         return state
+
+    def _turn_up(self, state: CanastaState, deck: list, pos: int) -> int:
+        """Start the pile with the upcard(s) from ``deck[pos:]``; returns the first stock position."""
+        while True:
+            card = deck[pos]
+            pos += 1
+            if not self.upcard_covered_until_natural:
+                state.pile.append(card)  # seen as the view shows it
+                return pos
+            if C.is_unknown(card):
+                raise NeedReveal([card], "the upcard is turned face up, and covered while it is a 2, a 3 or a joker")
+            state.pile.append(card)
+            if KIND[card] == NAT:
+                return pos
 
     def minimums(self, opts: dict, scores: list, owners: int) -> list:
         """Each owner's first-meld minimum for a deal, from the options and the sides' match totals."""

@@ -142,11 +142,6 @@ class Kanasta(CanastaGame):
             return "joker"
         return "clean" if meld.naturals >= 7 else "mixed"
 
-    # ----- deal ------------------------------------------------------------------------
-    def deal_setup(self, state, deck, pos):
-        state.pile.append(deck[pos])  # the upcard starts the pile
-        return pos + 1
-
     # ----- the pile --------------------------------------------------------------------
     def pile_closed_reason(self, state, seat):
         if state.phase == "draw":

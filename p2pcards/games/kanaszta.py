@@ -103,7 +103,6 @@ lies crosswise; the state's ``frozen_by`` names the side that froze it) and
 from __future__ import annotations
 
 from p2pcards import cards as C
-from p2pcards.games.base import NeedReveal
 from p2pcards.games.canasta import (
     ALONE_ONTO_MELD, BLACK3, KIND, NAT, WILD, WITH_HAND_INTO_NEW_MELD, WITH_TWO_NATURALS, CanastaGame, Meld,
 )
@@ -131,6 +130,7 @@ class Kanaszta(CanastaGame):
     side_melds = True
     opening_minimum_per_turn = True
     black_three_melds = True
+    upcard_covered_until_natural = True
     red3s_laid_at_once = True
     pile_red3s_laid = True
     freezing_discards = True
@@ -191,18 +191,7 @@ class Kanaszta(CanastaGame):
             return None
         return "natural" if meld.wilds == 0 else "mixed"
 
-    # ----- deal ---------------------------------------------------------------------------
-    def deal_setup(self, state, deck, pos):
-        while True:
-            card = deck[pos]
-            if C.is_unknown(card):
-                raise NeedReveal([card], "the upcard is turned face up, and covered while it is a 2, a 3 or a joker")
-            state.pile.append(card)
-            pos += 1
-            if KIND[card] == NAT:
-                break
-        return pos
-
+    # ----- red 3s ------------------------------------------------------------------------------
     def red3_replaced(self, state) -> bool:
         return state.options["red3_replacement"]
 
