@@ -64,7 +64,8 @@ def test_every_state_copies_one_way_and_the_copy_is_its_own(game_id):
 
 @pytest.mark.parametrize("game_id,players,options", [
     ("kanasta", 2, {}), ("kanasta", 4, {"play_before_first_meld": True}),
-    ("kanaszta", 2, {}), ("kanaszta", 4, {"freeze_binds_own_side": True}), ("kanaszta", 3, {"one_meld_per_rank": False}),
+    ("kanaszta", 2, {}), ("kanaszta", 4, {"freeze_binds_own_side": True}),
+    ("kanaszta", 3, {"one_meld_per_rank": False}),
 ])
 def test_the_ways_of_taking_the_pile_a_game_names_leave_out_no_legal_take(game_id, players, options):
     """``pile_take_ways`` only prunes the listing: every take the rules

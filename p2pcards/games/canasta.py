@@ -3,13 +3,14 @@
 The games' differences live in ``kanasta.py`` and ``kanaszta.py`` as class
 data (``side_melds``, ``opening_minimum_per_turn``, ``take_after_draw``, ...,
 documented on ``CanastaGame``) and a few public hooks declared once here with
-what a variant answers (``shape_error``, ``meld_status``, ``minimums``, ``pile_closed_reason``, ``pile_take_error``,
-``pile_take_ways``, ``must_take_pile``, ``stops_pile``, ``frozen_for``,
-``red3_replaced``, ``swap_actions``, ``score``) plus each game's own action
-handlers in its ``handlers`` table (kanasta's swap).
-Everything they share is here: the state, dealing, drawing, taking the pile,
-melding, adding, laying red 3s apart, discarding, going out, the enumeration of every legal
-action, the view and the match.
+what a variant answers (``shape_error``, ``meld_status``, ``minimums``,
+``pile_closed_reason``, ``pile_take_error``, ``pile_take_ways``,
+``must_take_pile``, ``stops_pile``, ``frozen_for``, ``red3_replaced``,
+``swap_actions``, ``score``) plus each game's own action handlers in its
+``handlers`` table (kanasta's swap). Everything they share is here: the
+state, dealing, drawing, taking the pile, melding, adding, laying red 3s
+apart, discarding, going out, the enumeration of every legal action, the
+scores' assembly, the view and the match.
 
 Terms used below: the *owner* of melds is the player in kanasta (melds belong
 to whoever laid them) and the side in kanaszta (a pair shares its melds). A
@@ -399,7 +400,8 @@ class CanastaGame(Game):
         rank = C.rank(top)
         candidates = []
         if WITH_TWO_NATURALS in ways and kind == NAT:
-            onto = [i for i, m in enumerate(state.melds) if m.rank == rank and not self._add_context_error(state, seat, i)]
+            onto = [i for i, m in enumerate(state.melds)
+                    if m.rank == rank and not self._add_context_error(state, seat, i)]
             for combo in _classes(nat.get(rank, ()), NO_WILDS, lambda n, w: n >= 2):
                 candidates.append({"type": "take_pile", "cards": list(combo)})
                 for i in onto:
@@ -535,16 +537,15 @@ class CanastaGame(Game):
 
     def _turn_up(self, state: CanastaState, deck: list, pos: int) -> int:
         """Start the pile with the upcard(s) from ``deck[pos:]``; returns the first stock position."""
+        covered = self.upcard_covered_until_natural
         while True:
             card = deck[pos]
             pos += 1
-            if not self.upcard_covered_until_natural:
-                state.pile.append(card)  # seen as the view shows it
-                return pos
-            if C.is_unknown(card):
+            if covered and C.is_unknown(card):
+                # Whether the next card covers it depends on what it is.
                 raise NeedReveal([card], "the upcard is turned face up, and covered while it is a 2, a 3 or a joker")
             state.pile.append(card)
-            if KIND[card] == NAT:
+            if not covered or KIND[card] == NAT:
                 return pos
 
     def minimums(self, opts: dict, scores: list, owners: int) -> list:
