@@ -5,6 +5,7 @@ once in the core, and the core names no game."""
 from __future__ import annotations
 
 import inspect
+import random
 import pathlib
 
 import pytest
@@ -59,3 +60,30 @@ def test_every_state_copies_one_way_and_the_copy_is_its_own(game_id):
     copy = state.evolve()
     assert copy == state and copy is not state
     assert type(copy) is type(state)
+
+
+@pytest.mark.parametrize("game_id,players,options", [
+    ("kanasta", 2, {}), ("kanasta", 4, {"play_before_first_meld": True}),
+    ("kanaszta", 2, {}), ("kanaszta", 4, {"freeze_binds_own_side": True}),
+    ("kanaszta", 3, {"one_meld_per_rank": False}),
+])
+def test_the_ways_of_taking_the_pile_a_game_names_leave_out_no_legal_take(game_id, players, options):
+    """``pile_take_ways`` only prunes the listing: every take the rules
+    accept in any way is listed, once."""
+    game = get_game(game_id)
+    rng = random.Random(game_id)
+    checked = 0
+    for seed in range(12):
+        state = game.start(players, seed=seed, options=options)
+        while not game.deal_over(state):
+            seat = state.turn
+            if state.pile and state.phase != "setup":
+                listed = game.pile_actions(state, seat)
+                assert len({repr(a) for a in listed}) == len(listed)
+                tried = game._pile_take_candidates(state, seat, state.pile[-1], canasta.EVERY_WAY)
+                assert {repr(a) for a in listed} == {repr(a) for a in game.possible_takes(state, seat, tried)}
+                checked += bool(listed)
+            legal = game.legal_actions(state)
+            takes = [a for a in legal if a["type"] in ("take_pile", "meld", "add")]
+            state = game.apply(state, rng.choice(takes if takes and rng.random() < 0.7 else legal))
+    assert checked > 20

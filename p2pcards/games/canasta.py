@@ -3,14 +3,14 @@
 The games' differences live in ``kanasta.py`` and ``kanaszta.py`` as class
 data (``side_melds``, ``opening_minimum_per_turn``, ``take_after_draw``, ...,
 documented on ``CanastaGame``) and a few public hooks declared once here with
-what a variant answers (``shape_error``, ``meld_status``, ``deal_setup``,
-``minimums``, ``pile_closed_reason``, ``pile_take_error``,
-``pile_take_candidates``, ``must_take_pile``, ``stops_pile``, ``frozen_for``,
-``red3_actions``, ``swap_actions``, ``score``) plus each game's own action
-handlers in its ``handlers`` table (kanasta's swap, both games' red 3s).
-Everything they share is here: the state, dealing, drawing, taking the pile,
-melding, adding, discarding, going out, the enumeration of every legal
-action, the view and the match.
+what a variant answers (``shape_error``, ``meld_status``, ``minimums``,
+``pile_closed_reason``, ``pile_take_error``, ``pile_take_ways``,
+``must_take_pile``, ``stops_pile``, ``frozen_for``, ``red3_replaced``,
+``swap_actions``, ``score``) plus each game's own action handlers in its
+``handlers`` table (kanasta's swap). Everything they share is here: the
+state, dealing, drawing, taking the pile, melding, adding, laying red 3s
+apart, discarding, going out, the enumeration of every legal action, the
+scores' assembly, the view and the match.
 
 Terms used below: the *owner* of melds is the player in kanasta (melds belong
 to whoever laid them) and the side in kanaszta (a pair shares its melds). A
@@ -163,6 +163,13 @@ def _groups(cards) -> list[tuple[str, int]]:
 
 NO_WILDS = ((), ())
 
+# The ways of taking the pile (``CanastaGame.pile_take_ways``): its top card goes at once
+WITH_HAND_INTO_NEW_MELD = "with hand cards into a new meld"  # of its rank (a wild on top: any rank, or all wild)
+ALONE_ONTO_MELD = "alone onto a meld"  # one it fits, that the seat may add to
+WITH_TWO_NATURALS = "with two naturals of its rank"  # 2+ from hand, no wild: into a new meld or onto one of that rank
+_ANY_MELD = frozenset({WITH_HAND_INTO_NEW_MELD, ALONE_ONTO_MELD})
+EVERY_WAY = frozenset({WITH_HAND_INTO_NEW_MELD, ALONE_ONTO_MELD, WITH_TWO_NATURALS})
+
 
 @lru_cache(maxsize=4096)
 def _hand_parts(hand: tuple) -> tuple[dict, tuple, tuple]:
@@ -275,7 +282,19 @@ class CanastaGame(Game):
     out_in_first_turn = True  # False: nobody goes out in their first turn (kanasta)
     # The pile is taken after the draw (kanasta), rather than instead of it.
     take_after_draw = False
-    red3s_laid_at_once = False  # a red 3 in hand must be laid before any other move (kanaszta)
+    # After the deal the top stock card is turned up to start the pile; while
+    # it is no natural card (a 2, a 3, a joker) the next one covers it (kanaszta).
+    upcard_covered_until_natural = False
+    # Red 3s are laid apart, never melded. Laid at once (kanaszta): a red 3
+    # never stays in a hand: those dealt are laid in a round after the deal
+    # (the "setup" phase), one drawn later before any other move, every red
+    # 3 held together. Otherwise (kanasta) a red 3 is laid as a move of its
+    # own, one at a time, whenever its holder likes during the turn.
+    red3s_laid_at_once = False
+    # A red 3 may be laid only while the stock has a card to replace it
+    # (kanasta: otherwise it stays in hand, or is discarded), rather than
+    # laid anyway, with no replacement once the stock is empty.
+    red3_laid_only_with_replacement = False
     pile_red3s_laid = False  # red 3s under the pile's top are laid apart as it is taken (kanaszta), not held
     freezing_discards = False  # a wild may be discarded crosswise to freeze the pile (kanaszta)
     # A last card its holder can't go out with (kanaszta: after a red 3 with no
@@ -332,10 +351,6 @@ class CanastaGame(Game):
         """Why a meld of this make-up is not allowed, or None."""
         raise NotImplementedError
 
-    def deal_setup(self, state: CanastaState, deck: list, pos: int) -> int:
-        """Turn up the upcard(s) after the deal; returns the first stock position."""
-        raise NotImplementedError
-
     def pile_closed_reason(self, state: CanastaState, seat: int) -> Text | None:
         """Why ``seat`` may not take the pile at all now (the moment of the
         turn, an empty or stopped pile...), or None: the variant's rule of
@@ -350,11 +365,13 @@ class CanastaGame(Game):
         the core checks)."""
         raise NotImplementedError
 
-    def pile_take_candidates(self, state: CanastaState, seat: int, top: str) -> list[dict]:
-        """The take_pile actions worth trying with the pile's known ``top``,
-        in listing order, up to suit equivalence; ``pile_actions`` keeps the
-        ones ``take_pile`` accepts."""
-        raise NotImplementedError
+    def pile_take_ways(self, state: CanastaState, seat: int) -> frozenset:
+        """The ways (``WITH_HAND_INTO_NEW_MELD``, ``ALONE_ONTO_MELD``,
+        ``WITH_TWO_NATURALS``) in which ``seat`` might take the pile now,
+        where it is open (``pile_closed_reason``): the listing tries only
+        these, so a way ``pile_take_error`` allows must be named. The seeds'
+        kanasta: with hand cards into a new meld, or alone onto a meld."""
+        return _ANY_MELD
 
     def must_take_pile(self, state: CanastaState, seat: int) -> bool:
         """Must ``seat`` take the pile rather than draw, whenever it can?
@@ -372,9 +389,11 @@ class CanastaGame(Game):
         the top's rank)? Classic canasta: it binds everybody."""
         return state.frozen
 
-    def red3_actions(self, state: CanastaState, seat: int) -> list[dict]:
-        """The red3 actions legal now (the variant's rule of laying red 3s)."""
-        raise NotImplementedError
+    def red3_replaced(self, state: CanastaState) -> bool:
+        """Does a red 3 laid from hand draw a replacement from the stock
+        (while the stock lasts)? The seeds: yes; kanaszta lets the
+        ``red3_replacement`` option say no."""
+        return True
 
     def swap_actions(self, state: CanastaState, seat: int) -> list[dict]:
         """The swap actions (a natural for a meld's wild) legal now; a
@@ -397,7 +416,49 @@ class CanastaGame(Game):
         """Every take of the pile legal now, in order."""
         if self.pile_closed_reason(state, seat):
             return []
-        return self.possible_takes(state, seat, self.pile_take_candidates(state, seat, self._pile_top(state)))
+        top = self._pile_top(state)
+        return self.possible_takes(state, seat, self._pile_take_candidates(state, seat, top,
+                                                                           self.pile_take_ways(state, seat)))
+
+    def _pile_take_candidates(self, state: CanastaState, seat: int, top: str, ways) -> list[dict]:
+        """The take_pile actions worth trying with the pile's known ``top``
+        in ``ways``, in listing order, up to suit equivalence; ``pile_actions``
+        keeps the ones ``take_pile`` accepts."""
+        kind = KIND[top]
+        if kind not in (NAT, WILD):
+            return []  # a 3 is never melded
+        nat, wild, _ = self._hand_parts(state.hands[seat])
+        rank = C.rank(top)
+        candidates = []
+        if WITH_TWO_NATURALS in ways and kind == NAT:
+            onto = [i for i, m in enumerate(state.melds)
+                    if m.rank == rank and not self._add_context_error(state, seat, i)]
+            for combo in _classes(nat.get(rank, ()), NO_WILDS, lambda n, w: n >= 2):
+                candidates.append({"type": "take_pile", "cards": list(combo)})
+                for i in onto:
+                    candidates.append({"type": "take_pile", "cards": list(combo), "meld": i})
+        if WITH_HAND_INTO_NEW_MELD in ways:
+            if kind == WILD:  # a new meld of any rank, or all wild
+                targets = [(r, nat[r]) for r in MELD_RANKS if r in nat]
+                if self.allows_wild_melds:
+                    targets.append(("W", ()))
+                forced = (0, 1)
+            else:
+                targets = [(rank, nat.get(rank, ()))]
+                forced = (1, 0)
+            for target, groups in targets:
+                def shape(n, w, target=target):
+                    return self.shape_error(target, n, w, n + w) is None
+                # Under a wild, a pick without naturals is the all-wild meld, listed once under "W".
+                need = 1 if kind == WILD and target != "W" else 0
+                for combo in _classes(groups, wild, shape, *forced, need):
+                    candidates.append({"type": "take_pile", "cards": list(combo)})
+        if ALONE_ONTO_MELD in ways:
+            for i, m in enumerate(state.melds):
+                if ((m.rank == rank or (kind == WILD and m.rank != "3"))
+                        and not self._add_context_error(state, seat, i)):
+                    candidates.append({"type": "take_pile", "cards": [], "meld": i})
+        return candidates
 
     def possible_takes(self, state: CanastaState, seat: int, candidates: list[dict]) -> list[dict]:
         """The candidate take_pile actions the rules allow now, in order."""
@@ -499,9 +560,24 @@ class CanastaGame(Game):
             turns_done=[0] * players, went_out=-1, concealed=False, meld_value_by=[0] * players,
             canastas=[False] * owners,
         )
-        pos = self.deal_setup(state, deck, pos)
+        pos = self._turn_up(state, deck, pos)
+        if self.red3s_laid_at_once:
+            state.phase = "setup"  # the round in which each seat lays the red 3s dealt to it
         state.stock = deck[pos:][::-1]
         return state
+
+    def _turn_up(self, state: CanastaState, deck: list, pos: int) -> int:
+        """Start the pile with the upcard(s) from ``deck[pos:]``; returns the first stock position."""
+        covered = self.upcard_covered_until_natural
+        while True:
+            card = deck[pos]
+            pos += 1
+            if covered and C.is_unknown(card):
+                # Whether the next card covers it depends on what it is.
+                raise NeedReveal([card], "the upcard is turned face up, and covered while it is a 2, a 3 or a joker")
+            state.pile.append(card)
+            if not covered or KIND[card] == NAT:
+                return pos
 
     def minimums(self, opts: dict, scores: list, owners: int) -> list:
         """Each owner's first-meld minimum for a deal, from the options and the sides' match totals."""
@@ -866,6 +942,63 @@ class CanastaGame(Game):
             return N_("lay your own first meld before adding to other players' melds")
         return None
 
+    def _do_red3(self, state, seat, action):
+        if not self.red3s_laid_at_once:
+            self._in_meld_phase(state, seat, "lay a red 3")
+        elif state.phase == "draw":
+            raise IllegalAction(N_("draw first (or take the pile)"))
+        setup = state.phase == "setup"
+        cards = self._cards(action, empty_ok=setup)  # in the setup round a seat may have none to lay
+        if self.red3s_laid_at_once:
+            for c in cards:
+                if KIND[c] != RED3:
+                    raise IllegalAction(N_("only red 3s are laid apart, not {card}", card=c))
+        elif len(cards) != 1 or KIND[cards[0]] != RED3:
+            raise IllegalAction(N_("lay one red 3 at a time"))
+        if self.red3_laid_only_with_replacement and not state.stock:
+            raise IllegalAction(N_("the stock is empty: there is no replacement to draw for a red 3"))
+        rest = _remove(state.hands[seat], cards)
+        if self.red3s_laid_at_once:
+            left = [c for c in rest if KIND.get(c) == RED3]
+            if left:
+                raise IllegalAction(N_("lay all your red 3s: you still hold {left}", left=left[0]))
+        s = state.evolve()
+        s.hands[seat] = rest
+        s.red3s[seat] += cards
+        drawn = 0
+        if self.red3_replaced(s):
+            for _ in cards:
+                if s.stock:
+                    s.hands[seat].append(s.stock.pop())
+                    drawn += 1
+        if not setup and not s.hands[seat]:
+            # The red 3 was the last card and no replacement came: the player
+            # goes out if allowed, else the turn simply passes.
+            if self._may_go_out(state, seat):
+                self._go_out(s, seat)
+                s.turns_done[seat] += 1
+            else:
+                self._end_turn(s, seat)
+            return s
+        if setup and not drawn:
+            # Done with the setup round (a replacement may be a red 3 again: then the seat lays once more).
+            if seat == s.dealer:
+                s.phase = "draw"
+                s.turn = (s.dealer + 1) % s.players
+                s.turn_opening = not s.opened[self.owner_of(s, s.turn)]
+            else:
+                s.turn = (seat + 1) % s.players
+        return s
+
+    def _red3_actions(self, state, seat) -> list[dict]:
+        if self.red3s_laid_at_once:
+            # All together; in the setup round also none (``[]``): a seat's say that it has none.
+            reds = sorted((c for c in state.hands[seat] if KIND.get(c) == RED3), key=card_key)
+            return [{"type": "red3", "cards": reds}] if state.phase == "setup" or reds else []
+        if self.red3_laid_only_with_replacement and not state.stock:
+            return []
+        return [{"type": "red3", "cards": [c]} for c, _ in _groups(state.hands[seat]) if KIND.get(c) == RED3]
+
     def _do_discard(self, state, seat, action):
         self._in_meld_phase(state, seat, "discard")
         cards = self._cards(action)
@@ -934,10 +1067,10 @@ class CanastaGame(Game):
         return None
 
     # What ``apply`` calls for each action type; a variant extends it with its
-    # own actions (``{**CanastaGame.handlers, "swap": ...}``) in the order of
+    # own actions (kanasta's swap, before the red 3s) in the order of
     # ``action_types``.
     handlers = {"draw": _do_draw, "take_pile": _do_take_pile, "meld": _do_meld, "add": _do_add,
-                "discard": _do_discard}
+                "red3": _do_red3, "discard": _do_discard}
     action_types = tuple(handlers)  # as the error messages list them
 
     # ----- moves in words ----------------------------------------------------------------
@@ -1032,11 +1165,11 @@ class CanastaGame(Game):
             return []
         seat = state.turn
         if state.phase == "setup":
-            return self.red3_actions(state, seat)
+            return self._red3_actions(state, seat)
         if state.phase == "draw":
             return self._draw_actions(state, seat)
         if self._need_red3_first(state, seat):
-            return self.red3_actions(state, seat)
+            return self._red3_actions(state, seat)
         if state.pending:
             return self._meld_actions(state, seat)
         out: list[dict] = []
@@ -1045,7 +1178,7 @@ class CanastaGame(Game):
         out += self._meld_actions(state, seat)
         out += self._add_actions(state, seat)
         out += self.swap_actions(state, seat)
-        out += self.red3_actions(state, seat)
+        out += self._red3_actions(state, seat)
         out += self._discard_actions(state, seat)
         return out
 
@@ -1062,8 +1195,6 @@ class CanastaGame(Game):
         """(rank -> naturals, (2s, jokers), black 3s) of the known cards of a
         hand (``_hand_parts`` above); shared results, not to be changed."""
         return _hand_parts(tuple(hand))
-
-    _classes = staticmethod(_classes)
 
     def _meld_actions(self, state, seat, first_only: bool = False) -> list[dict]:
         """Every legal new meld up to suit equivalence (one per rank, count
@@ -1178,6 +1309,21 @@ class CanastaGame(Game):
                     raise NeedReveal([c for hh in state.hands for c in hh if C.is_unknown(c)],
                                      "the cards left in hand count against their holders")
         return self.score(state)
+
+    def _deal_result(self, state: CanastaState, seats: list, parts: dict, **after) -> dict:
+        """What ``score`` returns, put together the one way for both games:
+        each seat's total, each side's (the sum of its seats), the variant's
+        parts of the score (in the order it gives them), who went out (None:
+        nobody) and ``after`` (kanaszta's ``concealed``)."""
+        sides = [0] * self.sides(state.players, state.options)
+        for seat, points in enumerate(seats):
+            sides[self.side_of(seat, state.players, state.options)] += points
+        return {"seats": seats, "sides": sides, **parts,
+                "went_out": state.went_out if state.went_out >= 0 else None, **after}
+
+    def _hand_points(self, state: CanastaState, seat: int) -> int:
+        """The card value left in ``seat``'s hand (every card known)."""
+        return sum(self.value(c) for c in state.hands[seat])
 
     # ----- view ----------------------------------------------------------------------------------
     def view(self, state, seat) -> dict:

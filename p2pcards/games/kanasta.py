@@ -81,7 +81,7 @@ from __future__ import annotations
 from p2pcards.games.base import IllegalAction, by, card_list
 from p2pcards.i18n import N_, Text
 from p2pcards.games.canasta import (
-    KIND, MELD_RANKS, RED3, WILD, CanastaGame, Meld, _groups, _remove, card_key, describe,
+    KIND, MELD_RANKS, WILD, CanastaGame, Meld, _remove, card_key, describe,
 )
 from p2pcards import cards as C
 from p2pcards.games.base import Verb
@@ -100,6 +100,7 @@ class Kanasta(CanastaGame):
     allows_wild_melds = True
     out_in_first_turn = False
     take_after_draw = True
+    red3_laid_only_with_replacement = True
     values = {"JK": 50, "2": 20, "3R": 100, "3B": 100, "A": 20,
               **{r: 10 for r in ("8", "9", "10", "J", "Q", "K")},
               **{r: 5 for r in ("4", "5", "6", "7")}}
@@ -164,11 +165,6 @@ class Kanasta(CanastaGame):
             return "joker"
         return "clean" if meld.naturals >= 7 else "mixed"
 
-    # ----- deal ------------------------------------------------------------------------
-    def deal_setup(self, state, deck, pos):
-        state.pile.append(deck[pos])  # the upcard starts the pile
-        return pos + 1
-
     # ----- the pile --------------------------------------------------------------------
     def pile_closed_reason(self, state, seat):
         if state.phase == "draw":
@@ -185,29 +181,6 @@ class Kanasta(CanastaGame):
         if index is not None and cards:
             return N_("to put the top card into a meld take it alone; add more cards afterwards")
         return None
-
-    def pile_take_candidates(self, state, seat, top):
-        kind = KIND[top]
-        if kind not in (WILD, "N"):
-            return []
-        nat, wild, _ = self._hand_parts(state.hands[seat])
-        candidates = []
-        if kind == WILD:
-            targets = [(r, nat[r]) for r in MELD_RANKS if r in nat] + [("W", ())]
-            forced = (0, 1)
-        else:
-            targets = [(C.rank(top), nat.get(C.rank(top), ()))]
-            forced = (1, 0)
-        for rank, groups in targets:
-            def shape(n, w, rank=rank):
-                return self.shape_error(rank, n, w, n + w) is None
-            need = 1 if kind == WILD and rank != "W" else 0  # else it is the all-wild meld, listed once
-            for combo in self._classes(groups, wild, shape, *forced, need):
-                candidates.append({"type": "take_pile", "cards": list(combo)})
-        for i, m in enumerate(state.melds):
-            if m.rank == C.rank(top) or (kind == WILD and m.rank != "3"):
-                candidates.append({"type": "take_pile", "cards": [], "meld": i})
-        return candidates
 
     # ----- swaps ---------------------------------------------------------------------------
     def describe_action(self, state, seat: int, action: dict, who: str | None) -> Text:
@@ -306,28 +279,9 @@ class Kanasta(CanastaGame):
                     out.append(action)
         return out
 
-    # ----- red 3s ------------------------------------------------------------------------------
-    def _do_red3(self, state, seat, action):
-        self._in_meld_phase(state, seat, "lay a red 3")
-        cards = self._cards(action)
-        if len(cards) != 1 or KIND[cards[0]] != RED3:
-            raise IllegalAction(N_("lay one red 3 at a time"))
-        if not state.stock:
-            raise IllegalAction(N_("the stock is empty: there is no replacement to draw for a red 3"))
-        rest = _remove(state.hands[seat], cards)
-        s = state.evolve()
-        s.hands[seat] = rest
-        s.red3s[seat].append(cards[0])
-        s.hands[seat].append(s.stock.pop())
-        return s
-
-    def red3_actions(self, state, seat):
-        if not state.stock:
-            return []
-        return [{"type": "red3", "cards": [c]} for c, _ in _groups(state.hands[seat]) if KIND.get(c) == RED3]
-
     handlers = {"draw": CanastaGame._do_draw, "take_pile": CanastaGame._do_take_pile, "meld": CanastaGame._do_meld,
-                "add": CanastaGame._do_add, "swap": _do_swap, "red3": _do_red3, "discard": CanastaGame._do_discard}
+                "add": CanastaGame._do_add, "swap": _do_swap, "red3": CanastaGame._do_red3,
+                "discard": CanastaGame._do_discard}
     action_types = tuple(handlers)
 
     # ----- scores ----------------------------------------------------------------------------------
@@ -345,14 +299,10 @@ class Kanasta(CanastaGame):
                 melded[by if to_layer else m.owner] += self.value(c)
         red3 = [100 * len(r) for r in state.red3s]
         melds = [(melded[s] + red3[s]) * (1 if has[s] else -1) for s in range(n)]
-        hand = [-sum(self.value(c) for c in h) for h in state.hands]
+        hand = [-self._hand_points(state, s) for s in range(n)]
         seats = [out[s] + bonus[s] + melds[s] + hand[s] for s in range(n)]
-        if self.sides(n, state.options) == 2 and n == 4:
-            sides = [seats[0] + seats[2], seats[1] + seats[3]]
-        else:
-            sides = list(seats)
-        return {"seats": seats, "sides": sides, "going_out": out, "canastas": bonus, "melds": melds,
-                "red3s": red3, "hand": hand, "went_out": state.went_out if state.went_out >= 0 else None}
+        return self._deal_result(state, seats, {"going_out": out, "canastas": bonus, "melds": melds,
+                                               "red3s": red3, "hand": hand})
 
 
 GAME = Kanasta()

@@ -103,9 +103,8 @@ lies crosswise; the state's ``frozen_by`` names the side that froze it) and
 from __future__ import annotations
 
 from p2pcards import cards as C
-from p2pcards.games.base import IllegalAction, NeedReveal
 from p2pcards.games.canasta import (
-    BLACK3, KIND, NAT, NO_WILDS, RED3, WILD, CanastaGame, Meld, _remove, card_key,
+    ALONE_ONTO_MELD, BLACK3, KIND, NAT, WILD, WITH_HAND_INTO_NEW_MELD, WITH_TWO_NATURALS, CanastaGame, Meld,
 )
 from p2pcards.i18n import N_
 from p2pcards.games.base import Verb
@@ -119,6 +118,13 @@ _BLACK_3_OR_4 = N_("black 3s are melded 3 or 4 together")
 _AT_LEAST_3 = N_("a meld needs at least 3 cards")
 _AT_MOST_3_WILDS = N_("a meld holds at most 3 wild cards")
 
+# How the pile is taken (the seed): while it is frozen, with two natural cards
+# of the top's rank; else before the side's first meld into a new meld with
+# cards from hand, after it alone onto one of the side's melds.
+_FROZEN = frozenset({WITH_TWO_NATURALS})
+_INTO_NEW = frozenset({WITH_HAND_INTO_NEW_MELD})
+_ALONE = frozenset({ALONE_ONTO_MELD})
+
 
 class Kanaszta(CanastaGame):
     id = "kanaszta"
@@ -126,6 +132,7 @@ class Kanaszta(CanastaGame):
     side_melds = True
     opening_minimum_per_turn = True
     black_three_melds = True
+    upcard_covered_until_natural = True
     red3s_laid_at_once = True
     pile_red3s_laid = True
     freezing_discards = True
@@ -207,63 +214,9 @@ class Kanaszta(CanastaGame):
             return None
         return "natural" if meld.wilds == 0 else "mixed"
 
-    # ----- deal ---------------------------------------------------------------------------
-    def deal_setup(self, state, deck, pos):
-        while True:
-            card = deck[pos]
-            if C.is_unknown(card):
-                raise NeedReveal([card], "the upcard is turned face up, and covered while it is a 2, a 3 or a joker")
-            state.pile.append(card)
-            pos += 1
-            if KIND[card] == NAT:
-                break
-        state.phase = "setup"
-        return pos
-
-    def _do_red3(self, state, seat, action):
-        if state.phase == "draw":
-            raise IllegalAction(N_("draw first (or take the pile)"))
-        setup = state.phase == "setup"
-        cards = self._cards(action, empty_ok=setup)
-        for c in cards:
-            if KIND[c] != RED3:
-                raise IllegalAction(N_("only red 3s are laid apart, not {card}", card=c))
-        rest = _remove(state.hands[seat], cards)
-        left = [c for c in rest if KIND.get(c) == RED3]
-        if left:
-            raise IllegalAction(N_("lay all your red 3s: you still hold {left}", left=left[0]))
-        s = state.evolve()
-        s.hands[seat] = rest
-        s.red3s[seat] += cards
-        drawn = 0
-        if s.options["red3_replacement"]:
-            for _ in cards:
-                if s.stock:
-                    s.hands[seat].append(s.stock.pop())
-                    drawn += 1
-        if not setup and not s.hands[seat]:
-            # The red 3 was the last card and no replacement came: the player
-            # goes out if allowed, else the turn simply passes.
-            if self._may_go_out(state, seat):
-                self._go_out(s, seat)
-                s.turns_done[seat] += 1
-            else:
-                self._end_turn(s, seat)
-            return s
-        if setup and not drawn:
-            if seat == s.dealer:
-                s.phase = "draw"
-                s.turn = (s.dealer + 1) % s.players
-                s.turn_opening = not s.opened[self.owner_of(s, s.turn)]
-            else:
-                s.turn = (seat + 1) % s.players
-        return s
-
-    def red3_actions(self, state, seat):
-        reds = sorted((c for c in state.hands[seat] if KIND.get(c) == RED3), key=card_key)
-        if state.phase == "setup" or reds:
-            return [{"type": "red3", "cards": reds}]
-        return []
+    # ----- red 3s ------------------------------------------------------------------------------
+    def red3_replaced(self, state) -> bool:
+        return state.options["red3_replacement"]
 
     # ----- the pile ---------------------------------------------------------------------------
     def must_take_pile(self, state, seat) -> bool:
@@ -283,11 +236,17 @@ class Kanaszta(CanastaGame):
             return N_("nobody may take the pile while holding only one card")
         return None
 
-    def pile_take_error(self, state, seat, top, cards, i):
+    def pile_take_ways(self, state, seat):
         owner = self.owner_of(state, seat)
-        kind = KIND[top]
-        opened = state.opened[owner]
         if self.frozen_for(state, owner):
+            return _FROZEN
+        return _ALONE if state.opened[owner] else _INTO_NEW
+
+    def pile_take_error(self, state, seat, top, cards, i):
+        ways = self.pile_take_ways(state, seat)
+        kind = KIND[top]
+        opened = state.opened[self.owner_of(state, seat)]
+        if WITH_TWO_NATURALS in ways:
             if kind != NAT:
                 return N_("the pile is frozen under a wild card: it can't be taken until covered")
             if any(KIND[c] != NAT or C.rank(c) != C.rank(top) for c in cards) or len(cards) < 2:
@@ -296,7 +255,7 @@ class Kanaszta(CanastaGame):
                           top=top, rank=C.Rank(C.rank(top)))
             if not opened and i is not None:
                 return N_("your side has no meld yet: the top card goes into a new meld")
-        elif not opened:
+        elif WITH_HAND_INTO_NEW_MELD in ways:
             if i is not None:
                 return N_("your side has no meld yet: the top card goes into a new meld")
             if not cards:
@@ -306,34 +265,6 @@ class Kanaszta(CanastaGame):
             return N_("after your side's first meld the top card is taken alone into one of its melds: "
                       "name the meld and no cards from your hand (t N)")
         return None
-
-    def pile_take_candidates(self, state, seat, top):
-        kind = KIND[top]
-        owner = self.owner_of(state, seat)
-        nat, wild, _ = self._hand_parts(state.hands[seat])
-        candidates = []
-        if self.frozen_for(state, owner):
-            if kind == NAT:
-                rank = C.rank(top)
-                mine = [j for j, m in enumerate(state.melds) if m.owner == owner and m.rank == rank]
-                for combo in self._classes(nat.get(rank, ()), NO_WILDS, lambda n, w: n >= 2):
-                    candidates.append({"type": "take_pile", "cards": list(combo)})
-                    for j in mine:
-                        candidates.append({"type": "take_pile", "cards": list(combo), "meld": j})
-        elif not state.opened[owner]:
-            # A new meld of the top card with hand cards, of the top's rank (or any rank under a wild).
-            ranks = [C.rank(top)] if kind == NAT else [r for r in nat] if kind == WILD else []
-            forced = (1, 0) if kind == NAT else (0, 1)
-            for rank in ranks:
-                def shape(n, w, rank=rank):
-                    return self.shape_error(rank, n, w, n + w) is None
-                for combo in self._classes(nat.get(rank, ()), wild, shape, *forced):
-                    candidates.append({"type": "take_pile", "cards": list(combo)})
-        else:
-            for j, m in enumerate(state.melds):
-                if m.owner == owner:
-                    candidates.append({"type": "take_pile", "cards": [], "meld": j})
-        return candidates
 
     # ----- discards ----------------------------------------------------------------------------
     def stops_pile(self, state, card) -> bool:
@@ -353,10 +284,6 @@ class Kanaszta(CanastaGame):
         if not state.frozen:
             return False
         return state.frozen_by != side or state.options["freeze_binds_own_side"]
-
-    handlers = {"draw": CanastaGame._do_draw, "take_pile": CanastaGame._do_take_pile, "meld": CanastaGame._do_meld,
-                "add": CanastaGame._do_add, "red3": _do_red3, "discard": CanastaGame._do_discard}
-    action_types = tuple(handlers)
 
     # ----- scores ----------------------------------------------------------------------------
     def score(self, state):
@@ -382,20 +309,15 @@ class Kanaszta(CanastaGame):
             d = side[s]
             each = 200 if reds[d] == 4 else 100
             red = each * len(state.red3s[s]) * (1 if has[d] else -1)
-            hand = sum(self.value(c) for c in state.hands[s])
             spared = d == out_side and not state.options["partner_hand_counts"]
-            hand_pts = 0 if spared else -hand
+            hand_pts = 0 if spared else -self._hand_points(state, s)
             out = out_pts if s == state.went_out else 0
             seats[s] = red + bonus_by[s] + out + state.meld_value_by[s] + hand_pts
             parts["red3s"][d] += red
             parts["canastas"][d] += bonus_by[s]
             parts["going_out"][d] += out
             parts["hand"][d] += hand_pts
-        sides = [0] * n_sides
-        for s in range(n):
-            sides[side[s]] += seats[s]
-        return {"seats": seats, "sides": sides, **parts,
-                "went_out": state.went_out if state.went_out >= 0 else None, "concealed": state.concealed}
+        return self._deal_result(state, seats, parts, concealed=state.concealed)
 
 
 GAME = Kanaszta()
