@@ -14,6 +14,7 @@ the costliest first, never a wild while anything else will do.
 from __future__ import annotations
 
 from collections import Counter
+from functools import cached_property
 
 WILD_RANKS = ("JK", "2")
 GOING_OUT = 10  # going out ends the deal: worth it, but not above building canastas
@@ -33,19 +34,25 @@ def _is_wild(card: str) -> bool:
 
 
 def choose(game, state, rng) -> dict:
-    return best_scored(game, state, scored)
+    return best_scored(game, state, scorer)
 
 
-def best_scored(game, state, scorer) -> dict:
-    """The first best of ``scorer(game, state, actions)`` over the legal actions."""
+def best_scored(game, state, make_scorer) -> dict:
+    """The first best legal action by ``make_scorer(game, state)``, the
+    score of one action (the search's rollouts run this for every move, so
+    it builds no list of scores)."""
     actions = game.legal_actions(state)
     if not actions:
         raise ValueError("no legal action: it is nobody's turn")
     if len(actions) == 1:
         return actions[0]
-    best, best_score = None, None
-    for score, action in scorer(game, state, actions):
-        if best_score is None or score > best_score:
+    score_of = make_scorer(game, state)
+    rest = iter(actions)
+    best = next(rest)
+    best_score = score_of(best)
+    for action in rest:
+        score = score_of(action)
+        if score > best_score:
             best, best_score = action, score
     return best
 
@@ -56,19 +63,27 @@ def scored(game, state, actions=None) -> list[tuple[float, dict]]:
     search looks first at the actions this ranks highest."""
     if actions is None:
         actions = game.legal_actions(state)
+    score_of = scorer(game, state)
+    return [(score_of(action), action) for action in actions]
+
+
+def scorer(game, state):
+    """The heuristic's score of one action of this decision."""
     ctx = _Context(game, state)
-    return [(_score(ctx, action), action) for action in actions]
+    return lambda action: _score(ctx, action)
 
 
 class _Context:
     """What the scores of one decision's actions read, worked out once: the
     seat's own hand and the table, all of it in the seat's ``view``, read
     straight from the state (building the whole view costs more than the
-    scoring)."""
+    scoring). What only melds and discards read is worked out when first
+    asked for: a decision between drawing and taking the pile needs none."""
 
     def __init__(self, game, state):
         seat = game.to_act(state)
         self.game = game
+        self.state = state
         self.seat = seat
         self.players = state.players
         self.options = state.options
@@ -78,13 +93,34 @@ class _Context:
         self.frozen = state.frozen
         self.opened = state.opened
         self.opened_mine = state.opened[game.owner_of(state, seat)]
-        self.melds = [(m.owner, m.rank, len(m.cards)) for m in state.melds]
-        self.friendly = [_friendly(self, owner) for owner, _, _ in self.melds]
-        self.sizes = [n for _, _, n in self.melds]
-        self.friendly_canasta = any(f and n >= 7 for f, n in zip(self.friendly, self.sizes))
-        self.counts = Counter(_rank(c) for c in self.hand)
-        self.my_ranks = {rank for (_, rank, _), f in zip(self.melds, self.friendly) if f}
-        self.their_ranks = {rank for (_, rank, _), f in zip(self.melds, self.friendly) if not f}
+
+    @cached_property
+    def melds(self) -> list[tuple]:
+        return [(m.owner, m.rank, len(m.cards)) for m in self.state.melds]
+
+    @cached_property
+    def friendly(self) -> list[bool]:
+        return [_friendly(self, owner) for owner, _, _ in self.melds]
+
+    @cached_property
+    def sizes(self) -> list[int]:
+        return [n for _, _, n in self.melds]
+
+    @cached_property
+    def friendly_canasta(self) -> bool:
+        return any(f and n >= 7 for f, n in zip(self.friendly, self.sizes))
+
+    @cached_property
+    def counts(self) -> Counter:
+        return Counter(map(_rank, self.hand))
+
+    @cached_property
+    def my_ranks(self) -> set:
+        return {rank for (_, rank, _), f in zip(self.melds, self.friendly) if f}
+
+    @cached_property
+    def their_ranks(self) -> set:
+        return {rank for (_, rank, _), f in zip(self.melds, self.friendly) if not f}
 
 
 def _friendly(ctx: _Context, owner) -> bool:
@@ -99,18 +135,22 @@ def _friendly(ctx: _Context, owner) -> bool:
 
 def _score(ctx: _Context, action) -> float:
     kind = action["type"]
-    cards = action.get("cards", [])
-    left = len(ctx.hand) - len(cards)
-    wilds = sum(_is_wild(c) for c in cards)
-    naturals = len(cards) - wilds
-    going_out = GOING_OUT if left == 0 and kind in ("meld", "add") else 0
+    if kind == "discard":  # the most frequent: one per card of the hand
+        return _discard_score(ctx, action)
     if kind == "red3":
         return 1000
+    if kind == "draw":
+        return 100
+    if kind == "swap":
+        return -20
+    cards = action.get("cards", [])
+    left = len(ctx.hand) - len(cards)
+    wilds = len([c for c in cards if c in WILD_CODES])
+    naturals = len(cards) - wilds
+    going_out = GOING_OUT if left == 0 and kind in ("meld", "add") else 0
     if kind == "take_pile":
         # The whole pile for one meld: worth it unless it costs wilds.
         return 200 + 2 * ctx.pile - 15 * wilds + going_out
-    if kind == "draw":
-        return 100
     if kind in ("meld", "add") and 0 < left < KEEP and not _can_go_out(ctx, action):
         # Without a canasta a short hand is stuck: it can't take the pile
         # (kanaszta: not holding one card) nor go out, so keep cards back.
@@ -133,10 +173,6 @@ def _score(ctx: _Context, action) -> float:
         if before < 7 <= before + len(cards):
             score += 45  # completes a canasta
         return score
-    if kind == "swap":
-        return -20
-    if kind == "discard":
-        return _discard_score(ctx, action)
     return -100
 
 
@@ -152,11 +188,11 @@ def _can_go_out(ctx: _Context, action) -> bool:
 
 def _discard_score(ctx: _Context, action) -> float:
     card = action["cards"][0]
-    rank = _rank(card)
     if action.get("freeze"):
         return -40  # a wild is worth more in hand than a frozen pile
-    if _is_wild(card):
+    if card in WILD_CODES:
         return -30
+    rank = card[:-1]  # not a joker
     if rank == "3":
         return 5 if card[-1] in "CS" else -5  # black 3: useless, and a stop card in kanaszta
     score = -2.0 * ctx.counts[rank]  # keep pairs and triples
