@@ -13,8 +13,7 @@ the costliest first, never a wild while anything else will do.
 
 from __future__ import annotations
 
-from collections import Counter
-from functools import cached_property
+from functools import partial
 
 WILD_RANKS = ("JK", "2")
 GOING_OUT = 10  # going out ends the deal: worth it, but not above building canastas
@@ -23,6 +22,7 @@ MELD_WILD = 14  # the cost of spending a wild on a new meld once opened
 
 
 WILD_CODES = frozenset(["JK"] + ["2" + suit for suit in "CDHS"])
+THREE_CODES = frozenset("3" + suit for suit in "CDHS")
 
 
 def _rank(card: str) -> str:
@@ -69,21 +69,18 @@ def scored(game, state, actions=None) -> list[tuple[float, dict]]:
 
 def scorer(game, state):
     """The heuristic's score of one action of this decision."""
-    ctx = _Context(game, state)
-    return lambda action: _score(ctx, action)
+    return partial(_score, _Context(game, state))
 
 
 class _Context:
     """What the scores of one decision's actions read, worked out once: the
     seat's own hand and the table, all of it in the seat's ``view``, read
     straight from the state (building the whole view costs more than the
-    scoring). What only melds and discards read is worked out when first
-    asked for: a decision between drawing and taking the pile needs none."""
+    scoring)."""
 
     def __init__(self, game, state):
         seat = game.to_act(state)
         self.game = game
-        self.state = state
         self.seat = seat
         self.players = state.players
         self.options = state.options
@@ -93,44 +90,30 @@ class _Context:
         self.frozen = state.frozen
         self.opened = state.opened
         self.opened_mine = state.opened[game.owner_of(state, seat)]
-
-    @cached_property
-    def melds(self) -> list[tuple]:
-        return [(m.owner, m.rank, len(m.cards)) for m in self.state.melds]
-
-    @cached_property
-    def friendly(self) -> list[bool]:
-        return [_friendly(self, owner) for owner, _, _ in self.melds]
-
-    @cached_property
-    def sizes(self) -> list[int]:
-        return [n for _, _, n in self.melds]
-
-    @cached_property
-    def friendly_canasta(self) -> bool:
-        return any(f and n >= 7 for f, n in zip(self.friendly, self.sizes))
-
-    @cached_property
-    def counts(self) -> Counter:
-        return Counter(map(_rank, self.hand))
-
-    @cached_property
-    def my_ranks(self) -> set:
-        return {rank for (_, rank, _), f in zip(self.melds, self.friendly) if f}
-
-    @cached_property
-    def their_ranks(self) -> set:
-        return {rank for (_, rank, _), f in zip(self.melds, self.friendly) if not f}
-
-
-def _friendly(ctx: _Context, owner) -> bool:
-    """Melds the seat is glad to feed: its own, or its partner's in pairs
-    (kanaszta melds belong to the side already)."""
-    if ctx.game.side_melds:
-        return owner == ctx.game.side_of(ctx.seat, ctx.players, ctx.options)
-    if ctx.pairs:
-        return owner % 2 == ctx.seat % 2
-    return owner == ctx.seat
+        self.melds = melds = state.melds  # the engine's, never changed here
+        # Melds the seat is glad to feed: its own, or its partner's in pairs
+        # (kanaszta melds belong to the side already).
+        if game.side_melds:
+            side = game.side_of(seat, state.players, state.options)
+            self.friendly = [m.owner == side for m in melds]
+        elif self.pairs:
+            self.friendly = [m.owner % 2 == seat % 2 for m in melds]
+        else:
+            self.friendly = [m.owner == seat for m in melds]
+        self.sizes = [len(m.cards) for m in melds]
+        self.friendly_canasta = False
+        self.my_ranks = set()
+        self.their_ranks = set()
+        for m, friendly, size in zip(melds, self.friendly, self.sizes):
+            if friendly:
+                self.my_ranks.add(m.rank)
+                self.friendly_canasta = self.friendly_canasta or size >= 7
+            else:
+                self.their_ranks.add(m.rank)
+        self.counts: dict[str, int] = {}  # rank -> cards of it in hand
+        for c in self.hand:
+            rank = _rank(c)
+            self.counts[rank] = self.counts.get(rank, 0) + 1
 
 
 def _score(ctx: _Context, action) -> float:
@@ -145,7 +128,7 @@ def _score(ctx: _Context, action) -> float:
         return -20
     cards = action.get("cards", [])
     left = len(ctx.hand) - len(cards)
-    wilds = len([c for c in cards if c in WILD_CODES])
+    wilds = sum(map(WILD_CODES.__contains__, cards))
     naturals = len(cards) - wilds
     going_out = GOING_OUT if left == 0 and kind in ("meld", "add") else 0
     if kind == "take_pile":
@@ -159,7 +142,7 @@ def _score(ctx: _Context, action) -> float:
         score = 20 + 4 * naturals - (4 if not ctx.opened_mine else MELD_WILD) * wilds + going_out
         if len(cards) >= 7:
             score += 40
-        if naturals and all(_rank(c) == "3" for c in cards if not _is_wild(c)):
+        if naturals and sum(map(THREE_CODES.__contains__, cards)) == naturals:
             score += 50  # black 3s: only ever offered when going out
         return score
     if kind == "add":

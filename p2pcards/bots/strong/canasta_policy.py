@@ -61,11 +61,11 @@ class _Threat:
                 # A frozen pile is taken only with two naturals from hand: no card is safer than another.
                 return None
             # Kanaszta: an opened side takes the pile onto one of its own melds with the top card alone.
-            return {rank for owner, rank, _ in ctx.melds if owner == their}
+            return {m.rank for m in ctx.melds if m.owner == their}
         if not ctx.opened[nxt]:
             return None
         # Kanasta: an opened player adds the top card to anybody's meld.
-        return {rank for _, rank, _ in ctx.melds if rank not in ("W", "3")}
+        return {m.rank for m in ctx.melds if m.rank not in ("W", "3")}
 
     def adjust(self, action) -> float:
         if action["type"] != "discard" or action.get("freeze"):
