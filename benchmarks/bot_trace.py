@@ -10,6 +10,9 @@ holds the decision's action and a digest of every root move's reward on
 every determinization, so any change in the simulations shows even where
 the chosen move stays the same. Two runs of the same code print the same
 lines; ``diff`` two files to compare two versions of the code.
+``tests/strong_trace.jsonl`` is a short one that the tests replay (record it
+anew, with the command in ``tests/test_strong_bot.py``, only when the play
+is meant to change: new rules, a new heuristic).
 """
 
 from __future__ import annotations
@@ -67,6 +70,16 @@ def trace(game_id: str, players: int, deal: int, iterations: int, limit: int | N
     return out
 
 
+def lines(configs: str, iterations: int, deals: int, limit: int | None):
+    """(line, cpu seconds) for every strong decision of every configuration's deals."""
+    for config in configs.split(","):
+        game_id, players = config.split(":")
+        for deal in range(deals):
+            for i, d in enumerate(trace(game_id, int(players), deal, iterations, limit)):
+                cpu = d.pop("cpu")
+                yield {"game": game_id, "players": int(players), "deal": deal, "decision": i, **d}, cpu
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--iterations", type=int, default=30)
@@ -76,13 +89,10 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     total = 0.0
     moves = 0
-    for config in args.games.split(","):
-        game_id, players = config.split(":")
-        for deal in range(args.deals):
-            for i, d in enumerate(trace(game_id, int(players), deal, args.iterations, args.decisions)):
-                total += d.pop("cpu")
-                moves += 1
-                print(json.dumps({"game": game_id, "players": int(players), "deal": deal, "decision": i, **d}))
+    for line, cpu in lines(args.games, args.iterations, args.deals, args.decisions):
+        total += cpu
+        moves += 1
+        print(json.dumps(line))
     print(f"{moves} decisions, {total:.1f} s CPU, {total / max(moves, 1):.3f} s a decision", file=sys.stderr)
     return 0
 
