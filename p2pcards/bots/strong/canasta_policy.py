@@ -15,8 +15,6 @@ played by the greedy bot. It decides from the seat's own view only.
 
 from __future__ import annotations
 
-from functools import cached_property
-
 from p2pcards.bots.greedy.canasta import _Context, _is_wild, _rank, _score, best_scored
 
 # Weights (in the greedy scores' units: a meld is ~20-60, a discard ~-10..5).
@@ -43,40 +41,33 @@ def scorer(game, state):
 
 
 class _Threat:
-    """What a discard may give the next player (worked out at the first discard scored)."""
+    """What a discard may give the next player."""
 
     def __init__(self, ctx: _Context):
-        self.ctx = ctx
-
-    @cached_property
-    def ranks(self) -> set | None:
-        """The ranks the next player may take the pile onto with the discard
-        on top; None when no discard is riskier than another."""
-        ctx = self.ctx
         game, n = ctx.game, ctx.players
-        nxt = (ctx.seat + 1) % n
+        self.game = game
+        self.next = (ctx.seat + 1) % n
+        self.pile = ctx.pile + 1  # with the discard on top
         if game.side_melds:
-            their = game.side_of(nxt, n, ctx.options)
-            if not ctx.opened[their] or ctx.frozen:
-                # A frozen pile is taken only with two naturals from hand: no card is safer than another.
-                return None
+            their = game.side_of(self.next, n, ctx.options)
+            self.opened = ctx.opened[their]
             # Kanaszta: an opened side takes the pile onto one of its own melds with the top card alone.
-            return {m.rank for m in ctx.melds if m.owner == their}
-        if not ctx.opened[nxt]:
-            return None
-        # Kanasta: an opened player adds the top card to anybody's meld.
-        return {m.rank for m in ctx.melds if m.rank not in ("W", "3")}
+            self.ranks = {m.rank for m in ctx.melds if m.owner == their}
+            self.frozen = ctx.frozen
+        else:
+            self.opened = ctx.opened[self.next]
+            # Kanasta: an opened player adds the top card to anybody's meld.
+            self.ranks = {m.rank for m in ctx.melds if m.rank not in ("W", "3")}
+            self.frozen = False
 
     def adjust(self, action) -> float:
-        if action["type"] != "discard" or action.get("freeze"):
-            return 0.0
-        ranks = self.ranks
-        if ranks is None:
+        if action["type"] != "discard" or action.get("freeze") or not self.opened or self.frozen:
+            # A frozen pile is taken only with two naturals from hand: no card is safer than another.
             return 0.0
         card = action["cards"][0]
         if _is_wild(card):
             # A wild fits any meld; in kanaszta a joker discarded plainly stops the pile instead.
-            risky = not (self.ctx.game.side_melds and card == "JK")
+            risky = not (self.game.side_melds and card == "JK")
         else:
-            risky = _rank(card) in ranks  # never a 3: no meld of 3s takes a pile
-        return -DANGER * (self.ctx.pile + 1) if risky else 0.0  # the pile with the discard on top
+            risky = _rank(card) in self.ranks  # never a 3: no meld of 3s takes a pile
+        return -DANGER * self.pile if risky else 0.0
