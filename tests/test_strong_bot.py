@@ -9,6 +9,7 @@ import random
 import subprocess
 import sys
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -316,3 +317,19 @@ def test_canasta_candidates_weigh_each_kind_of_move_and_the_budget_is_spent_exac
             assert decision.iterations == 37 and decision.action in picked
         checked += 1
     assert checked >= 3
+
+
+TRACE = Path(__file__).resolve().parent / "strong_trace.jsonl"
+# Recorded with: PYTHONPATH=. python benchmarks/bot_trace.py --iterations 12 --deals 1 --decisions 8 > tests/strong_trace.jsonl
+TRACE_ARGS = dict(configs="kanasta:2,kanaszta:2,kanasta:4,kanaszta:4", iterations=12, deals=1, limit=8)
+
+
+def test_canasta_search_plays_as_recorded():
+    """The strong bot's canasta decisions, and every root move's reward on
+    every deal it sampled, are those recorded: a speed-up must not change
+    the play. (Rules or heuristics changed on purpose: record anew.)"""
+    from benchmarks.bot_trace import lines
+
+    recorded = [json.loads(line) for line in TRACE.read_text().splitlines()]
+    for want, (got, _) in zip(recorded, lines(**TRACE_ARGS), strict=True):
+        assert json.loads(json.dumps(got)) == want, f"decision {want['decision']} of {want['game']} at {want['players']} players differs"

@@ -13,7 +13,7 @@ the costliest first, never a wild while anything else will do.
 
 from __future__ import annotations
 
-from collections import Counter
+from functools import partial
 
 WILD_RANKS = ("JK", "2")
 GOING_OUT = 10  # going out ends the deal: worth it, but not above building canastas
@@ -22,6 +22,7 @@ MELD_WILD = 14  # the cost of spending a wild on a new meld once opened
 
 
 WILD_CODES = frozenset(["JK"] + ["2" + suit for suit in "CDHS"])
+THREE_CODES = frozenset("3" + suit for suit in "CDHS")
 
 
 def _rank(card: str) -> str:
@@ -33,19 +34,25 @@ def _is_wild(card: str) -> bool:
 
 
 def choose(game, state, rng) -> dict:
-    return best_scored(game, state, scored)
+    return best_scored(game, state, scorer)
 
 
-def best_scored(game, state, scorer) -> dict:
-    """The first best of ``scorer(game, state, actions)`` over the legal actions."""
+def best_scored(game, state, make_scorer) -> dict:
+    """The first best legal action by ``make_scorer(game, state)``, the
+    score of one action (the search's rollouts run this for every move, so
+    it builds no list of scores)."""
     actions = game.legal_actions(state)
     if not actions:
         raise ValueError("no legal action: it is nobody's turn")
     if len(actions) == 1:
         return actions[0]
-    best, best_score = None, None
-    for score, action in scorer(game, state, actions):
-        if best_score is None or score > best_score:
+    score_of = make_scorer(game, state)
+    rest = iter(actions)
+    best = next(rest)
+    best_score = score_of(best)
+    for action in rest:
+        score = score_of(action)
+        if score > best_score:
             best, best_score = action, score
     return best
 
@@ -56,8 +63,13 @@ def scored(game, state, actions=None) -> list[tuple[float, dict]]:
     search looks first at the actions this ranks highest."""
     if actions is None:
         actions = game.legal_actions(state)
-    ctx = _Context(game, state)
-    return [(_score(ctx, action), action) for action in actions]
+    score_of = scorer(game, state)
+    return [(score_of(action), action) for action in actions]
+
+
+def scorer(game, state):
+    """The heuristic's score of one action of this decision."""
+    return partial(_score, _Context(game, state))
 
 
 class _Context:
@@ -78,39 +90,50 @@ class _Context:
         self.frozen = state.frozen
         self.opened = state.opened
         self.opened_mine = state.opened[game.owner_of(state, seat)]
-        self.melds = [(m.owner, m.rank, len(m.cards)) for m in state.melds]
-        self.friendly = [_friendly(self, owner) for owner, _, _ in self.melds]
-        self.sizes = [n for _, _, n in self.melds]
-        self.friendly_canasta = any(f and n >= 7 for f, n in zip(self.friendly, self.sizes))
-        self.counts = Counter(_rank(c) for c in self.hand)
-        self.my_ranks = {rank for (_, rank, _), f in zip(self.melds, self.friendly) if f}
-        self.their_ranks = {rank for (_, rank, _), f in zip(self.melds, self.friendly) if not f}
-
-
-def _friendly(ctx: _Context, owner) -> bool:
-    """Melds the seat is glad to feed: its own, or its partner's in pairs
-    (kanaszta melds belong to the side already)."""
-    if ctx.game.side_melds:
-        return owner == ctx.game.side_of(ctx.seat, ctx.players, ctx.options)
-    if ctx.pairs:
-        return owner % 2 == ctx.seat % 2
-    return owner == ctx.seat
+        self.melds = melds = state.melds  # the engine's, never changed here
+        # Melds the seat is glad to feed: its own, or its partner's in pairs
+        # (kanaszta melds belong to the side already).
+        if game.side_melds:
+            side = game.side_of(seat, state.players, state.options)
+            self.friendly = [m.owner == side for m in melds]
+        elif self.pairs:
+            self.friendly = [m.owner % 2 == seat % 2 for m in melds]
+        else:
+            self.friendly = [m.owner == seat for m in melds]
+        self.sizes = [len(m.cards) for m in melds]
+        self.friendly_canasta = False
+        self.my_ranks = set()
+        self.their_ranks = set()
+        for m, friendly, size in zip(melds, self.friendly, self.sizes):
+            if friendly:
+                self.my_ranks.add(m.rank)
+                self.friendly_canasta = self.friendly_canasta or size >= 7
+            else:
+                self.their_ranks.add(m.rank)
+        self.counts: dict[str, int] = {}  # rank -> cards of it in hand
+        for c in self.hand:
+            rank = _rank(c)
+            self.counts[rank] = self.counts.get(rank, 0) + 1
 
 
 def _score(ctx: _Context, action) -> float:
     kind = action["type"]
-    cards = action.get("cards", [])
-    left = len(ctx.hand) - len(cards)
-    wilds = sum(_is_wild(c) for c in cards)
-    naturals = len(cards) - wilds
-    going_out = GOING_OUT if left == 0 and kind in ("meld", "add") else 0
+    if kind == "discard":  # the most frequent: one per card of the hand
+        return _discard_score(ctx, action)
     if kind == "red3":
         return 1000
+    if kind == "draw":
+        return 100
+    if kind == "swap":
+        return -20
+    cards = action.get("cards", [])
+    left = len(ctx.hand) - len(cards)
+    wilds = sum(map(WILD_CODES.__contains__, cards))
+    naturals = len(cards) - wilds
+    going_out = GOING_OUT if left == 0 and kind in ("meld", "add") else 0
     if kind == "take_pile":
         # The whole pile for one meld: worth it unless it costs wilds.
         return 200 + 2 * ctx.pile - 15 * wilds + going_out
-    if kind == "draw":
-        return 100
     if kind in ("meld", "add") and 0 < left < KEEP and not _can_go_out(ctx, action):
         # Without a canasta a short hand is stuck: it can't take the pile
         # (kanaszta: not holding one card) nor go out, so keep cards back.
@@ -119,7 +142,7 @@ def _score(ctx: _Context, action) -> float:
         score = 20 + 4 * naturals - (4 if not ctx.opened_mine else MELD_WILD) * wilds + going_out
         if len(cards) >= 7:
             score += 40
-        if naturals and all(_rank(c) == "3" for c in cards if not _is_wild(c)):
+        if naturals and sum(map(THREE_CODES.__contains__, cards)) == naturals:
             score += 50  # black 3s: only ever offered when going out
         return score
     if kind == "add":
@@ -133,10 +156,6 @@ def _score(ctx: _Context, action) -> float:
         if before < 7 <= before + len(cards):
             score += 45  # completes a canasta
         return score
-    if kind == "swap":
-        return -20
-    if kind == "discard":
-        return _discard_score(ctx, action)
     return -100
 
 
@@ -152,11 +171,11 @@ def _can_go_out(ctx: _Context, action) -> bool:
 
 def _discard_score(ctx: _Context, action) -> float:
     card = action["cards"][0]
-    rank = _rank(card)
     if action.get("freeze"):
         return -40  # a wild is worth more in hand than a frozen pile
-    if _is_wild(card):
+    if card in WILD_CODES:
         return -30
+    rank = card[:-1]  # not a joker
     if rank == "3":
         return 5 if card[-1] in "CS" else -5  # black 3: useless, and a stop card in kanaszta
     score = -2.0 * ctx.counts[rank]  # keep pairs and triples

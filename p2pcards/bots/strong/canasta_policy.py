@@ -22,16 +22,22 @@ DANGER = 3.0  # per card of the pile a discard may hand to the next player
 
 
 def choose(game, state, rng) -> dict:
-    return best_scored(game, state, scored)
+    return best_scored(game, state, scorer)
 
 
 def scored(game, state, actions=None) -> list[tuple[float, dict]]:
     """(score, action) for every legal action, in the engine's order."""
     if actions is None:
         actions = game.legal_actions(state)
+    score_of = scorer(game, state)
+    return [(score_of(a), a) for a in actions]
+
+
+def scorer(game, state):
+    """The score of one action of this decision: the greedy one and the threat."""
     ctx = _Context(game, state)  # what the greedy bot reads of the decision
     threat = _Threat(ctx)
-    return [(_score(ctx, a) + threat.adjust(a), a) for a in actions]
+    return lambda a: _score(ctx, a) + threat.adjust(a)
 
 
 class _Threat:
@@ -46,12 +52,12 @@ class _Threat:
             their = game.side_of(self.next, n, ctx.options)
             self.opened = ctx.opened[their]
             # Kanaszta: an opened side takes the pile onto one of its own melds with the top card alone.
-            self.ranks = {rank for owner, rank, _ in ctx.melds if owner == their}
+            self.ranks = {m.rank for m in ctx.melds if m.owner == their}
             self.frozen = ctx.frozen
         else:
             self.opened = ctx.opened[self.next]
             # Kanasta: an opened player adds the top card to anybody's meld.
-            self.ranks = {rank for _, rank, _ in ctx.melds if rank not in ("W", "3")}
+            self.ranks = {m.rank for m in ctx.melds if m.rank not in ("W", "3")}
             self.frozen = False
 
     def adjust(self, action) -> float:
