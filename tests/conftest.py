@@ -5,13 +5,28 @@ while the others have run dry (longest processing time first).
 The tests read English whatever the machine's locale: P2PCARDS_LANG=en for
 this process and every p2pcards process it starts (a test of the language
 choice sets or removes it), and the language is English again after each
-test (``p2pcards.cli.main`` sets it for the whole process)."""
+test (``p2pcards.cli.main`` sets it for the whole process).
 
+Where bytecode may not be written beside the sources (PYTHONDONTWRITEBYTECODE),
+every p2pcards process the tests start would compile the package again (a
+tenth of a second of CPU each, a few hundred processes): they share a
+bytecode folder of this run instead, removed at its end."""
+
+import atexit
 import os
+import shutil
+import tempfile
 
 import pytest
 
 os.environ["P2PCARDS_LANG"] = "en"
+
+if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX"):
+    # set once, by the process that starts the others (the xdist workers inherit it)
+    _bytecode = tempfile.mkdtemp(prefix="p2pcards-tests-bytecode-")
+    os.environ["PYTHONPYCACHEPREFIX"] = _bytecode
+    del os.environ["PYTHONDONTWRITEBYTECODE"]
+    atexit.register(shutil.rmtree, _bytecode, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
