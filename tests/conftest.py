@@ -5,13 +5,35 @@ while the others have run dry (longest processing time first).
 The tests read English whatever the machine's locale: P2PCARDS_LANG=en for
 this process and every p2pcards process it starts (a test of the language
 choice sets or removes it), and the language is English again after each
-test (``p2pcards.cli.main`` sets it for the whole process)."""
+test (``p2pcards.cli.main`` sets it for the whole process).
 
+Where bytecode may not be written beside the sources (PYTHONDONTWRITEBYTECODE),
+every p2pcards process the tests start would compile the package again (a
+tenth of a second of CPU each, a few hundred processes): they share a
+bytecode folder of this run instead, removed at its end."""
+
+import atexit
+import compileall
 import os
+import shutil
+import sys
+import tempfile
 
 import pytest
 
 os.environ["P2PCARDS_LANG"] = "en"
+
+if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX"):
+    # set once, by the process that starts the others (the xdist workers inherit
+    # it), which compiles the package and the tests there before they start
+    _bytecode = tempfile.mkdtemp(prefix="p2pcards-tests-bytecode-")
+    atexit.register(shutil.rmtree, _bytecode, ignore_errors=True)
+    os.environ["PYTHONPYCACHEPREFIX"] = sys.pycache_prefix = _bytecode
+    del os.environ["PYTHONDONTWRITEBYTECODE"]
+    sys.dont_write_bytecode = False
+    _repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for _folder in ("p2pcards", "tests"):
+        compileall.compile_dir(os.path.join(_repo, _folder), quiet=2)
 
 
 @pytest.fixture(autouse=True)
@@ -25,16 +47,22 @@ def _english_after_each_test():
 # Node ids (or prefixes) of the tests that take longest, longest first; the
 # rest keep their order.
 LONGEST = (
-    "tests/test_strong_bot.py::test_strong_beats_greedy_at_warkocz",
     "tests/test_netns.py::",
+    "tests/test_strong_bot.py::test_strong_beats_greedy_at_warkocz",
     "tests/test_checkpoint.py::test_a_peer_that_crashed",
-    "tests/test_people_come_back.py::",
-    "tests/test_pause.py::",
-    "tests/test_replays.py::",
-    "tests/test_fuzz_entries.py::test_entry_campaign",
+    "tests/test_ui_tmux.py::",
+    "tests/test_pause.py::test_a_pause_that_is_never_ended",
     "tests/test_reliability.py::",
+    "tests/test_people_come_back.py::",
+    "tests/test_net_discovery.py::",
     "tests/test_faults.py::",
+    "tests/test_cli_language.py::test_the_audit_in_polish",
     "tests/test_cheats.py::",
+    "tests/test_net_lobby.py::test_slow_acceptor",
+    "tests/test_pause.py::",
+    "tests/test_fuzz_entries.py::test_entry_campaign",
+    "tests/test_hidden_cards.py::",
+    "tests/test_replays.py::",
     "tests/test_network_matches.py::",
     "tests/test_spectator.py::",
 )

@@ -14,6 +14,10 @@ from p2pcards.cli.selfplay import selfplay
 
 GAMES = [("bura", 2, {"rounds": 1}), ("bura", 3, {"rounds": 1}), ("warkocz", 3, {"target": 3})]
 FAST = {"table.turn_timeout": 20, "table.rejoin_timeout": 30, "table.deals": 1}
+# A drop cuts every connection of the seat, which then refuses to dial or be
+# dialled for this long: the others' redialling backs off and the seat misses
+# entries whatever the length, so a second is the same fault as the default 3 s.
+DROP_SECONDS = 1.0
 
 
 def fault_cases(count, seed):
@@ -29,7 +33,7 @@ def play_with_fault(tmp_path, game, players, options, kind, seat, entry):
     out = tmp_path / "game.p2plog"
     fault = {kind: (seat, entry)}
     summary = selfplay(game, players, f"faults-{entry}", str(out), options={**options, **FAST},
-                       workdir=str(tmp_path / "work"), timeout=300, **fault)
+                       workdir=str(tmp_path / "work"), timeout=300, drop_seconds=DROP_SECONDS, **fault)
     assert "logs_differ" not in summary, summary
     assert summary["seats_finished"] == list(range(players)), summary
     result = summary["result"]

@@ -600,3 +600,36 @@ def test_greedy_gets_rid_of_the_warkocz_when_an_opponent_is_about_to_go_out():
     assert G.to_act(s) == 0 and G.view(s, 0)["needed"] == "9" and PASS in G.legal_actions(s)
     s = _greedy_move(s)
     assert "9C" not in G.hand(s, 0)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_greedy_answers_from_solved_positions_as_a_fresh_search_does(players):
+    """The greedy player reuses positions an earlier search valued to the end:
+    at every decision of seeded deals (every option that changes its search,
+    short hands too), that answer is the one a search of its own gives, and
+    the reuse happens (most decisions are steps of a move already planned)."""
+    from p2pcards.games.warkocz import RANK_INDEX
+
+    reused = decisions = 0
+    for two, must, hand_size in ((False, True, None), (True, True, None), (False, False, None), (True, False, 5)):
+        options = dict(G.default_options(players), two_of_a_kind=two, must_play=must)
+        if hand_size:
+            options["hand_size"] = hand_size
+        for seed in range(2):
+            rng = random.Random(seed)
+            state = G.start(players=players, seed=seed, options=options)
+            while not G.deal_over(state):
+                seat = G.to_act(state)
+                view = G.view(state, seat)
+                need = RANK_INDEX[view["needed"]] if view["needed"] is not None else -1
+                fresh = greedy._Planner(view, seat)
+                expected = fresh.value(fresh.root, fresh.has_w, need)
+                planner = greedy._Planner(view, seat)
+                reused += (planner.root, planner.has_w, need) in greedy._solved.get(planner.situation, ())
+                assert planner.plan(need) == expected
+                decisions += 1
+                # mostly the greedy move, sometimes another: situations it would not reach itself
+                legal = G.legal_actions(state)
+                action = greedy.choose(G, state, rng) if rng.random() < 0.8 else rng.choice(legal)
+                state = G.apply(state, action)
+    assert reused > decisions // 3
