@@ -66,12 +66,22 @@ class Seat:
 
     def view_at(self, machine: TableMachine, deal: int, state) -> dict | None:
         """This seat's view of ``state``, a public state of deal ``deal`` as
-        it stood at some entry of the log, with the cards it has seen by now;
-        None once that deal is over (what the seat saw of it is gone)."""
-        if state is None or deal != machine.deal.index:
+        it stood at some entry of the log, with the cards it has seen by now
+        (every card, once that deal's final reveal has shown them to all);
+        None for a deal over without its final reveal."""
+        if state is None:
             return None
-        self.refresh(machine)
-        return machine.game.view(seat_state(state, self.known), self.seat)
+        if deal == machine.deal.index:
+            self.refresh(machine)
+            # A card shown to everybody since is not in ``known`` (it never
+            # needed opening), but that past state may still hold its token.
+            cards = {**machine.public_codes, **self.known}
+        else:
+            done = next((d for d in machine.deals if d.index == deal), None)
+            if done is None or done.codes is None:
+                return None
+            cards = dict(enumerate(done.codes))
+        return machine.game.view(seat_state(state, cards), self.seat)
 
     def legal_actions(self, machine: TableMachine) -> list[dict]:
         want = machine.expect() if not machine.finished else None
