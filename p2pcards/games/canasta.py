@@ -1196,12 +1196,15 @@ class CanastaGame(Game):
         hand (``_hand_parts`` above); shared results, not to be changed."""
         return _hand_parts(tuple(hand))
 
-    def _meld_actions(self, state, seat, first_only: bool = False) -> list[dict]:
+    def _meld_actions(self, state, seat, first_only: bool = False, hand: list | None = None,
+                      must: str | None = None) -> list[dict]:
         """Every legal new meld up to suit equivalence (one per rank, count
         of naturals, of 2s and of jokers: the checks of ``_do_meld``, done per
-        rank); with ``first_only`` at most one (is there any?)."""
-        hand = state.hands[seat]
-        must = state.pending
+        rank); with ``first_only`` at most one (is there any?). ``hand`` and
+        ``must`` (a wild the meld must hold) stand for the seat's hand and
+        ``state.pending`` (kanasta's swap asks before making its state)."""
+        if hand is None:
+            hand, must = state.hands[seat], state.pending
         owner = self.owner_of(state, seat)
         first = not state.opened[owner]
         forced = ()

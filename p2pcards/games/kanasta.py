@@ -201,7 +201,9 @@ class Kanasta(CanastaGame):
                   N_("{who} swaps {natural} for the {wild} in meld {meld} and melds {wild}",
                      who=who, natural=natural, wild=wild, meld=meld))
 
-    def _do_swap(self, state, seat, action):
+    def _check_swap(self, state, seat, action) -> tuple[int, Meld, str, str, list]:
+        """(meld index, meld, wild, natural, hand after) of a swap the rules
+        allow so far, before the check that the freed wild can be melded."""
         self._in_meld_phase(state, seat, "swap")
         if not state.opened[seat] and not state.options["play_before_first_meld"]:
             raise IllegalAction(N_("lay your own first meld before swapping wilds out of melds"))
@@ -225,23 +227,34 @@ class Kanasta(CanastaGame):
             raise IllegalAction(N_("the card put in place of {wild} must be a {rank}, not {natural}",
                                    wild=w, rank=C.Rank(meld.rank), natural=natural))
         rest = _remove(state.hands[seat], cards)
+        return i, meld, w, natural, rest + [w]
+
+    def _freed_wild_meldable(self, state, seat, hand: list, wild: str) -> bool:
+        """Can the freed ``wild`` go into a new meld from ``hand`` (after the
+        swap)? Asked of the state before the swap: a new meld's checks read
+        no more of the table than its owners' ranks, which a swap keeps."""
+        if any(c[0] == "?" for c in hand):
+            return True  # known only with the hand known
+        return bool(self._meld_actions(state, seat, first_only=True, hand=hand, must=wild))
+
+    def _do_swap(self, state, seat, action):
+        i, meld, w, natural, hand = self._check_swap(state, seat, action)
+        # The freed wild must go into a new meld this turn: refuse the swap
+        # when no such meld can follow.
+        if not self._freed_wild_meldable(state, seat, hand, w):
+            raise IllegalAction(N_("the freed {wild} could not go into a new meld with your cards", wild=w))
         # The natural takes the wild's place; whoever laid the wild no longer has it on the table.
         changed_cards = meld.cards[:]
         layers = list(meld.laid_by())
         at = changed_cards.index(w)
         del changed_cards[at], layers[at]
         s = state.evolve()
-        s.hands[seat] = rest + [w]
+        s.hands[seat] = hand
         s.melds[i] = Meld(meld.owner, meld.by, meld.rank, changed_cards + [natural], meld.naturals + 1,
                           meld.wilds - 1, layers + [seat])
         s.pending = w
         s.turn_melded = True
         s.meld_value_by[seat] += self.value(natural)
-        # The freed wild must go into a new meld this turn: refuse the swap
-        # when no such meld can follow (known only with the hand known).
-        known = not any(c[0] == "?" for c in rest)
-        if known and not self._meld_actions(s, seat, first_only=True):
-            raise IllegalAction(N_("the freed {wild} could not go into a new meld with your cards", wild=w))
         return s
 
     def swap_actions(self, state, seat):
@@ -256,6 +269,9 @@ class Kanasta(CanastaGame):
                 ranks[c[:-1]] = ranks.get(c[:-1], 0) + 1
             elif KIND.get(c) == WILD:
                 wilds_held += 1
+        # Whether the freed wild can be melded depends on the hand after the
+        # swap only: on the (natural, wild) pair, whichever meld it is.
+        meldable: dict[tuple[str, str], bool] = {}
         for i, meld in enumerate(state.melds):
             if meld.rank not in MELD_RANKS or meld.wilds == 0 or meld.rank not in ranks:
                 continue
@@ -273,10 +289,13 @@ class Kanasta(CanastaGame):
                 for w in wilds:
                     action = {"type": "swap", "meld": i, "wild": w, "cards": [natural]}
                     try:
-                        self._do_swap(state, seat, action)
+                        _, _, _, _, after = self._check_swap(state, seat, action)
                     except IllegalAction:
                         continue
-                    out.append(action)
+                    if (natural, w) not in meldable:
+                        meldable[natural, w] = self._freed_wild_meldable(state, seat, after, w)
+                    if meldable[natural, w]:
+                        out.append(action)
         return out
 
     handlers = {"draw": CanastaGame._do_draw, "take_pile": CanastaGame._do_take_pile, "meld": CanastaGame._do_meld,
