@@ -61,6 +61,7 @@ for _r in C.RANKS:
         else:
             KIND[_code] = NAT
 RED_THREES = ("3D", "3H")
+_RED3_SET = frozenset(RED_THREES)
 
 
 def card_key(card: str):
@@ -159,6 +160,13 @@ def _groups(cards) -> list[tuple[str, int]]:
         counts[c] = counts.get(c, 0) + 1
     keys = _CARD_KEYS
     return sorted(counts.items(), key=lambda kv: keys.get(kv[0]) or _card_key(kv[0]))
+
+
+@lru_cache(maxsize=4096)
+def _hand_codes(hand: tuple) -> tuple:
+    """The distinct codes of ``hand`` in card order (``_groups``), shared by
+    the listings of one state (discards, red 3s)."""
+    return tuple(c for c, _ in _groups(hand))
 
 
 NO_WILDS = ((), ())
@@ -781,8 +789,8 @@ class CanastaGame(Game):
 
     def _need_red3_first(self, state, seat) -> bool:
         """With ``red3s_laid_at_once``: a known red 3 in hand must be laid before anything else."""
-        return (self.red3s_laid_at_once and state.phase == "meld"
-                and any(KIND.get(c) == RED3 for c in state.hands[seat]))
+        hand = state.hands[seat]
+        return self.red3s_laid_at_once and state.phase == "meld" and not _RED3_SET.isdisjoint(hand)
 
     def _in_meld_phase(self, state, seat, what: str) -> None:
         if state.phase == "setup":
@@ -997,7 +1005,7 @@ class CanastaGame(Game):
             return [{"type": "red3", "cards": reds}] if state.phase == "setup" or reds else []
         if self.red3_laid_only_with_replacement and not state.stock:
             return []
-        return [{"type": "red3", "cards": [c]} for c, _ in _groups(state.hands[seat]) if KIND.get(c) == RED3]
+        return [{"type": "red3", "cards": [c]} for c in _hand_codes(tuple(state.hands[seat])) if c in RED_THREES]
 
     def _do_discard(self, state, seat, action):
         self._in_meld_phase(state, seat, "discard")
@@ -1290,13 +1298,17 @@ class CanastaGame(Game):
 
     def _discard_actions(self, state, seat) -> list[dict]:
         out = []
-        for code, _ in _groups(state.hands[seat]):
+        left = len(state.hands[seat]) - 1
+        # A discard's error depends on the card only through ``freeze``
+        # (which only wilds are offered): asked once per freeze choice.
+        allowed: dict[bool, bool] = {}
+        for code in _hand_codes(tuple(state.hands[seat])):
             for freeze in self._freeze_choices(code):
-                action = {"type": "discard", "cards": [code]}
-                if freeze:
-                    action["freeze"] = True
-                if self._discard_error(state, seat, code, freeze, len(state.hands[seat]) - 1) is None:
-                    out.append(action)
+                if freeze not in allowed:
+                    allowed[freeze] = self._discard_error(state, seat, code, freeze, left) is None
+                if allowed[freeze]:
+                    out.append({"type": "discard", "cards": [code], "freeze": True} if freeze
+                               else {"type": "discard", "cards": [code]})
         return out
 
     def _freeze_choices(self, code) -> tuple:
