@@ -439,8 +439,7 @@ class CanastaGame(Game):
         rank = C.rank(top)
         candidates = []
         if WITH_TWO_NATURALS in ways and kind == NAT:
-            onto = [i for i, m in enumerate(state.melds)
-                    if m.rank == rank and not self._add_context_error(state, seat, i)]
+            onto = [i for i in self._addable_melds(state, seat) if state.melds[i].rank == rank]
             for combo in _classes(nat.get(rank, ()), NO_WILDS, lambda n, w: n >= 2):
                 candidates.append({"type": "take_pile", "cards": list(combo)})
                 for i in onto:
@@ -462,9 +461,8 @@ class CanastaGame(Game):
                 for combo in _classes(groups, wild, shape, *forced, need):
                     candidates.append({"type": "take_pile", "cards": list(combo)})
         if ALONE_ONTO_MELD in ways:
-            for i, m in enumerate(state.melds):
-                if ((m.rank == rank or (kind == WILD and m.rank != "3"))
-                        and not self._add_context_error(state, seat, i)):
+            for i in self._addable_melds(state, seat):
+                if state.melds[i].rank == rank or kind == WILD:  # addable melds are never of 3s
                     candidates.append({"type": "take_pile", "cards": [], "meld": i})
         return candidates
 
@@ -937,6 +935,14 @@ class CanastaGame(Game):
         self._place(s, seat, new, i, value)
         return self._after_melding(s, seat)
 
+    def _addable_melds(self, state, seat) -> list[int]:
+        """The indices of the melds ``seat`` may add to: the rule of
+        ``_add_context_error`` (keep the two alike), asked once per listing
+        rather than meld by meld with its messages."""
+        owner = self.owner_of(state, seat)
+        others = self.adds_to_any_meld and (state.opened[owner] or state.options["play_before_first_meld"])
+        return [i for i, m in enumerate(state.melds) if m.rank != "3" and (m.owner == owner or others)]
+
     def _add_context_error(self, state, seat, i) -> str | None:
         meld = state.melds[i]
         owner = self.owner_of(state, seat)
@@ -1274,9 +1280,8 @@ class CanastaGame(Game):
         v_two = values[twos[0]] if twos else 0
         v_joker = values[C.JOKER]
         out = []
-        for i, meld in enumerate(state.melds):
-            if self._add_context_error(state, seat, i):
-                continue
+        for i in self._addable_melds(state, seat):
+            meld = state.melds[i]
             groups = nat.get(meld.rank, ()) if meld.rank in MELD_RANKS else ()
             if not groups and not (twos or jokers):
                 continue
