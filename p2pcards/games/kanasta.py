@@ -260,42 +260,34 @@ class Kanasta(CanastaGame):
     def swap_actions(self, state, seat):
         if not state.opened[seat] and not state.options["play_before_first_meld"]:
             return []
-        hand = state.hands[seat]
-        out = []
-        ranks: dict[str, int] = {}
-        wilds_held = 0
-        for c in hand:
-            if KIND.get(c) == "N":
-                ranks[c[:-1]] = ranks.get(c[:-1], 0) + 1
-            elif KIND.get(c) == WILD:
-                wilds_held += 1
+        nat, (twos, jokers), _ = self._hand_parts(state.hands[seat])
+        wilds_held = len(twos) + len(jokers)
+        # A quick necessary condition before the full check, per rank put in:
+        # the freed wild needs two more cards, a natural among them unless all wild.
+        swappable = {rank for rank in nat
+                     if wilds_held >= 2 or any(len(group) - (r == rank) + wilds_held >= 2
+                                               for r, group in nat.items() if len(group) > (r == rank))}
         # Whether the freed wild can be melded depends on the hand after the
         # swap only: on the (natural, wild) pair, whichever meld it is.
         meldable: dict[tuple[str, str], bool] = {}
+        out = []
         for i, meld in enumerate(state.melds):
-            if meld.rank not in MELD_RANKS or meld.wilds == 0 or meld.rank not in ranks:
-                continue
-            # A quick necessary condition before the full check: the freed
-            # wild needs two more cards, a natural among them unless all wild.
-            others = dict(ranks)
-            others[meld.rank] -= 1
-            if wilds_held < 2 and not any(n + wilds_held >= 2 for n in others.values() if n):
+            if meld.rank not in MELD_RANKS or meld.wilds == 0 or meld.rank not in swappable:
                 continue
             # Up to suit equivalence: one natural of the rank, one wild of each kind (a 2, a joker).
-            naturals = sorted({c for c in hand if KIND.get(c) == "N" and c[:-1] == meld.rank}, key=card_key)[:1]
+            natural = nat[meld.rank][0]
             wilds = sorted({c for c in meld.cards if KIND[c] == WILD}, key=card_key)
             wilds = [c for k, c in enumerate(wilds) if k == 0 or (c == C.JOKER) != (wilds[k - 1] == C.JOKER)]
-            for natural in naturals:
-                for w in wilds:
-                    action = {"type": "swap", "meld": i, "wild": w, "cards": [natural]}
-                    try:
-                        _, _, _, _, after = self._check_swap(state, seat, action)
-                    except IllegalAction:
-                        continue
-                    if (natural, w) not in meldable:
-                        meldable[natural, w] = self._freed_wild_meldable(state, seat, after, w)
-                    if meldable[natural, w]:
-                        out.append(action)
+            for w in wilds:
+                action = {"type": "swap", "meld": i, "wild": w, "cards": [natural]}
+                try:
+                    _, _, _, _, after = self._check_swap(state, seat, action)
+                except IllegalAction:
+                    continue
+                if (natural, w) not in meldable:
+                    meldable[natural, w] = self._freed_wild_meldable(state, seat, after, w)
+                if meldable[natural, w]:
+                    out.append(action)
         return out
 
     handlers = {"draw": CanastaGame._do_draw, "take_pile": CanastaGame._do_take_pile, "meld": CanastaGame._do_meld,
