@@ -262,17 +262,29 @@ class Kanasta(CanastaGame):
             return []
         nat, (twos, jokers), _ = self._hand_parts(state.hands[seat])
         wilds_held = len(twos) + len(jokers)
-        # A quick necessary condition before the full check, per rank put in:
-        # the freed wild needs two more cards, a natural among them unless all wild.
-        swappable = {rank for rank in nat
-                     if wilds_held >= 2 or any(len(group) - (r == rank) + wilds_held >= 2
-                                               for r, group in nat.items() if len(group) > (r == rank))}
+
+        def could_follow(rank: str) -> bool:
+            # A quick necessary condition before the full check, once a natural
+            # of ``rank`` is put in: the freed wild needs two more cards, a
+            # natural among them unless all wild.
+            if wilds_held >= 2:
+                return True
+            for r, group in nat.items():
+                left = len(group) - (r == rank)
+                if left and left + wilds_held >= 2:
+                    return True
+            return False
+        swappable: dict[str, bool] = {}
         # Whether the freed wild can be melded depends on the hand after the
         # swap only: on the (natural, wild) pair, whichever meld it is.
         meldable: dict[tuple[str, str], bool] = {}
         out = []
         for i, meld in enumerate(state.melds):
-            if meld.rank not in MELD_RANKS or meld.wilds == 0 or meld.rank not in swappable:
+            if meld.rank not in MELD_RANKS or meld.wilds == 0 or meld.rank not in nat:
+                continue
+            if meld.rank not in swappable:
+                swappable[meld.rank] = could_follow(meld.rank)
+            if not swappable[meld.rank]:
                 continue
             # Up to suit equivalence: one natural of the rank, one wild of each kind (a 2, a joker).
             natural = nat[meld.rank][0]
