@@ -618,6 +618,7 @@ class CanastaGame(Game):
         return list(state.hands[seat])
 
     # ----- parsing actions -----------------------------------------------------------
+    # The fields each action type may carry besides "type" and "seat".
     _FIELDS = {
         "draw": frozenset(),
         "take_pile": frozenset({"cards", "meld"}),
@@ -627,6 +628,7 @@ class CanastaGame(Game):
         "red3": frozenset({"cards"}),
         "discard": frozenset({"cards", "freeze"}),
     }
+    _ALLOWED_FIELDS = {kind: fields | {"type", "seat"} for kind, fields in _FIELDS.items()}
 
     def _parse(self, state, action) -> tuple[str, int]:
         if not isinstance(action, dict):
@@ -635,7 +637,7 @@ class CanastaGame(Game):
         if kind not in self.action_types:
             raise IllegalAction(N_("unknown action type {action} (allowed: {actions})", action=describe(kind),
                                    actions=', '.join(self.action_types)))
-        allowed = self._FIELDS[kind] | {"type", "seat"}
+        allowed = self._ALLOWED_FIELDS[kind]
         for key in action:
             if key not in allowed:
                 raise IllegalAction(N_("unexpected field {key} in a {action} action", key=describe(key), action=kind))
