@@ -163,10 +163,10 @@ def _groups(cards) -> list[tuple[str, int]]:
 
 
 @lru_cache(maxsize=4096)
-def _hand_codes(hand: tuple) -> tuple:
-    """The distinct codes of ``hand`` in card order (``_groups``), shared by
-    the listings of one state (discards, red 3s)."""
-    return tuple(c for c, _ in _groups(hand))
+def _hand_groups(hand: tuple) -> tuple[tuple[str, int], ...]:
+    """``_groups`` of a hand: the one sort of it that every listing of a
+    state shares (discards, red 3s, and ``_hand_parts`` for the melds)."""
+    return tuple(_groups(hand))
 
 
 NO_WILDS = ((), ())
@@ -188,16 +188,16 @@ def _hand_parts(hand: tuple) -> tuple[dict, tuple, tuple]:
     twos = []
     jokers = []
     black = []
-    for code in sorted((c for c in hand if c in KIND), key=card_key):
-        k = KIND[code]
+    for code, count in _hand_groups(hand):
+        k = KIND.get(code)
         if k == NAT:
-            nat[code[:-1]] = nat.get(code[:-1], ()) + (code,)
+            nat[code[:-1]] = nat.get(code[:-1], ()) + (code,) * count
         elif code == C.JOKER:
-            jokers.append(code)
+            jokers += [code] * count
         elif k == WILD:
-            twos.append(code)
+            twos += [code] * count
         elif k == BLACK3:
-            black.append(code)
+            black += [code] * count
     return nat, (tuple(twos), tuple(jokers)), tuple(black)
 
 
@@ -1013,7 +1013,7 @@ class CanastaGame(Game):
             return [{"type": "red3", "cards": reds}] if state.phase == "setup" or reds else []
         if self.red3_laid_only_with_replacement and not state.stock:
             return []
-        return [{"type": "red3", "cards": [c]} for c in _hand_codes(tuple(state.hands[seat])) if c in RED_THREES]
+        return [{"type": "red3", "cards": [c]} for c, _ in _hand_groups(tuple(state.hands[seat])) if c in RED_THREES]
 
     def _do_discard(self, state, seat, action):
         self._in_meld_phase(state, seat, "discard")
@@ -1309,7 +1309,7 @@ class CanastaGame(Game):
         # A discard's error depends on the card only through ``freeze``
         # (which only wilds are offered): asked once per freeze choice.
         allowed: dict[bool, bool] = {}
-        for code in _hand_codes(tuple(state.hands[seat])):
+        for code, _ in _hand_groups(tuple(state.hands[seat])):
             for freeze in self._freeze_choices(code):
                 if freeze not in allowed:
                     allowed[freeze] = self._discard_error(state, seat, code, freeze, left) is None
