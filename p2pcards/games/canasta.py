@@ -61,6 +61,7 @@ for _r in C.RANKS:
         else:
             KIND[_code] = NAT
 RED_THREES = ("3D", "3H")
+_RED3_SET = frozenset(RED_THREES)
 
 
 def card_key(card: str):
@@ -161,6 +162,13 @@ def _groups(cards) -> list[tuple[str, int]]:
     return sorted(counts.items(), key=lambda kv: keys.get(kv[0]) or _card_key(kv[0]))
 
 
+@lru_cache(maxsize=4096)
+def _hand_groups(hand: tuple) -> tuple[tuple[str, int], ...]:
+    """``_groups`` of a hand: the one sort of it that every listing of a
+    state shares (discards, red 3s, and ``_hand_parts`` for the melds)."""
+    return tuple(_groups(hand))
+
+
 NO_WILDS = ((), ())
 
 # The ways of taking the pile (``CanastaGame.pile_take_ways``): its top card goes at once
@@ -180,16 +188,16 @@ def _hand_parts(hand: tuple) -> tuple[dict, tuple, tuple]:
     twos = []
     jokers = []
     black = []
-    for code in sorted((c for c in hand if c in KIND), key=card_key):
-        k = KIND[code]
+    for code, count in _hand_groups(hand):
+        k = KIND.get(code)
         if k == NAT:
-            nat[code[:-1]] = nat.get(code[:-1], ()) + (code,)
+            nat[code[:-1]] = nat.get(code[:-1], ()) + (code,) * count
         elif code == C.JOKER:
-            jokers.append(code)
+            jokers += [code] * count
         elif k == WILD:
-            twos.append(code)
+            twos += [code] * count
         elif k == BLACK3:
-            black.append(code)
+            black += [code] * count
     return nat, (tuple(twos), tuple(jokers)), tuple(black)
 
 
@@ -431,8 +439,7 @@ class CanastaGame(Game):
         rank = C.rank(top)
         candidates = []
         if WITH_TWO_NATURALS in ways and kind == NAT:
-            onto = [i for i, m in enumerate(state.melds)
-                    if m.rank == rank and not self._add_context_error(state, seat, i)]
+            onto = [i for i in self._addable_melds(state, seat) if state.melds[i].rank == rank]
             for combo in _classes(nat.get(rank, ()), NO_WILDS, lambda n, w: n >= 2):
                 candidates.append({"type": "take_pile", "cards": list(combo)})
                 for i in onto:
@@ -454,9 +461,8 @@ class CanastaGame(Game):
                 for combo in _classes(groups, wild, shape, *forced, need):
                     candidates.append({"type": "take_pile", "cards": list(combo)})
         if ALONE_ONTO_MELD in ways:
-            for i, m in enumerate(state.melds):
-                if ((m.rank == rank or (kind == WILD and m.rank != "3"))
-                        and not self._add_context_error(state, seat, i)):
+            for i in self._addable_melds(state, seat):
+                if state.melds[i].rank == rank or kind == WILD:  # addable melds are never of 3s
                     candidates.append({"type": "take_pile", "cards": [], "meld": i})
         return candidates
 
@@ -612,6 +618,7 @@ class CanastaGame(Game):
         return list(state.hands[seat])
 
     # ----- parsing actions -----------------------------------------------------------
+    # The fields each action type may carry besides "type" and "seat".
     _FIELDS = {
         "draw": frozenset(),
         "take_pile": frozenset({"cards", "meld"}),
@@ -621,6 +628,7 @@ class CanastaGame(Game):
         "red3": frozenset({"cards"}),
         "discard": frozenset({"cards", "freeze"}),
     }
+    _ALLOWED_FIELDS = {kind: fields | {"type", "seat"} for kind, fields in _FIELDS.items()}
 
     def _parse(self, state, action) -> tuple[str, int]:
         if not isinstance(action, dict):
@@ -629,7 +637,7 @@ class CanastaGame(Game):
         if kind not in self.action_types:
             raise IllegalAction(N_("unknown action type {action} (allowed: {actions})", action=describe(kind),
                                    actions=', '.join(self.action_types)))
-        allowed = self._FIELDS[kind] | {"type", "seat"}
+        allowed = self._ALLOWED_FIELDS[kind]
         for key in action:
             if key not in allowed:
                 raise IllegalAction(N_("unexpected field {key} in a {action} action", key=describe(key), action=kind))
@@ -781,8 +789,8 @@ class CanastaGame(Game):
 
     def _need_red3_first(self, state, seat) -> bool:
         """With ``red3s_laid_at_once``: a known red 3 in hand must be laid before anything else."""
-        return (self.red3s_laid_at_once and state.phase == "meld"
-                and any(KIND.get(c) == RED3 for c in state.hands[seat]))
+        hand = state.hands[seat]
+        return self.red3s_laid_at_once and state.phase == "meld" and not _RED3_SET.isdisjoint(hand)
 
     def _in_meld_phase(self, state, seat, what: str) -> None:
         if state.phase == "setup":
@@ -929,6 +937,14 @@ class CanastaGame(Game):
         self._place(s, seat, new, i, value)
         return self._after_melding(s, seat)
 
+    def _addable_melds(self, state, seat) -> list[int]:
+        """The indices of the melds ``seat`` may add to: the rule of
+        ``_add_context_error`` (keep the two alike), asked once per listing
+        rather than meld by meld with its messages."""
+        owner = self.owner_of(state, seat)
+        others = self.adds_to_any_meld and (state.opened[owner] or state.options["play_before_first_meld"])
+        return [i for i, m in enumerate(state.melds) if m.rank != "3" and (m.owner == owner or others)]
+
     def _add_context_error(self, state, seat, i) -> str | None:
         meld = state.melds[i]
         owner = self.owner_of(state, seat)
@@ -997,7 +1013,7 @@ class CanastaGame(Game):
             return [{"type": "red3", "cards": reds}] if state.phase == "setup" or reds else []
         if self.red3_laid_only_with_replacement and not state.stock:
             return []
-        return [{"type": "red3", "cards": [c]} for c, _ in _groups(state.hands[seat]) if KIND.get(c) == RED3]
+        return [{"type": "red3", "cards": [c]} for c, _ in _hand_groups(tuple(state.hands[seat])) if c in RED_THREES]
 
     def _do_discard(self, state, seat, action):
         self._in_meld_phase(state, seat, "discard")
@@ -1196,12 +1212,15 @@ class CanastaGame(Game):
         hand (``_hand_parts`` above); shared results, not to be changed."""
         return _hand_parts(tuple(hand))
 
-    def _meld_actions(self, state, seat, first_only: bool = False) -> list[dict]:
+    def _meld_actions(self, state, seat, first_only: bool = False, hand: list | None = None,
+                      must: str | None = None) -> list[dict]:
         """Every legal new meld up to suit equivalence (one per rank, count
         of naturals, of 2s and of jokers: the checks of ``_do_meld``, done per
-        rank); with ``first_only`` at most one (is there any?)."""
-        hand = state.hands[seat]
-        must = state.pending
+        rank); with ``first_only`` at most one (is there any?). ``hand`` and
+        ``must`` (a wild the meld must hold) stand for the seat's hand and
+        ``state.pending`` (kanasta's swap asks before making its state)."""
+        if hand is None:
+            hand, must = state.hands[seat], state.pending
         owner = self.owner_of(state, seat)
         first = not state.opened[owner]
         forced = ()
@@ -1263,9 +1282,8 @@ class CanastaGame(Game):
         v_two = values[twos[0]] if twos else 0
         v_joker = values[C.JOKER]
         out = []
-        for i, meld in enumerate(state.melds):
-            if self._add_context_error(state, seat, i):
-                continue
+        for i in self._addable_melds(state, seat):
+            meld = state.melds[i]
             groups = nat.get(meld.rank, ()) if meld.rank in MELD_RANKS else ()
             if not groups and not (twos or jokers):
                 continue
@@ -1287,13 +1305,17 @@ class CanastaGame(Game):
 
     def _discard_actions(self, state, seat) -> list[dict]:
         out = []
-        for code, _ in _groups(state.hands[seat]):
+        left = len(state.hands[seat]) - 1
+        # A discard's error depends on the card only through ``freeze``
+        # (which only wilds are offered): asked once per freeze choice.
+        allowed: dict[bool, bool] = {}
+        for code, _ in _hand_groups(tuple(state.hands[seat])):
             for freeze in self._freeze_choices(code):
-                action = {"type": "discard", "cards": [code]}
-                if freeze:
-                    action["freeze"] = True
-                if self._discard_error(state, seat, code, freeze, len(state.hands[seat]) - 1) is None:
-                    out.append(action)
+                if freeze not in allowed:
+                    allowed[freeze] = self._discard_error(state, seat, code, freeze, left) is None
+                if allowed[freeze]:
+                    out.append({"type": "discard", "cards": [code], "freeze": True} if freeze
+                               else {"type": "discard", "cards": [code]})
         return out
 
     def _freeze_choices(self, code) -> tuple:

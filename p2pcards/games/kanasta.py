@@ -201,7 +201,9 @@ class Kanasta(CanastaGame):
                   N_("{who} swaps {natural} for the {wild} in meld {meld} and melds {wild}",
                      who=who, natural=natural, wild=wild, meld=meld))
 
-    def _do_swap(self, state, seat, action):
+    def _check_swap(self, state, seat, action) -> tuple[int, Meld, str, str, list]:
+        """(meld index, meld, wild, natural, hand after) of a swap the rules
+        allow so far, before the check that the freed wild can be melded."""
         self._in_meld_phase(state, seat, "swap")
         if not state.opened[seat] and not state.options["play_before_first_meld"]:
             raise IllegalAction(N_("lay your own first meld before swapping wilds out of melds"))
@@ -225,57 +227,78 @@ class Kanasta(CanastaGame):
             raise IllegalAction(N_("the card put in place of {wild} must be a {rank}, not {natural}",
                                    wild=w, rank=C.Rank(meld.rank), natural=natural))
         rest = _remove(state.hands[seat], cards)
+        return i, meld, w, natural, rest + [w]
+
+    def _freed_wild_meldable(self, state, seat, hand: list, wild: str) -> bool:
+        """Can the freed ``wild`` go into a new meld from ``hand`` (after the
+        swap)? Asked of the state before the swap: a new meld's checks read
+        no more of the table than its owners' ranks, which a swap keeps."""
+        if any(c[0] == "?" for c in hand):
+            return True  # known only with the hand known
+        return bool(self._meld_actions(state, seat, first_only=True, hand=hand, must=wild))
+
+    def _do_swap(self, state, seat, action):
+        i, meld, w, natural, hand = self._check_swap(state, seat, action)
+        # The freed wild must go into a new meld this turn: refuse the swap
+        # when no such meld can follow.
+        if not self._freed_wild_meldable(state, seat, hand, w):
+            raise IllegalAction(N_("the freed {wild} could not go into a new meld with your cards", wild=w))
         # The natural takes the wild's place; whoever laid the wild no longer has it on the table.
         changed_cards = meld.cards[:]
         layers = list(meld.laid_by())
         at = changed_cards.index(w)
         del changed_cards[at], layers[at]
         s = state.evolve()
-        s.hands[seat] = rest + [w]
+        s.hands[seat] = hand
         s.melds[i] = Meld(meld.owner, meld.by, meld.rank, changed_cards + [natural], meld.naturals + 1,
                           meld.wilds - 1, layers + [seat])
         s.pending = w
         s.turn_melded = True
         s.meld_value_by[seat] += self.value(natural)
-        # The freed wild must go into a new meld this turn: refuse the swap
-        # when no such meld can follow (known only with the hand known).
-        known = not any(c[0] == "?" for c in rest)
-        if known and not self._meld_actions(s, seat, first_only=True):
-            raise IllegalAction(N_("the freed {wild} could not go into a new meld with your cards", wild=w))
         return s
 
     def swap_actions(self, state, seat):
         if not state.opened[seat] and not state.options["play_before_first_meld"]:
             return []
-        hand = state.hands[seat]
+        nat, (twos, jokers), _ = self._hand_parts(state.hands[seat])
+        wilds_held = len(twos) + len(jokers)
+
+        def could_follow(rank: str) -> bool:
+            # A quick necessary condition before the full check, once a natural
+            # of ``rank`` is put in: the freed wild needs two more cards, a
+            # natural among them unless all wild.
+            if wilds_held >= 2:
+                return True
+            for r, group in nat.items():
+                left = len(group) - (r == rank)
+                if left and left + wilds_held >= 2:
+                    return True
+            return False
+        swappable: dict[str, bool] = {}
+        # Whether the freed wild can be melded depends on the hand after the
+        # swap only: on the (natural, wild) pair, whichever meld it is.
+        meldable: dict[tuple[str, str], bool] = {}
         out = []
-        ranks: dict[str, int] = {}
-        wilds_held = 0
-        for c in hand:
-            if KIND.get(c) == "N":
-                ranks[c[:-1]] = ranks.get(c[:-1], 0) + 1
-            elif KIND.get(c) == WILD:
-                wilds_held += 1
         for i, meld in enumerate(state.melds):
-            if meld.rank not in MELD_RANKS or meld.wilds == 0 or meld.rank not in ranks:
+            if meld.rank not in MELD_RANKS or meld.wilds == 0 or meld.rank not in nat:
                 continue
-            # A quick necessary condition before the full check: the freed
-            # wild needs two more cards, a natural among them unless all wild.
-            others = dict(ranks)
-            others[meld.rank] -= 1
-            if wilds_held < 2 and not any(n + wilds_held >= 2 for n in others.values() if n):
+            if meld.rank not in swappable:
+                swappable[meld.rank] = could_follow(meld.rank)
+            if not swappable[meld.rank]:
                 continue
             # Up to suit equivalence: one natural of the rank, one wild of each kind (a 2, a joker).
-            naturals = sorted({c for c in hand if KIND.get(c) == "N" and c[:-1] == meld.rank}, key=card_key)[:1]
+            natural = nat[meld.rank][0]
             wilds = sorted({c for c in meld.cards if KIND[c] == WILD}, key=card_key)
             wilds = [c for k, c in enumerate(wilds) if k == 0 or (c == C.JOKER) != (wilds[k - 1] == C.JOKER)]
-            for natural in naturals:
-                for w in wilds:
-                    action = {"type": "swap", "meld": i, "wild": w, "cards": [natural]}
-                    try:
-                        self._do_swap(state, seat, action)
-                    except IllegalAction:
-                        continue
+            for w in wilds:
+                action = {"type": "swap", "meld": i, "wild": w, "cards": [natural]}
+                try:
+                    _, _, _, _, after = self._check_swap(state, seat, action)
+                except IllegalAction:
+                    continue
+                if (natural, w) not in meldable:
+                    meldable[natural, w] = self._freed_wild_meldable(state, seat, after, w)
+                if meldable[natural, w]:
                     out.append(action)
         return out
 
