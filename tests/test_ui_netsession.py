@@ -156,12 +156,14 @@ def test_after_an_abort_only_the_blamed_seat_is_marked_and_nobody_is_reconnectin
 
 # ----- several entries taken in between two redraws ---------------------------------------------
 
-def followed_match(game_id, players, options=None, every=(1, 9), seed=3, entries=200000, log_path=None):
+def followed_match(game_id, players, options=None, every=(1, 9), seed=3, entries=200000, log_path=None,
+                   stop=None):
     """Play a match (its first ``entries`` entries) between seat drivers in
     one process. The last seat's ``NetworkSession`` and a spectator's session
     follow it, one of each per ``n`` in ``every``, each told of changes only
     every ``n`` entries (as after a bot's quick answer or a reconnect). The
-    last seat keeps its log in ``log_path``. Returns ({n: player's session},
+    last seat keeps its log in ``log_path``; ``stop(log)`` true ends the
+    match there. Returns ({n: player's session},
     {n: spectator's session}, the drivers)."""
     from p2pcards.ui.spectator import SpectatorSession
 
@@ -181,7 +183,7 @@ def followed_match(game_id, players, options=None, every=(1, 9), seed=3, entries
     game = drivers[0].game
     for taken in range(1, entries + 1):
         machine = drivers[0].machine
-        if machine.finished:
+        if machine.finished or (stop is not None and stop(drivers[0].log)):
             break
         want = machine.expect()
         if want.kind == END:
@@ -241,8 +243,10 @@ def test_entries_taken_in_together_read_as_they_would_one_at_a_time(game_id, pla
 
 def test_a_seat_coming_back_tells_the_deal_so_far_as_it_was_played(tmp_path):
     path = tmp_path / "seat.log"
-    mine, watching, drivers = followed_match("kanasta", 2, {"target": 1500}, every=(1,), entries=90,
-                                             log_path=path)
+    # Twelve moves into the first deal (the deals are random: a count of entries may reach the next deal).
+    moves = lambda log: sum(1 for e in log if e.kind == ACTION)  # noqa: E731
+    mine, watching, drivers = followed_match("kanasta", 2, {"target": 1500}, every=(1,), log_path=path,
+                                             stop=lambda log: moves(log) >= 12)
     me = drivers[-1]
     assert me.machine.deal.index == 0 and not me.machine.finished  # mid-deal: every entry is kept for the screen
     me.finalize()
