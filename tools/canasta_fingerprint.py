@@ -131,35 +131,28 @@ def play(game, players, options, seed, policy, h, verbose=False) -> int:
 
 
 def play_hidden(game, players, options, seed, h) -> int:
-    """A deal as the network plays it (tests/test_hidden_cards.py's model): each seat's legal actions and the public state."""
-    from p2pcards.bots.strong.arena import KnowledgeTable
-    from p2pcards.protocol.knowledge import public_form, seat_state, shown_by, token_deck
+    """A deal as the network plays it: each seat's legal actions from what it
+    knows and the public state, through the knowledge model the in-process
+    table uses (SeatViews)."""
+    from p2pcards.bots.strong.arena import SeatViews
     match = game.new_match(players, options, seed)
     deck = shuffled_deck(game.id, seed, 0)
-    table = KnowledgeTable(game, players, deck)
-    full = game.start(players, deck=deck, dealer=match.dealer, options=match.options, scores=match.scores)
-    public, _, _ = table.retrying(lambda d, _: game.start(players, deck=d, dealer=match.dealer, options=match.options,
-                                                           scores=match.scores), token_deck(len(deck)))
+    full = game.start(players, deck=deck, dealer=match.dealer, options=match.options, scores=match.scores,
+                      **game.deal_context(match))
+    views = SeatViews(game, match, deck)
     rng = random.Random(seed)
     steps = 0
     while not game.deal_over(full):
-        public = table.settle(public)
         actor = game.to_act(full)
-        mine = seat_state(public, table.private[actor])
-        legal = game.legal_actions(mine)
+        legal = game.legal_actions(views.seat_state(actor))
         h.update(repr(legal).encode())
         action = rng.choice(legal)
         full = game.apply(full, action)
-        public_action, positions = public_form(game, public, action, actor, table.private[actor])
-        shown = shown_by(public_action, positions)
-        for p in shown:
-            table.book.publish(actor, p)
-        public = substitute(public, {unknown(p): c for p, c in shown.items()})
-        public, _, _ = table.retrying(game.apply, public, public_action)
-        h.update(repr(public).encode())
+        views.played(actor, action)
+        h.update(repr(views.public).encode())
         steps += 1
     everything = {unknown(p): c for p, c in enumerate(deck)}
-    h.update(repr(game.deal_scores(substitute(public, everything))).encode())
+    h.update(repr(game.deal_scores(substitute(views.public, everything))).encode())
     return steps
 
 
