@@ -220,9 +220,82 @@ def test_the_hint_reason_is_for_players():
     game = get_game("bura")
     _, _, mine = opening_state(game, 2, shuffled_deck("bura", 4))
     decision = search(game, mine, random.Random(1), iterations=30)
-    words = reason(decision)
-    assert words.startswith("came out ahead in ") and "% of " in words and "deals played out" in words
-    assert "_" not in words  # no internal names
+    words = reason(game, mine, decision)
+    assert words and "_" not in words and "{" not in words  # no internal names, every field filled
+
+
+def _seat_states(game_id: str, players: int, deals: int):
+    """(game, the acting seat's own state) at every decision of greedy deals."""
+    from p2pcards.bots.strong.arena import SeatViews, deal_deck
+
+    game = get_game(game_id)
+    for d in range(deals):
+        match = game.new_match(players, None, 700 + d)
+        deck = deal_deck(game, match)
+        views = SeatViews(game, match, deck)
+        full = game.start_deal(match, deck=list(deck))
+        bot = Bot("greedy", seed=d)
+        while not game.deal_over(full):
+            actor = game.to_act(full)
+            mine = views.seat_state(actor)
+            yield game, mine
+            action = bot.choose(game, mine)
+            full = game.apply(full, action)
+            views.played(actor, action)
+
+
+@pytest.mark.parametrize("game_id,players", [("kanasta", 2), ("kanaszta", 4), ("warkocz", 3), ("bura", 2)])
+def test_the_hint_says_what_each_move_does_in_words_of_the_players_language(game_id, players):
+    """Every legal move of real deals, seen from the seat's own state (unknown
+    tokens for the cards it cannot see), gets a reason or none, never an
+    error; each reason is a whole sentence of the catalog, in Polish too."""
+    from p2pcards.bots.strong.ismcts import Decision, own_policy
+    from p2pcards.bots.strong import reason
+    from p2pcards.i18n import set_language
+
+    why = own_policy(game_id).why
+    said: set[str] = set()
+    for game, mine in _seat_states(game_id, players, 3):
+        for action in game.legal_actions(mine):
+            words = why(game, mine, action)
+            if words is not None:
+                assert words and "{" not in words and "_" not in words
+                said.add(words)
+            if action["type"] == "take_pile":
+                assert words.startswith("takes the pile: ") and str(len(mine.pile)) in words
+            if game_id != "bura" and action.get("cards") and len(action["cards"]) == len(mine.hands[game.to_act(mine)]):
+                assert words == "goes out"
+    assert len(said) >= 3  # the moves of a deal are told apart
+    game, mine = next(_seat_states(game_id, players, 1))
+    english = reason(game, mine, Decision(game.legal_actions(mine)[0], 10, 10, 0.5))
+    try:
+        set_language("pl")
+        polish = reason(game, mine, Decision(game.legal_actions(mine)[0], 10, 10, 0.5))
+    finally:
+        set_language("en")
+    assert polish and polish != english
+
+
+def test_the_hint_keeps_the_joker_for_the_canasta():
+    """A discard of a natural card while the seat holds a joker and its side
+    has a meld near a canasta says so."""
+    from p2pcards.bots.strong.canasta_policy import why
+
+    seen = 0
+    for game, mine in _seat_states("kanaszta", 2, 6):
+        seat = game.to_act(mine)
+        hand = mine.hands[seat]
+        side = game.side_of(seat, mine.players, mine.options)
+        near = any(m.owner == side and 4 <= len(m.cards) < 7 for m in mine.melds)
+        if "JK" not in hand or not near or len(hand) < 2:
+            continue
+        for action in game.legal_actions(mine):
+            card = action.get("cards", ["JK"])[0]
+            if action["type"] == "discard" and not action.get("freeze") and card[0] != "2" and card != "JK" \
+                    and not game.stops_pile(mine, card):
+                assert why(game, mine, action) == "keeps the joker for the canasta"
+                seen += 1
+    assert seen
 
 
 def test_command_line_picks_bots_per_seat_and_by_level():

@@ -155,10 +155,10 @@ class NetworkSession:
         seq = self.peer.driver.log.next_seq
         if self._hint is None or self._hint[0] != seq:
             # The strong bot, within its time budget, on this seat's own state.
-            decision = search(self.game, self.peer.driver.my_state(), random.Random(f"hint:{seq}"),
-                              seconds=DEFAULT_THINK)
+            state = self.peer.driver.my_state()
+            decision = search(self.game, state, random.Random(f"hint:{seq}"), seconds=DEFAULT_THINK)
             self._hint = (seq, decision.action)
-            self.hint_why = reason(decision)
+            self.hint_why = reason(self.game, state, decision)
         return self._hint[1]
 
     async def act(self, action: dict) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 
+from p2pcards.i18n import _
 from p2pcards.games.bura import DECK, INFO, beats
 
 TRUMP_COST = 6  # what spending a trump is worth in points, on top of its rank
@@ -116,3 +117,42 @@ def choose(game, state, rng: random.Random) -> dict:
         if trump_cost == 0 or on_table >= trump_cost:
             return best
     return _cheapest(throws, trump)
+
+
+def why(game, state, action: dict) -> str | None:
+    """What ``action`` does for the seat to act, in a few words for a player
+    (the hint's reason), from the seat's own view; None where there is
+    nothing short to say."""
+    kind = action["type"]
+    if kind == "bessa":
+        return _("a bessa takes the bank")
+    seat = game.to_act(state)
+    view = game.view(state, seat)
+    if view["phase"] == "declare":
+        sure = sum(_points(play["cards"]) for trick in view["tricks"][seat] for play in trick)
+        if kind == "declare":
+            if sure >= view["target"]:
+                return _("your tricks surely hold {sure} points: enough").format(sure=sure)
+            return _("a risk: the tricks you saw hold {sure} points").format(sure=sure)
+        return _("the tricks you saw hold only {sure} points").format(sure=sure) if sure < view["target"] else None
+    trump = view["trump_suit"]
+    cards = action.get("cards", [])
+    if kind == "lead":
+        threats = _threats(view)
+        if all(_safe(c, threats, trump) for c in cards):
+            return _("nobody can beat it any more")
+        if _points(cards) == 0:
+            return _("a cheap lead: it gives nothing away")
+        return None
+    if kind == "beat":
+        if not any(INFO[c][0] == trump for c in cards):
+            return _("takes the trick without spending a trump")
+        on_table = sum(_points(p["cards"]) for p in view["trick"])
+        if not on_table:
+            return _("takes the lead with a trump")
+        return _("the trick is worth the trump: {points} points on the table").format(points=on_table)
+    if kind == "throw":
+        if any(a["type"] == "beat" for a in game.legal_actions(state)):
+            return _("beating would cost more than the trick brings")
+        return _("nothing here beats it: the cheapest cards go")
+    return None

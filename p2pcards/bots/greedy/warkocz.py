@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 
+from p2pcards.i18n import _, ngettext
 from p2pcards.games.warkocz import KING, NATURAL_RANK, NATURALS_PER_RANK, NINE, RANK_INDEX, W_RANKS, WARKOCZ
 
 WIN = 10_000
@@ -173,3 +174,41 @@ def choose(game, state, rng: random.Random) -> dict:
         if _matches(action, step, planner.root[NINE]):
             return action
     return rng.choice(legal)  # the plan found no listed action: should not happen
+
+
+def why(game, state, action: dict) -> str | None:
+    """What ``action`` does for the seat to act, in a few words for a player
+    (the hint's reason), from the seat's own view; None where there is
+    nothing short to say."""
+    cards = action.get("cards")
+    if not cards:
+        return None  # a pass: forced, or the row is worth leaving
+    seat = game.to_act(state)
+    view = game.view(state, seat)
+    planner = _Planner(view, seat)
+    counts = list(planner.root)
+    if cards[0] == WARKOCZ:
+        r, w, last_w = RANK_INDEX[action["as"]], False, True
+        counts[NINE] -= len(cards) - 1
+    else:
+        r, w, last_w = NATURAL_RANK[cards[0]], planner.has_w, False
+        counts[r] -= len(cards)
+    if len(cards) == len(view["hand"]):
+        return _("goes out")
+    if planner.after_step(tuple(counts), w, r, last_w) >= WIN:
+        if planner.aria_open:
+            return _("goes out in this move: an aria doubles the score")
+        return _("goes out in this move")
+    if r == KING:
+        return _("a king ends the row: you lead again")
+    if planner.played(tuple(counts), r + 1) >= NATURALS_PER_RANK:
+        return _("nobody can follow it: you lead again")
+    if last_w:
+        return _("the warkocz keeps your move going")
+    if planner.has_w and planner.keep_w > 0 and any(a.get("cards", [None])[0] == WARKOCZ
+                                                   for a in game.legal_actions(state)):
+        return _("keeps the warkocz for later")
+    if len(cards) >= 3:
+        return ngettext("lays {n} card of one rank at once", "lays {n} cards of one rank at once",
+                        len(cards)).format(n=len(cards))
+    return None

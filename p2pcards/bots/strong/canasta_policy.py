@@ -10,12 +10,14 @@ tried too: it lost more deals against the greedy bot than it won.)
 
 It serves the search (``ismcts``) as its first guess at the root and as the
 searching seat's own play in the simulations; the other seats are still
-played by the greedy bot. It decides from the seat's own view only.
+played by the greedy bot. It decides from the seat's own view only, and
+``why`` puts what a move does into a few words for the hint.
 """
 
 from __future__ import annotations
 
-from p2pcards.bots.greedy.canasta import _Context, _is_wild, _rank, _score, best_scored
+from p2pcards.bots.greedy.canasta import WILD_CODES, WILD_RANKS, _Context, _is_wild, _rank, _score, best_scored
+from p2pcards.i18n import _, ngettext
 
 # Weights (in the greedy scores' units: a meld is ~20-60, a discard ~-10..5).
 DANGER = 3.0  # per card of the pile a discard may hand to the next player
@@ -38,6 +40,55 @@ def scorer(game, state):
     ctx = _Context(game, state)  # what the greedy bot reads of the decision
     threat = _Threat(ctx)
     return lambda a: _score(ctx, a) + threat.adjust(a)
+
+
+def why(game, state, action) -> str | None:
+    """What ``action`` does for the seat to act, in a few words for a player
+    (the hint's reason), read from the seat's own view; None where there is
+    nothing short to say."""
+    ctx = _Context(game, state)
+    kind = action["type"]
+    cards = action.get("cards", [])
+    if kind == "red3":
+        return _("a red 3 is laid at once: it scores")
+    if kind == "take_pile":
+        return ngettext("takes the pile: {n} card", "takes the pile: {n} cards", ctx.pile).format(n=ctx.pile)
+    if kind in ("meld", "add") and len(cards) == len(ctx.hand):
+        return _("goes out")
+    if kind == "meld":
+        if len(cards) >= 7:
+            return _("lays a whole canasta at once")
+        if not ctx.opened_mine:
+            return _("the first meld: from now on the pile is easier to take")
+        return None
+    if kind == "add":
+        i = action["meld"]
+        if ctx.friendly[i] and ctx.sizes[i] < 7 <= ctx.sizes[i] + len(cards):
+            return _("completes a canasta")
+        return None
+    if kind != "discard":
+        return None
+    return _discard_why(game, state, ctx, action)
+
+
+def _discard_why(game, state, ctx: _Context, action) -> str | None:
+    card = action["cards"][0]
+    if len(ctx.hand) == 1:
+        return _("goes out")
+    if action.get("freeze"):
+        return _("freezes the pile")
+    if game.stops_pile(state, card):
+        return _("a stop card: the next player cannot take the pile")
+    held = set(ctx.hand)
+    near = any(friendly and 4 <= size < 7 for friendly, size in zip(ctx.friendly, ctx.sizes))
+    if near and not _is_wild(card) and held & WILD_CODES:
+        return _("keeps the joker for the canasta") if "JK" in held else _("keeps the 2 for the canasta")
+    threat = _Threat(ctx)
+    if threat.adjust(action) == 0 and any(threat.adjust({"type": "discard", "cards": [c]}) for c in held):
+        return _("a safe discard: the next player cannot take the pile with it")
+    if ctx.counts.get(_rank(card)) == 1 and any(n >= 2 for r, n in ctx.counts.items() if r not in WILD_RANKS):
+        return _("sheds a lone card and keeps the pairs")
+    return None
 
 
 class _Threat:

@@ -102,7 +102,7 @@ def _greedy(game_id: str):
     return importlib.import_module(f"p2pcards.bots.greedy.{game_id}")
 
 
-def _own_policy(game_id: str):
+def own_policy(game_id: str):
     """The heuristic the searching seat plays by: its first guess at the root
     and its moves in the simulations (the others play the greedy bot)."""
     if game_id in OWN_POLICY:
@@ -139,7 +139,7 @@ def search(game, state, rng: random.Random, iterations: int | None = None,
     if len(legal) == 1:
         return Decision(legal[0], 0, 0, None, forced=True)
     seat = game.to_act(state)
-    own = _own_policy(game.id)
+    own = own_policy(game.id)
     others = _greedy(game.id)
     try:
         sampler = Determinizer(game.id, state)
