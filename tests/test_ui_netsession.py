@@ -106,26 +106,26 @@ def test_my_own_draws_name_the_card_once_its_keys_show_it_and_nobody_elses_do():
     session, _ = watched_match("kanasta", 2, {"target": 1500}, batch=3)
     me, other = session.names[session.seat], session.names[1 - session.seat]
     lines = session.last_moves()
-    mine = [line for line in lines if line.startswith(f"{me} draw")]
+    mine = [line for line in lines if line.startswith("You draw")]  # my own moves read in the second person
+    assert not any(line.startswith(f"{me} ") for line in lines)
     # the card named is the one drawn
     codes = {d.index: d.codes for d in session.peer.machine.deals}
     truth = [codes[d[0]][unknown_position(d[1])] if d else None for d in session.drawn]
     assert mine and len(mine) <= len(truth)
     for line, card in zip(mine, truth[-len(mine):]):  # the screen keeps the last lines only
-        assert line in (f"{me} draws {card}", f"{me} draws") if card else line == f"{me} draws", (line, card)
+        assert line in (f"You draw {card}", "You draw") if card else line == "You draw", (line, card)
     assert all(line == f"{other} draws" for line in lines if line.startswith(f"{other} draw"))
     assert not any("?" in line for line in lines)  # never a token for a card
 
 
 def test_a_player_told_of_every_entry_sees_every_card_drawn_named():
     session, _ = watched_match("kanasta", 2, {"target": 1500}, batch=1)
-    me = session.names[session.seat]
-    mine = [line for line in session.last_moves() if line.startswith(f"{me} draw")]
+    mine = [line for line in session.last_moves() if line.startswith("You draw")]
     codes = {d.index: d.codes for d in session.peer.machine.deals}
     truth = [codes[d[0]][unknown_position(d[1])] if d else None for d in session.drawn]
     assert mine
     for line, card in zip(mine, truth[-len(mine):]):
-        assert line == (f"{me} draws {card}" if card else f"{me} draws"), (line, card)
+        assert line == (f"You draw {card}" if card else "You draw"), (line, card)
 
 
 def test_between_deals_the_header_names_the_deal_just_over_and_next_says_it_comes_by_itself():
@@ -257,7 +257,7 @@ def test_a_seat_coming_back_tells_the_deal_so_far_as_it_was_played(tmp_path):
     session.attach(SimpleNamespace(driver=back, machine=back.machine, seat=back.seat, chat_seen=[], table_news=[],
                                    mesh=None))
     assert session.last_moves() == mine[1].last_moves()
-    assert any("draws " in line for line in session.last_moves())  # my draws name their cards, as they did
+    assert any(line.startswith("You draw ") for line in session.last_moves())  # my draws name their cards, as they did
 
 
 

@@ -43,11 +43,12 @@ def describe(game, state, seat: int, action: dict, names: list[str], me: int | N
     return shown(narrate(game, state, seat, action, names, me))
 
 
-def narrate_entry(game, entry, deal: int, state, names: list[str]) -> str:
+def narrate_entry(game, entry, deal: int, state, names: list[str], me: int | None = None) -> str:
     """Entry ``entry`` of a log in words, as read from the table before it:
     ``deal`` the deal it belongs to and ``state`` the public deal state it
     applies to (a ``walk.Step``'s). Never what the table became later: a
-    move's words may count the pile it takes or number the meld it adds to."""
+    move's words may count the pile it takes or number the meld it adds to.
+    ``me``: the reader's seat, whose own moves read in the second person."""
     from p2pcards.protocol.machine import ACTION, END
 
     payload = entry.payload if isinstance(entry.payload, dict) else {}
@@ -55,7 +56,7 @@ def narrate_entry(game, entry, deal: int, state, names: list[str]) -> str:
         signers = [s for s, sig in enumerate(entry.signatures) if sig is not None] if entry.kind == END else None
         return entry_line(entry.kind, entry.author, payload, names, deal, signers)
     try:
-        line = describe(game, state, entry.author, payload.get("action"), names)
+        line = describe(game, state, entry.author, payload.get("action"), names, me)
     except Exception:  # a line of history must never stop the screen or the replay
         line = _("{name} played").format(name=_name(names, entry.author))
     if payload.get("auto") is True:

@@ -369,7 +369,7 @@ class NetworkSession:
         entry = step.entry
         if not told_at_table(entry):
             return
-        line = narrate_entry(self.game, entry, step.deal_before, step.state_before, self.names)
+        line = narrate_entry(self.game, entry, step.deal_before, step.state_before, self.names, self.seat)
         action = entry.payload.get("action") if entry.kind == ACTION and isinstance(entry.payload, dict) else None
         if entry.author == self.seat and isinstance(action, dict):
             self._my_draw = None  # a move of mine after my draw changes the hand too: no naming
