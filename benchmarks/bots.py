@@ -4,6 +4,7 @@
         [--matches M] [--think S | --iterations K] [--unit deal|match] [--seed S]
         [-o KEY=VALUE]... [--peers] [--log FILE [--first M0]]
     PYTHONPATH=. python benchmarks/bots.py --summary FILE...
+    PYTHONPATH=. python benchmarks/bots.py GAME --players N --calibrate [--think S] [--matches D]
 
 Strategy A sits at one seat, B at all the others; A's seat rotates, and each
 deck is played once with A at every seat (match m uses deck seed
@@ -26,6 +27,12 @@ strong bot gets ``ONE_SECOND[game]`` simulations: what about one CPU second
 a decision buys on the machine the README's figures come from (2-core
 x86-64 at load 4-6), so the figures measure the default budget reproducibly.
 
+``--calibrate`` measures what ``--think`` (default 1 s) buys here and now:
+the strong bot searches every decision of greedy deals for that long, and
+the simulations it managed are printed (median, tenth percentile, mean) with
+the CPU seconds they took and the simulations per CPU second: the way to
+check ``ONE_SECOND`` on a machine.
+
 Output: A's win rate with a 95 % Wilson interval, its fair share (1 / sides)
 and the ratio, and A's and B's CPU seconds per decision (the mean over the
 decisions that had a choice, and the slowest one). ``--log FILE`` appends
@@ -38,6 +45,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import random
 import sys
 import tempfile
 import time
@@ -130,6 +138,36 @@ def peers_unit(args, game, options, m: int, work: Path) -> float:
     return _share_of_best(list(result["scores"]), side)
 
 
+def calibrate(args, game, options) -> dict:
+    """The simulations a ``--think`` second search runs at every decision with
+    a choice of ``--matches`` greedy deals (the strong bot at seat 0, its
+    moves the greedy ones, so every deal is the same whatever the load)."""
+    from p2pcards.bots.strong import search
+
+    seconds = args.think if args.think is not None else 1.0
+    sims, cpu = [], []
+
+    class Probe:
+        def __init__(self, seed):
+            self.greedy, self.rng = Bot("greedy", seed=seed), random.Random(seed)
+
+        def choose(self, game, state):
+            if len(game.legal_actions(state)) > 1:
+                t0 = time.process_time()
+                sims.append(search(game, state, self.rng, seconds=seconds).iterations)
+                cpu.append(time.process_time() - t0)
+            return self.greedy.choose(game, state)
+
+    for m in range(args.first, args.first + args.matches):
+        bots = [Probe(f"{args.seed}:{m}:0")] + [Bot("greedy", seed=f"{args.seed}:{m}:{s}") for s in range(1, args.players)]
+        play_deal(game, game.new_match(args.players, options, args.seed + m), bots)
+    ordered = sorted(sims)
+    return {"game": game.id, "players": args.players, "think_s": seconds, "decisions": len(sims),
+            "simulations_median": ordered[len(ordered) // 2], "simulations_p10": ordered[len(ordered) // 10],
+            "simulations_mean": round(sum(sims) / len(sims)), "cpu_s_per_decision": round(sum(cpu) / len(cpu), 3),
+            "simulations_per_cpu_s": round(sum(sims) / sum(cpu)), "one_second_now": ONE_SECOND[game.id]}
+
+
 def summary(units: list[dict], sides: int) -> dict:
     """A's win rate with its Wilson interval and the decision times of ``units``."""
     n = len(units)
@@ -164,6 +202,7 @@ def main(argv=None) -> int:
     p.add_argument("--peers", action="store_true", help="real peer processes (selfplay) instead of in-process")
     p.add_argument("--log", help="append one JSON line per unit to this file")
     p.add_argument("--summary", nargs="+", metavar="FILE", help="sum up the units logged in these files")
+    p.add_argument("--calibrate", action="store_true", help="print the simulations --think seconds buy here (deals: --matches)")
     args = p.parse_args(argv)
     if args.summary:
         units = [json.loads(line) for f in args.summary for line in Path(f).read_text().splitlines() if line]
@@ -181,6 +220,9 @@ def main(argv=None) -> int:
         p.error("give a GAME (or --summary FILE...)")
     game = get_game(args.game)
     options = parse_options(args.option)
+    if args.calibrate:
+        print(json.dumps(calibrate(args, game, options)))
+        return 0
     if args.think is None and args.iterations is None:
         args.iterations = ONE_SECOND[game.id]
     rules = {k: v for k, v in options.items() if not k.startswith("table.")}
