@@ -23,9 +23,10 @@ decision is then not measured (the wall time per unit is).
 The strong bot's budget: ``--think`` is wall time (a loaded machine gives it
 fewer simulations, so results vary with the load); ``--iterations`` fixes the
 simulations per decision, which makes a run repeatable. With neither, the
-strong bot gets ``ONE_SECOND[game]`` simulations: what about one CPU second
-a decision buys on the machine the README's figures come from (2-core
-x86-64 at load 4-6), so the figures measure the default budget reproducibly.
+strong bot gets ``one_second(game, players)`` simulations: what the median
+decision of a one-second search (the default ``--think``) ran on the machine
+the README's figures come from (2-core x86-64 at load 4, ``--calibrate``), so
+the figures measure the default budget reproducibly.
 
 ``--calibrate`` measures what ``--think`` (default 1 s) buys here and now:
 the strong bot searches every decision of greedy deals for that long, and
@@ -57,9 +58,16 @@ from p2pcards.games import get_game
 from p2pcards.bots.strong.arena import play_deal, play_match
 from p2pcards.bots.strong.evaluate import outcome
 
-# Simulations a decision that take about one CPU second on the reference machine
-# (the mean over a deal's decisions; early canasta decisions cost more).
-ONE_SECOND = {"kanasta": 150, "kanaszta": 200, "warkocz": 6000, "bura": 1200}
+# The simulations of the median decision of a one-second search on the reference
+# machine (``--calibrate``, 2026-12-01, load 4), at 2 players and at 4; early
+# canasta decisions run fewer, late ones more.
+ONE_SECOND = {"kanasta": (150, 180), "kanaszta": (200, 200), "warkocz": (1750, 1100), "bura": (900, 500)}
+
+
+def one_second(game_id: str, players: int) -> int:
+    """``ONE_SECOND`` at this many players: 3 between 2 and 4, 5-6 as 4."""
+    two, four = ONE_SECOND[game_id]
+    return two if players <= 2 else four if players >= 4 else (two + four) // 2
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -165,7 +173,7 @@ def calibrate(args, game, options) -> dict:
     return {"game": game.id, "players": args.players, "think_s": seconds, "decisions": len(sims),
             "simulations_median": ordered[len(ordered) // 2], "simulations_p10": ordered[len(ordered) // 10],
             "simulations_mean": round(sum(sims) / len(sims)), "cpu_s_per_decision": round(sum(cpu) / len(cpu), 3),
-            "simulations_per_cpu_s": round(sum(sims) / sum(cpu)), "one_second_now": ONE_SECOND[game.id]}
+            "simulations_per_cpu_s": round(sum(sims) / sum(cpu)), "one_second_now": one_second(game.id, args.players)}
 
 
 def summary(units: list[dict], sides: int) -> dict:
@@ -195,7 +203,7 @@ def main(argv=None) -> int:
     p.add_argument("--matches", type=int, default=20, help="units to play (a multiple of --players is fair)")
     p.add_argument("--first", type=int, default=0, help="the first unit's number (to carry on a cut-short run)")
     p.add_argument("--think", type=float, help="strong bot's wall seconds per decision")
-    p.add_argument("--iterations", type=int, help="strong bot's simulations per decision (default: ONE_SECOND)")
+    p.add_argument("--iterations", type=int, help="strong bot's simulations per decision (default: one_second)")
     p.add_argument("--unit", choices=("deal", "match"), default="deal")
     p.add_argument("--seed", type=int, default=1000)
     p.add_argument("-o", dest="option", action="append", metavar="KEY=VALUE")
@@ -224,7 +232,7 @@ def main(argv=None) -> int:
         print(json.dumps(calibrate(args, game, options)))
         return 0
     if args.think is None and args.iterations is None:
-        args.iterations = ONE_SECOND[game.id]
+        args.iterations = one_second(game.id, args.players)
     rules = {k: v for k, v in options.items() if not k.startswith("table.")}
     sides = game.sides(args.players, game.options(args.players, rules))
     budget = f"{args.think} s" if args.think is not None else f"{args.iterations} simulations"
