@@ -406,3 +406,26 @@ def test_canasta_search_plays_as_recorded():
     recorded = [json.loads(line) for line in TRACE.read_text().splitlines()]
     for want, (got, _) in zip(recorded, lines(**TRACE_ARGS), strict=True):
         assert json.loads(json.dumps(got)) == want, f"decision {want['decision']} of {want['game']} at {want['players']} players differs"
+
+
+def test_the_hint_says_the_warkocz_is_kept_only_when_the_move_keeps_it():
+    """"keeps the warkocz for later" is said of a step only when the rest of
+    the move, as the heuristic plays it, does not lay the warkocz."""
+    from p2pcards.bots.greedy import warkocz as heuristic
+    from p2pcards.games.warkocz import WARKOCZ
+
+    said = 0
+    for game, mine in _seat_states("warkocz", 2, 12):
+        seat = game.to_act(mine)
+        for action in game.legal_actions(mine):
+            if heuristic.why(game, mine, action) != "keeps the warkocz for later":
+                continue
+            said += 1
+            state, rng = game.apply(mine, action), random.Random(0)
+            while not game.deal_over(state) and game.to_act(state) == seat:
+                step = heuristic.choose(game, state, rng)
+                if step["type"] == "pass":
+                    break
+                assert WARKOCZ not in step["cards"], (action, step)
+                state = game.apply(state, step)
+    assert said

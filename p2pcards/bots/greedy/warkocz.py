@@ -205,10 +205,27 @@ def why(game, state, action: dict) -> str | None:
         return _("nobody can follow it: you lead again")
     if last_w:
         return _("the warkocz keeps your move going")
-    if planner.has_w and planner.keep_w > 0 and any(a.get("cards", [None])[0] == WARKOCZ
-                                                   for a in game.legal_actions(state)):
+    if planner.has_w and planner.keep_w > 0 and _keeps_warkocz(planner, tuple(counts), r):
         return _("keeps the warkocz for later")
     if len(cards) >= 3:
         return ngettext("lays {n} card of one rank at once", "lays {n} cards of one rank at once",
                         len(cards)).format(n=len(cards))
     return None
+
+
+def _keeps_warkocz(planner: _Planner, counts: tuple, r: int) -> bool:
+    """Does the rest of the planned move, after a natural step of rank ``r``
+    leaving ``counts``, end with the warkocz still in hand?"""
+    need = -1 if r == KING or planner.played(counts, r + 1) >= NATURALS_PER_RANK else r + 1
+    for _ in range(len(W_RANKS) * 4):  # a move lays at most every card
+        if not any(counts):
+            return True
+        _value, step = planner.value(counts, True, need)
+        if step[0] == "w":
+            return False
+        if step[0] == "p":
+            return True  # the move ends (a pass that leads again keeps it too, for this move)
+        _, r, k = step
+        counts = counts[:r] + (counts[r] - k,) + counts[r + 1:]
+        need = -1 if r == KING or planner.played(counts, r + 1) >= NATURALS_PER_RANK else r + 1
+    return True
