@@ -50,7 +50,7 @@ def why(game, state, action) -> str | None:
     kind = action["type"]
     cards = action.get("cards", [])
     if kind == "red3":
-        return _("a red 3 is laid at once: it scores")
+        return _("a red 3 counts for more on the table than in hand")
     if kind == "take_pile":
         return ngettext("takes the pile: {n} card", "takes the pile: {n} cards", ctx.pile).format(n=ctx.pile)
     if kind in ("meld", "add") and len(cards) == len(ctx.hand):
@@ -85,7 +85,7 @@ def _discard_why(game, state, ctx: _Context, action) -> str | None:
         return _("keeps the joker for the canasta") if "JK" in held else _("keeps the 2 for the canasta")
     threat = _Threat(ctx)
     if threat.adjust(action) == 0 and any(threat.adjust({"type": "discard", "cards": [c]}) for c in held):
-        return _("a safe discard: the next player cannot take the pile with it")
+        return _("a safer discard: the next player has no meld to add it to")
     if ctx.counts.get(_rank(card)) == 1 and any(n >= 2 for r, n in ctx.counts.items() if r not in WILD_RANKS):
         return _("sheds a lone card and keeps the pairs")
     return None
