@@ -277,8 +277,8 @@ def test_the_hint_says_what_each_move_does_in_words_of_the_players_language(game
 
 
 def test_the_hint_keeps_the_joker_for_the_canasta():
-    """A discard of a natural card while the seat holds a joker and its side
-    has a meld near a canasta says so."""
+    """A discard of a natural card while the seat could add its joker to its
+    side's meld near a canasta says so."""
     from p2pcards.bots.strong.canasta_policy import why
 
     seen = 0
@@ -286,10 +286,12 @@ def test_the_hint_keeps_the_joker_for_the_canasta():
         seat = game.to_act(mine)
         hand = mine.hands[seat]
         side = game.side_of(seat, mine.players, mine.options)
-        near = any(m.owner == side and 4 <= len(m.cards) < 7 for m in mine.melds)
-        if "JK" not in hand or not near or len(hand) < 2:
+        near = {i for i, m in enumerate(mine.melds) if m.owner == side and 4 <= len(m.cards) < 7}
+        legal = game.legal_actions(mine)
+        could = any(a["type"] == "add" and a["meld"] in near and a["cards"] == ["JK"] for a in legal)
+        if "JK" not in hand or not could or len(hand) < 2:
             continue
-        for action in game.legal_actions(mine):
+        for action in legal:
             card = action.get("cards", ["JK"])[0]
             if action["type"] == "discard" and not action.get("freeze") and card[0] != "2" and card != "JK" \
                     and not game.stops_pile(mine, card):

@@ -80,15 +80,27 @@ def _discard_why(game, state, ctx: _Context, action) -> str | None:
     if game.stops_pile(state, card):
         return _("a stop card: the next player cannot take the pile")
     held = set(ctx.hand)
-    near = any(friendly and 4 <= size < 7 for friendly, size in zip(ctx.friendly, ctx.sizes))
-    if near and not _is_wild(card) and held & WILD_CODES:
-        return _("keeps the joker for the canasta") if "JK" in held else _("keeps the 2 for the canasta")
+    if not _is_wild(card) and held & WILD_CODES:
+        kept = _wild_kept_for_canasta(game, state, ctx)
+        if kept is not None:
+            return _("keeps the joker for the canasta") if kept == "JK" else _("keeps the 2 for the canasta")
     threat = _Threat(ctx)
     if threat.adjust(action) == 0 and any(threat.adjust({"type": "discard", "cards": [c]}) for c in held):
         return _("a safer discard: the next player has no meld to add it to")
     if ctx.counts.get(_rank(card)) == 1 and any(n >= 2 for r, n in ctx.counts.items() if r not in WILD_RANKS):
         return _("sheds a lone card and keeps the pairs")
     return None
+
+
+def _wild_kept_for_canasta(game, state, ctx: _Context) -> str | None:
+    """The wild the seat could add now to one of its side's melds of 4 to 6
+    cards (the JK first), or None."""
+    near = {i for i, (friendly, size) in enumerate(zip(ctx.friendly, ctx.sizes)) if friendly and 4 <= size < 7}
+    if not near:
+        return None
+    addable = {a["cards"][0] for a in game.legal_actions(state)
+               if a["type"] == "add" and a["meld"] in near and len(a["cards"]) == 1 and _is_wild(a["cards"][0])}
+    return "JK" if "JK" in addable else min(addable) if addable else None
 
 
 class _Threat:
