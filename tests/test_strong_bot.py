@@ -226,22 +226,24 @@ def test_the_hint_reason_is_for_players():
 
 def _seat_states(game_id: str, players: int, deals: int):
     """(game, the acting seat's own state) at every decision of greedy deals."""
-    from p2pcards.bots.strong.arena import SeatViews, deal_deck
+    from p2pcards.bots.strong.arena import play_deal
 
     game = get_game(game_id)
     for d in range(deals):
-        match = game.new_match(players, None, 700 + d)
-        deck = deal_deck(game, match)
-        views = SeatViews(game, match, deck)
-        full = game.start_deal(match, deck=list(deck))
-        bot = Bot("greedy", seed=d)
-        while not game.deal_over(full):
-            actor = game.to_act(full)
-            mine = views.seat_state(actor)
-            yield game, mine
-            action = bot.choose(game, mine)
-            full = game.apply(full, action)
-            views.played(actor, action)
+        seen = []
+
+        class Noting:  # the greedy bot, noting each state it is handed
+            def __init__(self):
+                self.bot = Bot("greedy", seed=d)
+
+            def choose(self, game, state):
+                seen.append(state)
+                return self.bot.choose(game, state)
+
+        noting = Noting()
+        play_deal(game, game.new_match(players, None, 700 + d), [noting] * players)
+        for state in seen:
+            yield game, state
 
 
 @pytest.mark.parametrize("game_id,players", [("kanasta", 2), ("kanaszta", 4), ("warkocz", 3), ("bura", 2)])

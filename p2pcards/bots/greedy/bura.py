@@ -55,6 +55,17 @@ def _threats(view: dict) -> set[str]:
     return threats
 
 
+def _sure_points(view: dict, seat: int) -> int:
+    """The points ``seat`` knows lie in its tricks: others' face-down plays
+    list no cards, so they count 0."""
+    return sum(_points(play["cards"]) for trick in view["tricks"][seat] for play in trick)
+
+
+def _on_table(view: dict) -> int:
+    """The points in the trick being played."""
+    return sum(_points(play["cards"]) for play in view["trick"])
+
+
 def _safe(card: str, threats: set[str], trump: str) -> bool:
     """Nobody can hold a card that beats ``card``."""
     return not any(beats(t, card, trump) for t in threats)
@@ -89,11 +100,7 @@ def choose(game, state, rng: random.Random) -> dict:
     if phase == "bessa":
         return by_type["pass"][0]
     if phase == "declare":
-        sure = 0
-        for trick in view["tricks"][seat]:
-            for play in trick:
-                sure += _points(play["cards"])  # others' face-down plays list no cards: 0
-        return by_type["declare"][0] if sure >= view["target"] else by_type["pass"][0]
+        return by_type["declare"][0] if _sure_points(view, seat) >= view["target"] else by_type["pass"][0]
     trump = view["trump_suit"]
     if "lead" in by_type:
         threats = _threats(view)
@@ -107,7 +114,7 @@ def choose(game, state, rng: random.Random) -> dict:
     throws = by_type.get("throw", [])
     beats_ = by_type.get("beat", [])
     if beats_:
-        on_table = sum(_points(p["cards"]) for p in view["trick"])
+        on_table = _on_table(view)
         best = min(
             beats_,
             key=lambda a: (sum(TRUMP_COST + INFO[c][1] for c in a["cards"] if INFO[c][0] == trump),
@@ -129,7 +136,7 @@ def why(game, state, action: dict) -> str | None:
     seat = game.to_act(state)
     view = game.view(state, seat)
     if view["phase"] == "declare":
-        sure = sum(_points(play["cards"]) for trick in view["tricks"][seat] for play in trick)
+        sure = _sure_points(view, seat)
         if kind == "declare":
             if sure >= view["target"]:
                 return _("your tricks surely hold {sure} points: enough").format(sure=sure)
@@ -147,7 +154,7 @@ def why(game, state, action: dict) -> str | None:
     if kind == "beat":
         if not any(INFO[c][0] == trump for c in cards):
             return _("takes the trick without spending a trump")
-        on_table = sum(_points(p["cards"]) for p in view["trick"])
+        on_table = _on_table(view)
         if not on_table:
             return _("takes the lead with a trump")
         return _("the trick is worth the trump: {points} points on the table").format(points=on_table)

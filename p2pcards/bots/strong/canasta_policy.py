@@ -85,7 +85,7 @@ def _discard_why(game, state, ctx: _Context, action) -> str | None:
         if kept is not None:
             return _("keeps the joker for the canasta") if kept == "JK" else _("keeps the 2 for the canasta")
     threat = _Threat(ctx)
-    if threat.adjust(action) == 0 and any(threat.adjust({"type": "discard", "cards": [c]}) for c in held):
+    if not threat.risky(card) and any(map(threat.risky, held)):
         return _("a safer discard: the next player has no meld to add it to")
     if ctx.counts.get(_rank(card)) == 1 and any(n >= 2 for r, n in ctx.counts.items() if r not in WILD_RANKS):
         return _("sheds a lone card and keeps the pairs")
@@ -124,13 +124,16 @@ class _Threat:
             self.frozen = False
 
     def adjust(self, action) -> float:
-        if action["type"] != "discard" or action.get("freeze") or not self.opened or self.frozen:
-            # A frozen pile is taken only with two naturals from hand: no card is safer than another.
+        if action["type"] != "discard" or action.get("freeze"):
             return 0.0
-        card = action["cards"][0]
+        return -DANGER * self.pile if self.risky(action["cards"][0]) else 0.0
+
+    def risky(self, card: str) -> bool:
+        """May ``card``, discarded plainly, hand the next player the pile?"""
+        if not self.opened or self.frozen:
+            # A frozen pile is taken only with two naturals from hand: no card is safer than another.
+            return False
         if _is_wild(card):
             # A wild fits any meld; in kanaszta a joker discarded plainly stops the pile instead.
-            risky = not (self.game.side_melds and card == "JK")
-        else:
-            risky = _rank(card) in self.ranks  # never a 3: no meld of 3s takes a pile
-        return -DANGER * self.pile if risky else 0.0
+            return not (self.game.side_melds and card == "JK")
+        return _rank(card) in self.ranks  # never a 3: no meld of 3s takes a pile
