@@ -288,3 +288,61 @@ def test_an_abort_that_takes_the_place_of_a_move_already_told_is_told():
     session.changed()
     assert session.last_moves()[-2] == told
     assert session.last_moves()[-1].startswith("GAME STOPPED by player1")
+
+
+# ----- the turn clock ---------------------------------------------------------------------------
+
+async def test_everybody_sees_the_clock_the_player_to_act_sees_and_then_the_tables_extra_wait(autojump_clock):
+    """Seat 2 waits for seat 1's move: its clock shows seat 1's turn time,
+    the time after which seat 1's own client plays for them, not the longer
+    wait before the table gives up on a silent client; once that turn time
+    is over the extra wait shows, and for a player whose connection broke,
+    the table's whole wait, their time to come back included. (A mock
+    clock: the times compared are of one instant.)"""
+    import trio
+
+    from fuzz import kit
+    from p2pcards.peer import TablePeer, auto_play_margin
+
+    m = kit.match("bura3")
+    k = next(i for i, e in enumerate(m.entries) if i and e.kind == ACTION and e.author == 1)
+    seats = [SeatDriver(m.genesis, s, m.signers[s], seeds=m.seeds[s]) for s in range(m.players)]
+    driver = seats[2]
+    for e in m.entries[1:k]:
+        driver.receive(e)
+    driver.finalize()  # every entry taken is final: seat 1's move is what the table waits for
+    peer = TablePeer(driver, SimpleNamespace(), None)
+    session = NetworkSession("bura")
+    session.attach(peer)
+    assert session.to_act() == 1
+    timeout = peer.options.turn_timeout
+    peer._progress_at = trio.current_time()
+    assert session.turn_deadline() == pytest.approx(peer._progress_at + timeout)
+    assert peer.turn_deadline(1) == pytest.approx(peer._progress_at + timeout + auto_play_margin(timeout))
+    peer._progress_at -= timeout + 1  # seat 1's turn time is over: the table still waits the margin
+    assert session.turn_deadline() == pytest.approx(peer.turn_deadline(1))
+    assert session.turn_deadline() > trio.current_time()
+    peer._progress_at = trio.current_time()
+    peer.down_since[1] = trio.current_time()  # seat 1's connection broke: its time to come back shows
+    assert session.turn_deadline() == pytest.approx(peer.turn_deadline(1))
+    assert session.turn_deadline() >= trio.current_time() + peer.options.rejoin_timeout
+    assert session.turn_deadline() > peer.auto_play_at()
+    # Beside their name, the same clock as the header's (not just the rejoin time).
+    from p2pcards.ui.render import fmt_clock
+
+    broken = SimpleNamespace(connected=False, epoch=1, since=trio.current_time())
+    peer.mesh = SimpleNamespace(peer_status=lambda: {1: broken})
+    shown = session.peer_status()[1]
+    assert shown == f"reconnecting ({fmt_clock(session.turn_deadline() - trio.current_time())} left)", shown
+    # Seat 1 is back with a fresh clock of its own (a client resumed), after
+    # ours ran out and we attested their silence: the clock shows how long
+    # the table still waits for the others to attest it, not 0:00.
+    del peer.down_since[1]
+    peer._progress_at -= timeout + auto_play_margin(timeout) + 1
+
+    async def sent(msg):
+        pass
+
+    peer.mesh = SimpleNamespace(broadcast=sent, peer_status=lambda: {})
+    await peer._attest_silence(1, "timeout")
+    assert session.turn_deadline() == pytest.approx(trio.current_time() + peer.options.rejoin_timeout)

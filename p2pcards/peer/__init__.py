@@ -205,6 +205,13 @@ class TablePeer:
             deadline = max(deadline, self.down_since[culprit] + self.options.rejoin_timeout)
         return deadline
 
+    def gives_up_at(self, culprit: int) -> float:
+        """When this seat stops waiting for ``culprit``: its ``turn_deadline``,
+        or once it has attested their silence here, the end of the wait for
+        a majority's attestations (``_attest_silence``)."""
+        attested = self.attested_at.get(self._silence_key(culprit))
+        return self.turn_deadline(culprit) if attested is None else attested + self.options.rejoin_timeout
+
     def _resend_pending(self, pending: bytes | None) -> None:
         """After a restart: the entry we sent last, if the log does not hold it
         yet, goes in again as it was (the others may have it already)."""

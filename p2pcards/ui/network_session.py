@@ -200,6 +200,7 @@ class NetworkSession:
             # The table has closed its connections: nobody is coming back.
             return {s: "blamed" for s in self.peer.machine.excluded}
         now = trio.current_time()
+        waited = self.peer.machine.expect().author
         out = {}
         for seat, status in self.peer.mesh.peer_status().items():
             if seat in self.peer.machine.excluded:
@@ -209,9 +210,13 @@ class NetworkSession:
             elif status.epoch == 0:
                 out[seat] = "connecting"
             else:
-                # The time the table still waits for this player to come back.
+                # The time the table still waits for this player to come back:
+                # for the one it waits for now, the same clock as the header's.
                 down = self.peer.down_since.get(seat, status.since)
-                left = fmt_clock(down + self.peer.options.rejoin_timeout - now)
+                until = down + self.peer.options.rejoin_timeout
+                if seat == waited:
+                    until = max(until, self.peer.gives_up_at(seat))
+                left = fmt_clock(until - now)
                 # Translators: a player's connection beside their name; {clock}: the time left, 1:23.
                 out[seat] = (_("left ({clock} to come back)").format(clock=left) if seat in self.peer.left_on_purpose
                              else _("reconnecting ({clock} left)").format(clock=left))
@@ -257,10 +262,19 @@ class NetworkSession:
     def turn_deadline(self) -> float | None:
         if self.peer is None or self.peer.machine.finished:
             return None
-        who = self.to_act()
-        if who == self.seat and self.peer.auto_play is not None:
-            return self.peer.auto_play_at()  # when my client plays for me
-        return self.peer.turn_deadline(who)  # a player gone has its time to come back
+        turn = self.peer.auto_play_at()  # when the player to act runs out of time (their client plays for them)
+        if self.to_act() == self.seat and self.peer.auto_play is not None:
+            return turn
+        # How long the table waits: for a player gone, their time to come back;
+        # once our clock has run out, the wait for the others to attest it.
+        waited = self.peer.machine.expect().author
+        wait = self.peer.turn_deadline() if waited in (None, self.seat) else self.peer.gives_up_at(waited)
+        # Everybody sees the clock the player to act sees; the table's extra
+        # wait for a silent client (the auto-play margin) shows only after it.
+        pause = self.peer.machine.pause
+        if waited not in self.peer.down_since and not (pause is not None and pause.held) and trio.current_time() < turn:
+            return min(turn, wait)
+        return wait
 
     def last_moves(self) -> list[str]:
         return list(self._moves)
