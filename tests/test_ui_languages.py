@@ -124,6 +124,26 @@ async def test_polish_plurals_stand_on_the_table(language):
         assert session.names[0] == "Ty"  # "You" at a table of bots
 
 
+@pytest.mark.parametrize("language", ["pl"], indirect=True)
+async def test_the_players_columns_line_up_whatever_the_plural_forms(language):
+    """"12 kart" and "4 karty" differ in length: the points after them still
+    stand in one column."""
+    import re
+
+    session = LocalSession("kanasta", 4, bots="random", seed=5, bot_delay=0, pause=None, max_deals=1)
+    mixed = []
+
+    def look() -> None:
+        rows = [line for line in _screen_text(session)[1].splitlines() if " pkt (para " in line]
+        assert len(rows) == 4 and len({row.index(" pkt (para ") for row in rows}) == 1, rows
+        forms = {re.search(r"\d+ (kart[ay]?)", row).group(1) for row in rows}
+        if len(forms) > 1:
+            mixed.append(rows)
+
+    await _play_and_look(session, look)
+    assert mixed  # the deal did show two forms at once
+
+
 def _polish_form(n: int) -> int:
     """The Polish plural form of ``n``: 0 one, 1 few (2-4, 22-24...), 2 many."""
     return 0 if n == 1 else 1 if n % 10 in (2, 3, 4) and n % 100 not in (12, 13, 14) else 2

@@ -235,6 +235,10 @@ def _players(p: Painter, session, view: dict | None, info: dict, extra: Callable
     chips = ((view or {}).get("chips") if playing else None) or info.get("chips")
     pairs = session.game.sides(len(names), session.options) != len(names)
     prints = getattr(session, "fingerprints", None) or []
+    # Plural forms differ in length (Polish "4 karty", "5 kart"): padded to
+    # the longest, the columns after them line up.
+    card_words = _padded([cards_count(n, f"{n:>3}") for n in counts])
+    chip_words = _padded([ngettext("{n} chip", "{n} chips", c).format(n=f"{c:>5}") for c in chips or []])
     for s, name in enumerate(names):
         turn = s == who
         style = "class:me" if s == session.seat else ""
@@ -244,9 +248,9 @@ def _players(p: Painter, session, view: dict | None, info: dict, extra: Callable
             (style, f"{name + you:<{width + 6}}"),
         ]]
         if s < len(counts):
-            boxes.append([("", cards_count(counts[s], f"{counts[s]:>3}"))])
+            boxes.append([("", card_words[s])])
         if chips is not None and s < len(chips):
-            boxes.append([("", ngettext("{n} chip", "{n} chips", chips[s]).format(n=f"{chips[s]:>5}"))])
+            boxes.append([("", chip_words[s])])
         else:
             score = _side_score(session, info, s)
             if score is not None:
@@ -274,6 +278,11 @@ def _players(p: Painter, session, view: dict | None, info: dict, extra: Callable
             p.flow(rest, indent=" " * 4, gap="  ", used=sum(len(t) for _style, t in first))
         else:
             p.nl()
+
+
+def _padded(words: list[str]) -> list[str]:
+    longest = max(map(len, words), default=0)
+    return [w.ljust(longest) for w in words]
 
 
 def render_table(session, ascii: bool = False, width: int = 100, with_hand: bool = True) -> Fragments:
