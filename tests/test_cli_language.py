@@ -213,8 +213,17 @@ def test_the_audits_unfinished_note_is_translated_and_stays_english_in_json(tmp_
     last = len(log) - 2
     assert notes == [f"the log stops after entry {last}, before its end"]
     assert cli.main(["audit", str(cut), "--lang", "pl"]) == 3
+    polish = capsys.readouterr().out
     assert (f"NIEDOKOŃCZONA: gra się nie skończyła (zapis gry urywa się po wpisie {last}, przed "
-            "zakończeniem). Jak daleko sięga zapis, nie ma w nim błędu.") in capsys.readouterr().out
+            "zakończeniem). Jak daleko sięga zapis, nie ma w nim błędu.") in polish
+    # Its scores and chips are those of the finished deals only: it says so.
+    assert "wyniki po zakończonych rozdaniach: " in polish and "żetony po zakończonych rozdaniach: " in polish
+    assert cli.main(["audit", str(cut)]) == 3
+    english = capsys.readouterr().out
+    assert "scores after the finished deals: " in english and "\nscores: " not in english
+    assert cli.main(["audit", str(REPO / "replays" / "warkocz-3p.p2plog")]) == 0
+    whole = capsys.readouterr().out
+    assert "\nscores: " in whole and "\nchips: " in whole and "finished deals" not in whole
 
 
 # ----- i18n.known: English from elsewhere, in the reader's language ---------------------

@@ -324,11 +324,16 @@ def format_report(report) -> str:
                        "{second} signed by {second_signers}").format(
             entry=f["entry"], first=f["first"]["kind"], first_signers=signers(f["first"]),
             second=f["second"]["kind"], second_signers=signers(f["second"])))
-    lines.append(_("scores: {scores}").format(scores=", ".join(f"{k}: {v}" for k, v in report.scores.items())))
+    # A game that did not finish is counted as far as its finished deals:
+    # the one it stopped in (an ante in the bank, say) is not settled.
+    scores = ", ".join(f"{k}: {v}" for k, v in report.scores.items())
+    lines.append(_("scores: {scores}").format(scores=scores) if report.complete
+                 else _("scores after the finished deals: {scores}").format(scores=scores))
     if report.chips is not None:
         bank = _("bank")
-        lines.append(_("chips: {chips}").format(chips=", ".join(
-            f"{bank if k == 'bank' else k}: {v}" for k, v in report.chips.items())))
+        chips = ", ".join(f"{bank if k == 'bank' else k}: {v}" for k, v in report.chips.items())
+        lines.append(_("chips: {chips}").format(chips=chips) if report.complete
+                     else _("chips after the finished deals: {chips}").format(chips=chips))
     return "\n".join(lines)
 
 
