@@ -201,6 +201,26 @@ def test_help_rules_moves_and_chat():
     at_table("bura", 2, script)
 
 
+def test_help_wraps_each_explanation_under_its_own_column():
+    """At 80 columns a long explanation goes on under where it began, not
+    under the command (Polish runs longer than English)."""
+    from p2pcards import i18n
+
+    async def script(player):
+        await player.type("help")
+        rows = fragment_list_to_text(player.ui._pager_text()).splitlines()
+        start = next(r for r in rows if r.startswith("  l/lead ")).index("zagraj")
+        after = rows[next(i for i, r in enumerate(rows) if r.startswith("  l/lead ")) + 1]
+        assert after.startswith(" " * start) and not after[start].isspace(), rows
+        assert all(len(r) <= 80 for r in rows), rows
+
+    i18n.set_language("pl")
+    try:
+        at_table("bura", 2, script, columns=80)
+    finally:
+        i18n.set_language("en")
+
+
 def test_quit_asks_first_during_a_game():
     state = {}
 

@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import logging
 import math
+import re
 import signal
 import sys
 import threading
@@ -97,6 +98,13 @@ TICK = 0.25  # seconds between countdown refreshes
 if sys.version_info < (3, 11):  # Python 3.10: trio depends on the backport
     from exceptiongroup import BaseExceptionGroup
 
+
+
+def _hanging_indent(line: str, width: int) -> str:
+    """How a pager line goes on when wrapped: under its second column where
+    it has one (help's "  usage      what it does"), else indented a little."""
+    m = re.match(r"( {2}\S(?:.*?\S)? {2,})\S", line)
+    return " " * len(m.group(1)) if m and len(m.group(1)) <= width // 2 else "  "
 
 
 def _guarded(draw):
@@ -490,16 +498,16 @@ class TableApp:
         head.text(f" {self.pager_title} ", "class:title").label("  " + _("PgUp/PgDn scroll, Esc or Enter back to the table"))
         if self.pager_is_sheet:
             head.label(" " + _("(score shows it again)"))
-        body = Painter(self.ascii, width)
-        for line in self.pager or []:
-            body.rich(line).nl()
         rows: list[list[tuple[str, str]]] = [[]]
-        for style, text in wrap_fragments(body.out, width):
-            for i, part in enumerate(text.split("\n")):
-                if i:
-                    rows.append([])
-                if part:
-                    rows[-1].append((style, part))
+        for line in self.pager or []:
+            body = Painter(self.ascii, width)
+            body.rich(line).nl()
+            for style, text in wrap_fragments(body.out, width, indent=_hanging_indent(line, width)):
+                for i, part in enumerate(text.split("\n")):
+                    if i:
+                        rows.append([])
+                    if part:
+                        rows[-1].append((style, part))
         self.pager_rows = len(rows)
         out = wrap_fragments(head.out, width) + [("", "\n\n")]
         for row in rows[self.pager_offset:]:
