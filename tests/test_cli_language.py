@@ -162,6 +162,20 @@ def test_file_errors_name_the_fix_in_polish(tmp_path, monkeypatch, capsys):
     assert capsys.readouterr().err == f"p2pcards: nincs állapotfájl itt: {tmp_path / 'gone.state'}\n"
 
 
+def test_a_refused_rules_option_or_table_size_is_said_in_the_players_language(capsys):
+    """The rules engine's own reasons (an option's value, the players it
+    takes) reach the command line's one line of error translated; --bots
+    says how many bots the game takes, not how many players it saw."""
+    assert cli.main(["play", "kanasta", "-o", "target=abc", "--lang", "pl"]) == 2
+    assert capsys.readouterr().err == "p2pcards: opcja target musi być liczbą całkowitą, nie 'abc'\n"
+    assert cli.main(["host", "bura", "--players", "9", "--lang", "hu"]) == 2
+    assert capsys.readouterr().err == "p2pcards: a(z) bura játékot 2–6 játékos játssza, nem 9\n"
+    assert cli.main(["play", "bura", "--bots", "9"]) == 2
+    assert capsys.readouterr().err == "p2pcards: bura is played by 2 to 6 players: --bots takes 1 to 5 (the bots besides you)\n"
+    assert cli.main(["play", "kanasta", "--bots", "0", "--lang", "pl"]) == 2
+    assert "--bots przyjmuje od 1 do 3" in capsys.readouterr().err
+
+
 async def test_what_the_host_says_over_the_network_is_worded_by_the_one_who_reads_it(tmp_path, monkeypatch):
     """A Polish host refuses a Hungarian joiner: the refusal travels in
     English and the joiner reads it in Hungarian."""

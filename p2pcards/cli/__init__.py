@@ -14,7 +14,7 @@ import sys
 from p2pcards import __version__, i18n
 from p2pcards.cli import argparse_words
 from p2pcards.cli.args import CliError, add_language_option, game_id, language_flag
-from p2pcards.i18n import _
+from p2pcards.i18n import _, shown
 
 
 def games_epilog() -> str:
@@ -57,11 +57,11 @@ def cmd_keygen(args) -> int:
         note = _("a new key")
     except identity.IdentityExists as exc:
         if exc.identity is None:
-            raise CliError(str(exc)) from None
+            raise CliError(shown(exc)) from None
         # Asking again for your key is no error: show the one you have.
         ident, note = exc.identity, _("you already have this key; --force replaces it with a new one")
     except identity.IdentityError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(shown(exc)) from None
     print(_("your key: {path}\nfingerprint: {fingerprint}\n({note})").format(
         path=ident.path, fingerprint=ident.fingerprint, note=note))
     return 0

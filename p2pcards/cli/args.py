@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from p2pcards.i18n import LANGUAGES, _
+from p2pcards.i18n import LANGUAGES, _, shown
 
 
 class CliError(Exception):
@@ -75,7 +75,7 @@ def load_identity(key_path=None):
     try:
         return identity.load_or_create(key_path)
     except identity.IdentityError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(shown(exc)) from None
 
 
 def language_flag(argv: list[str]) -> str | None:

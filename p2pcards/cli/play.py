@@ -16,7 +16,7 @@ import trio
 from p2pcards.cli.args import CliError, default_name, load_identity
 from p2pcards.games import get_game
 from p2pcards import i18n
-from p2pcards.i18n import _, known, ngettext
+from p2pcards.i18n import _, known, ngettext, shown
 from p2pcards.net.lobby import NOTICES as LOBBY_NOTICES
 from p2pcards.net.tasks import background_tasks
 from p2pcards.ui.lobby import join_addresses, options_lines
@@ -83,7 +83,7 @@ async def _stopped(ui, session, words: str, exc: Exception) -> None:
     look at: the screen closes and the reason is the command's one line of
     error. At a table, the player reads why and quits when ready."""
     if session.peer is None:
-        raise CliError(str(exc)) from None
+        raise CliError(shown(exc)) from None
     ui.leave_table(words, _("Type quit to leave."))
     try:
         await trio.sleep_forever()
@@ -148,6 +148,12 @@ def play(args) -> int:
     game = get_game(args.game)
     bots = args.bots if args.bots is not None else game.max_players - 1
     players = bots + 1
+    if not game.min_players <= players <= game.max_players:
+        # Translators: --bots is the option as typed; the players counted include the person.
+        raise CliError(_("{game} is played by {min_players} to {max_players} players: --bots takes {low} to {high} "
+                         "(the bots besides you)").format(game=game.id, min_players=game.min_players,
+                                                          max_players=game.max_players, low=game.min_players - 1,
+                                                          high=game.max_players - 1))
     options = parse_options(args.option)
     if args.turn_timeout is not None:
         options["table.turn_timeout"] = args.turn_timeout
@@ -155,7 +161,7 @@ def play(args) -> int:
         rules = split_options(options)[0]
         game.options(players, rules)
     except Exception as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(shown(exc)) from None
     ident = load_identity()
     offered = _offer_resume(args, lambda r: r.state.origin == "play" and r.game == args.game
                             and len(r.names) == players and r.state.seat == 0)
@@ -243,7 +249,7 @@ def host_interactive(args) -> int:
         rules = split_options(options)[0]
         get_game(args.game).options(args.players, rules)
     except Exception as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(shown(exc)) from None
     ident = load_identity(args.key)
     offered = _offer_resume(args, lambda r: r.state.origin == "host" and r.state.seat == 0 and r.game == args.game
                             and len(r.names) == args.players and r.state.key_path == str(ident.path))

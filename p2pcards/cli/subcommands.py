@@ -10,7 +10,7 @@ from functools import partial
 
 from p2pcards.cli.args import CliError, game_id, load_identity, parse_options, rank_options
 from p2pcards import i18n
-from p2pcards.i18n import N_, _
+from p2pcards.i18n import N_, _, shown
 
 DEFAULT_SELFPLAY_TIMEOUT = 10
 
@@ -87,7 +87,7 @@ def _check_table_options(game: str, players: int, options: dict) -> None:
         rules, _ = split_options(options)
         get_game(game).options(players, rules)
     except IllegalAction as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(shown(exc)) from None
 
 
 def _run_bot_seat(args, join=None) -> int:
@@ -141,7 +141,7 @@ def _run_and_report(run, *args) -> int:
     try:
         result = trio.run(_while_parent_lives, run, *args)
     except RunError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(shown(exc)) from None
     machine = result.driver.machine
     summary = machine.end_payload() if machine.finished else {"unfinished": True}
     print(json.dumps({"seat": result.seat, "log": result.log_path, "result": summary}), flush=True)
@@ -224,7 +224,7 @@ def cmd_selfplay(args) -> int:
                            seat_strategies=per_seat, think=args.think, crash=args.crash, drop=args.drop,
                            drop_seconds=args.drop_for)
     except SelfplayError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(shown(exc)) from None
     print(json.dumps(summary))
     return 0
 
@@ -345,7 +345,7 @@ def cmd_replay(args) -> int:
     try:
         replay = (load_replay if args.text or args.json else open_replay)(args.file)
     except ReplayError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(shown(exc)) from None
     if args.as_seat is not None and not 0 <= args.as_seat < replay.players:
         raise CliError(_("--as must be a seat 0..{last}").format(last=replay.players - 1))
     if args.json:
@@ -382,7 +382,7 @@ def cmd_resume(args) -> int:
     try:
         state = load(args.statefile)
     except StateError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(shown(exc)) from None
     if state.strategy is None and not args.bot:
         from p2pcards.cli.play import resume_interactive
 
