@@ -296,3 +296,20 @@ def test_the_table_column_never_spills_into_the_move_list(replay, columns):
             viewer.session.go(move)
             for line in text(viewer._table()).splitlines():
                 assert len(line) <= width, (move, line)
+
+
+def test_a_replay_in_polish_lists_its_table_and_deals_in_polish(log_path):
+    """The move list's own lines (the table, each deal's dealing and end)
+    speak the reader's language, like the moves narrated between them."""
+    from p2pcards import i18n
+
+    i18n.set_language("pl")
+    replay = load_replay(log_path)
+    kinds = {}
+    for move in replay.moves:
+        kinds.setdefault(move.kind, move.text)
+    assert " dla 2 graczy: " in replay.moves[0].text and "(miejsce 0)" in replay.moves[0].text
+    assert kinds[DEALT].startswith("rozdanie 1: rozdaje ")
+    assert kinds[DEAL_OVER] == "rozdanie 1 skończone"
+    english = [m.text for m in replay.moves if any(w in m.text for w in (" for ", "seat ", "dealt", " is over"))]
+    assert not english, english

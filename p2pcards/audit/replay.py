@@ -22,6 +22,7 @@ import threading
 from p2pcards.audit import UNFINISHED, Unverifiable, audit_log, load
 from p2pcards.cards import unknown
 from p2pcards.games import get_game, substitute
+from p2pcards.i18n import _, shown
 from p2pcards.protocol.log import LogError, read_table
 from p2pcards.protocol.machine import ABORT, ACTION, END, KEYS, PAUSE, REVEAL
 from p2pcards.protocol.narration import narrate_entry
@@ -136,9 +137,9 @@ class Replay:
         except _Cancelled:
             pass
         except ReplayError as exc:
-            self.error = str(exc)
+            self.error = shown(exc)
         except Exception as exc:  # a walk that breaks must say so, not hang the viewer
-            self.error = f"the replay stopped reading the log: {exc}"
+            self.error = _("the replay stopped reading the log: {reason}").format(reason=shown(exc))
             self._publish()
         finally:
             self.done.set()
@@ -161,7 +162,8 @@ class Replay:
         payload = entry.payload if isinstance(entry.payload, dict) else {}
         action = payload.get("action") if entry.kind == ACTION and isinstance(payload.get("action"), dict) else None
         if refused is not None:
-            text = f"REFUSED: {refused}"
+            # Translators: a replay's step that the rules refused; {reason} says why.
+            text = _("REFUSED: {reason}").format(reason=shown(refused))
             state = state_before
         else:
             text = narrate_entry(machine.game, entry, deal_before, state_before, self.names)
@@ -190,7 +192,7 @@ class Replay:
         elif entry.kind == REVEAL:
             if pending is None or pending.kind != DEAL_OVER or pending.deal != deal:
                 self._publish()
-                self._pending = Move(DEAL_OVER, deal, -1, f"deal {deal + 1} is over", pos, pos)
+                self._pending = Move(DEAL_OVER, deal, -1, _("deal {number} is over").format(number=deal + 1), pos, pos)
             else:
                 pending.last = pos
         elif pending is not None and pending.deal == deal and pending.kind in (MOVE, DEALT) and (
@@ -198,8 +200,9 @@ class Replay:
             pending.last = pos  # the keys that show a drawn card, or more of the dealing
         else:  # the dealing of a new deal begins
             self._publish()
-            by = f" by {self.names[dealer]}" if 0 <= dealer < self.players else ""
-            self._pending = Move(DEALT, deal, -1, f"deal {deal + 1} dealt{by}", pos, pos)
+            text = (_("deal {number}: {name} deals").format(number=deal + 1, name=self.names[dealer])
+                    if 0 <= dealer < self.players else _("deal {number}").format(number=deal + 1))
+            self._pending = Move(DEALT, deal, -1, text, pos, pos)
 
     def _publish(self) -> None:
         if self._pending is not None:
@@ -219,8 +222,8 @@ class Replay:
 
     def _table_text(self) -> str:
         table = self.log.table
-        names = ", ".join(f"{p.name} (seat {i})" for i, p in enumerate(table.players))
-        return f"{table.game} for {len(table.players)}: {names}"
+        seats = ", ".join(_("{name} (seat {seat})").format(name=p.name, seat=i) for i, p in enumerate(table.players))
+        return _("{game} for {players}: {seats}").format(game=table.game, players=len(table.players), seats=seats)
 
     # ----- looking at a frame -------------------------------------------------------
     def full_state(self, frame: Frame):
