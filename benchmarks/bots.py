@@ -9,6 +9,8 @@
 Strategy A sits at one seat, B at all the others; A's seat rotates, and each
 deck is played once with A at every seat (match m uses deck seed
 ``seed + m // N`` with A at seat ``m % N``), so no seat or deal favours A.
+With ``--a-pair`` A plays both seats of its side (pairs), B the other side,
+and each deck is played twice, once with A on each side.
 A unit is one deal (``--unit deal``, the default: a canasta match to 5000
 takes many deals) or a whole match. A wins a unit when its side has the best
 deal score (the match's winner for ``match``); a shared best counts half.
@@ -97,11 +99,27 @@ class Timed:
         return action
 
 
-def _bots(args, a_seat: int, unit: int):
+def unit_seat_and_deck(args, m: int) -> tuple[int, int]:
+    """Unit ``m``'s seat for A and its deck seed: each deck once with A at
+    every seat (with ``--a-pair``, once with A on each side: seats 0 and 1)."""
+    turns = 2 if args.a_pair else args.players
+    return m % turns, args.seed + m // turns
+
+
+def a_seats(args, game, options, a_seat: int) -> set[int]:
+    """The seats A plays: ``a_seat``, and with ``--a-pair`` its partner too."""
+    if not args.a_pair:
+        return {a_seat}
+    full = game.options(args.players, {k: v for k, v in options.items() if not k.startswith("table.")})
+    side = game.side_of(a_seat, args.players, full)
+    return {s for s in range(args.players) if game.side_of(s, args.players, full) == side}
+
+
+def _bots(args, seats: set[int], unit: int):
     def make(name, seat):
         return Timed(Bot(name, seed=f"{args.seed}:{unit}:{seat}", think=args.think, iterations=args.iterations))
 
-    return [make(args.a if s == a_seat else args.b, s) for s in range(args.players)]
+    return [make(args.a if s in seats else args.b, s) for s in range(args.players)]
 
 
 def _share_of_best(values: list, side: int) -> float:
@@ -113,9 +131,9 @@ def _share_of_best(values: list, side: int) -> float:
 
 def in_process_unit(args, game, options, m: int) -> dict:
     """Unit ``m`` in one process: A's result and every seat's decision times."""
-    a_seat = m % args.players
-    seed = args.seed + m // args.players
-    bots = _bots(args, a_seat, m)
+    a_seat, seed = unit_seat_and_deck(args, m)
+    mine = a_seats(args, game, options, a_seat)
+    bots = _bots(args, mine, m)
     if args.unit == "deal":
         match = game.new_match(args.players, options, seed)
         won = outcome(game, play_deal(game, match, bots).state, a_seat)[0]
@@ -123,16 +141,16 @@ def in_process_unit(args, game, options, m: int) -> dict:
         match, _, _ = play_match(game, args.players, bots, seed, options)
         won = _share_of_best(list(match.scores), game.side_of(a_seat, args.players, match.options))
     return {"unit": m, "a_seat": a_seat, "deck_seed": seed, "a_won": won,
-            "a_times": [round(t, 4) for t in bots[a_seat].times],
-            "b_times": [round(t, 4) for b in bots if b is not bots[a_seat] for t in b.times]}
+            "a_times": [round(t, 4) for s in sorted(mine) for t in bots[s].times],
+            "b_times": [round(t, 4) for s, b in enumerate(bots) if s not in mine for t in b.times]}
 
 
 def peers_unit(args, game, options, m: int, work: Path) -> float:
     from p2pcards.cli.selfplay import selfplay
 
-    a_seat = m % args.players
-    seed = args.seed + m // args.players
-    per_seat = {s: (args.a if s == a_seat else args.b) for s in range(args.players)}
+    a_seat, seed = unit_seat_and_deck(args, m)
+    mine = a_seats(args, game, options, a_seat)
+    per_seat = {s: (args.a if s in mine else args.b) for s in range(args.players)}
     opts = dict(options)
     if args.unit == "deal":
         opts["table.deals"] = 1
@@ -207,6 +225,8 @@ def main(argv=None) -> int:
     p.add_argument("--unit", choices=("deal", "match"), default="deal")
     p.add_argument("--seed", type=int, default=1000)
     p.add_argument("-o", dest="option", action="append", metavar="KEY=VALUE")
+    p.add_argument("--a-pair", action="store_true",
+                   help="A plays its partner's seat too (pairs): the A side against B's")
     p.add_argument("--peers", action="store_true", help="real peer processes (selfplay) instead of in-process")
     p.add_argument("--log", help="append one JSON line per unit to this file")
     p.add_argument("--summary", nargs="+", metavar="FILE", help="sum up the units logged in these files")
@@ -214,10 +234,10 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.summary:
         units = [json.loads(line) for f in args.summary for line in Path(f).read_text().splitlines() if line]
-        heads = {(u["game"], u["players"], u["options"], u["budget"]) for u in units}
+        heads = {(u["game"], u["players"], u["options"], u["budget"], u.get("a_pair", False)) for u in units}
         if len(heads) != 1:
             raise SystemExit(f"these logs mix runs: {sorted(heads)}")
-        game_id, players, opts, budget = heads.pop()
+        game_id, players, opts, budget, _pair = heads.pop()
         if len({u["unit"] for u in units}) != len(units):
             raise SystemExit("a unit is logged twice")
         game = get_game(game_id)
@@ -238,13 +258,16 @@ def main(argv=None) -> int:
     budget = f"{args.think} s" if args.think is not None else f"{args.iterations} simulations"
     head = {"game": game.id, "players": args.players, "options": json.dumps(rules, sort_keys=True),
             "budget": budget, "a": args.a, "b": args.b, "unit_kind": args.unit}
+    if args.a_pair:
+        head["a_pair"] = True
     started = time.perf_counter()
     work = Path(tempfile.mkdtemp(prefix="p2pcards-botbench-")) if args.peers else None
     units = []
     wins = 0.0
     for m in range(args.first, args.first + args.matches):
         if args.peers:
-            unit = {"unit": m, "a_seat": m % args.players, "a_won": peers_unit(args, game, options, m, work)}
+            unit = {"unit": m, "a_seat": unit_seat_and_deck(args, m)[0],
+                    "a_won": peers_unit(args, game, options, m, work)}
         else:
             unit = in_process_unit(args, game, options, m)
         units.append(unit)
@@ -253,7 +276,7 @@ def main(argv=None) -> int:
             with open(args.log, "a") as f:
                 f.write(json.dumps({**head, **unit}) + "\n")
         print(f"{m + 1 - args.first}/{args.matches}: A {wins:g} wins", file=sys.stderr, flush=True)
-    report = {"game": args.game, "players": args.players, "a": args.a, "b": args.b, "unit": args.unit,
+    report = {"game": args.game, "players": args.players, "a": args.a, "b": args.b, "a_pair": args.a_pair, "unit": args.unit,
               "mode": "peers" if args.peers else "in-process", "budget": budget, **summary(units, sides),
               "wall_s": round(time.perf_counter() - started, 1)}
     print(json.dumps(report))
