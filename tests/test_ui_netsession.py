@@ -346,3 +346,31 @@ async def test_everybody_sees_the_clock_the_player_to_act_sees_and_then_the_tabl
     peer.mesh = SimpleNamespace(broadcast=sent, peer_status=lambda: {})
     await peer._attest_silence(1, "timeout")
     assert session.turn_deadline() == pytest.approx(trio.current_time() + peer.options.rejoin_timeout)
+
+
+def test_leaving_a_game_unfinished_says_in_the_shell_how_to_come_back():
+    """The screen closes on a game still going (the player quit): the shell
+    keeps the way back; a spectator's or a finished game's close says
+    nothing of it."""
+    import io
+
+    from prompt_toolkit.data_structures import Size
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output.vt100 import Vt100_Output
+
+    from p2pcards.ui.app import TableApp
+
+    mine, watching, drivers = followed_match("bura", 2, every=(1,), entries=60)
+    with create_pipe_input() as pipe:
+        ui = TableApp(input=pipe, output=Vt100_Output(io.StringIO(), lambda: Size(rows=30, columns=80), term="xterm"))
+        ui.show(mine[1])
+        assert ui.closing_summary() == ("The game is not over. Come back to it with: p2pcards resume (or the same "
+                                        "command again)")
+        ui.show(watching[1])
+        assert ui.closing_summary() is None
+    mine, _, drivers = followed_match("bura", 2, {"rounds": 1}, every=(1,))
+    assert drivers[0].machine.finished
+    with create_pipe_input() as pipe:
+        ui = TableApp(input=pipe, output=Vt100_Output(io.StringIO(), lambda: Size(rows=30, columns=80), term="xterm"))
+        ui.show(mine[1])
+        assert "come back" not in (ui.closing_summary() or "").lower()

@@ -259,7 +259,8 @@ class TableApp:
 
     def closing_summary(self) -> str | None:
         """What the shell keeps once the screen closes: the match's score
-        sheet and end, or why the game stopped; None if it was left unfinished."""
+        sheet and end, why the game stopped, or for a seat that left it
+        unfinished how to come back."""
         session = self.session
         if session is None:
             return None
@@ -272,6 +273,10 @@ class TableApp:
                 if self.log_path:
                     stopped += "\n" + _("The log is kept in {path}").format(path=self.log_path)
                 return stopped
+            peer = getattr(session, "peer", None)
+            if peer is not None and session.seat is not None and not (peer.machine.stopped or peer.machine.finished):
+                # A seat left mid-game: its log and state file wait for it.
+                return _("The game is not over. Come back to it with: p2pcards resume (or the same command again)")
         except Exception as exc:  # the screen is gone; a summary is not worth a traceback
             return _("(no summary: {error})").format(error=f"{type(exc).__name__}: {exc}")
         return None
