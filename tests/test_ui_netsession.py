@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from p2pcards.bots import Bot
-from p2pcards.cards import unknown_position
+from p2pcards.cards import is_code, unknown_position
 from p2pcards.protocol.machine import ACTION, END
 from p2pcards.ui.network_session import NetworkSession
 from p2pcards.protocol.driver import SeatDriver
@@ -374,3 +374,16 @@ def test_leaving_a_game_unfinished_says_in_the_shell_how_to_come_back():
         ui = TableApp(input=pipe, output=Vt100_Output(io.StringIO(), lambda: Size(rows=30, columns=80), term="xterm"))
         ui.show(mine[1])
         assert "come back" not in (ui.closing_summary() or "").lower()
+
+
+def test_my_own_face_down_throws_are_named_even_when_not_typed_here():
+    """A throw of mine this client did not send (made before a restart, or
+    played for me) still names its cards in my lines: my hand says which
+    left it. Nobody else's throw is named."""
+    session, _said = watched_match("bura", 2, {"rounds": 2}, batch=1)
+    mine = [line for line in session.last_moves() if line.startswith("You throw")]
+    theirs = [line for line in session.last_moves() if " throws " in line and not line.startswith("You")]
+    assert mine and theirs
+    for line in mine:
+        assert line.split(": ", 1)[-1] != line and all(is_code(c) for c in line.split(": ", 1)[1].split()), line
+    assert not any(": " in line for line in theirs), theirs

@@ -310,7 +310,7 @@ class NetworkSession:
                     self._say(f"{seat_name(self.names, entry.author)}: {text}")
             if step.state_before is not None:
                 self._play_state = (step.deal_before, step.state_before)
-            self._line_for(step, machine)
+            self._line_for(step, machine, deal_after, state_after)
             self._told.append((entry.seq, entry.hash))
             self._name_my_draw(machine, deal_after, state_after)
             if entry.kind == REVEAL and not (nxt is not None and nxt.entry.kind == REVEAL
@@ -379,7 +379,24 @@ class NetworkSession:
         if drawn:  # one card named, or more: other changes mixed in, so nothing is claimed
             self._my_draw = None
 
-    def _line_for(self, step, machine) -> None:
+    def _cards_that_left_my_hand(self, machine, step, deal_after: int, state_after, action: dict) -> dict | None:
+        """``action`` of mine with the cards that left my hand by it, from my
+        own view before and after; None where that does not tell them (the
+        deal ended with it, or other cards came and went)."""
+        cards = action.get("cards") or []
+        if not cards or all(is_code(c) for c in cards) or deal_after != step.deal_before:
+            return None
+        me = self.peer.driver.me
+        before = me.view_at(machine, step.deal_before, step.state_before)
+        after = me.view_at(machine, deal_after, state_after)
+        if before is None or after is None:
+            return None
+        gone = sorted((Counter(before.get("hand") or []) - Counter(after.get("hand") or [])).elements())
+        if len(gone) != len(cards) or not all(is_code(c) for c in gone):
+            return None
+        return {**action, "cards": gone}
+
+    def _line_for(self, step, machine, deal_after: int, state_after) -> None:
         entry = step.entry
         if not told_at_table(entry):
             return
@@ -392,6 +409,9 @@ class NetworkSession:
                          and len(a.get("cards") or []) == len(action.get("cards") or [])), None)
             if mine is not None:
                 self._sent.remove(mine)
+            else:  # not typed here (a move of before a restart, or played for me): my hand says what went
+                mine = self._cards_that_left_my_hand(machine, step, deal_after, state_after, action)
+            if mine is not None:
                 line = with_own_cards(line, self.seat, entry.author, mine)
             if action.get("type") == "draw":
                 view = self.peer.driver.me.view_at(machine, step.deal_before, step.state_before)
