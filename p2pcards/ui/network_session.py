@@ -384,7 +384,9 @@ class NetworkSession:
         own view before and after; None where that does not tell them (the
         deal ended with it, or other cards came and went)."""
         cards = action.get("cards") or []
-        if not cards or all(is_code(c) for c in cards) or deal_after != step.deal_before:
+        if cards and all(is_code(c) for c in cards):
+            return action  # my cards as the log holds them (a throw the engine shows me in codes)
+        if not cards or deal_after != step.deal_before:
             return None
         me = self.peer.driver.me
         before = me.view_at(machine, step.deal_before, step.state_before)
