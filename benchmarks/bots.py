@@ -57,6 +57,7 @@ from pathlib import Path
 from p2pcards.bots import STRATEGIES, Bot
 from p2pcards.cli.args import parse_options
 from p2pcards.games import get_game
+from p2pcards.peer.seating import split_options
 from p2pcards.bots.strong.arena import play_deal, play_match
 from p2pcards.bots.strong.evaluate import outcome
 
@@ -110,7 +111,7 @@ def a_seats(args, game, options, a_seat: int) -> set[int]:
     """The seats A plays: ``a_seat``, and with ``--a-pair`` its partner too."""
     if not args.a_pair:
         return {a_seat}
-    full = game.options(args.players, {k: v for k, v in options.items() if not k.startswith("table.")})
+    full = game.options(args.players, split_options(options)[0])
     side = game.side_of(a_seat, args.players, full)
     return {s for s in range(args.players) if game.side_of(s, args.players, full) == side}
 
@@ -159,7 +160,7 @@ def peers_unit(args, game, options, m: int, work: Path) -> float:
     result = summary["result"]
     if result.get("aborted"):
         raise SystemExit(f"unit {m} aborted: {result}")
-    full = game.options(args.players, {k: v for k, v in opts.items() if not k.startswith("table.")})
+    full = game.options(args.players, split_options(opts)[0])
     side = game.side_of(a_seat, args.players, full)
     return _share_of_best(list(result["scores"]), side)
 
@@ -253,7 +254,7 @@ def main(argv=None) -> int:
         return 0
     if args.think is None and args.iterations is None:
         args.iterations = one_second(game.id, args.players)
-    rules = {k: v for k, v in options.items() if not k.startswith("table.")}
+    rules = split_options(options)[0]
     sides = game.sides(args.players, game.options(args.players, rules))
     budget = f"{args.think} s" if args.think is not None else f"{args.iterations} simulations"
     head = {"game": game.id, "players": args.players, "options": json.dumps(rules, sort_keys=True),

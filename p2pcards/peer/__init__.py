@@ -678,7 +678,7 @@ class TablePeer:
             self._wake()
             return
         attesters = self.attestations.get(key, {})
-        give_up = self.attested_at[key] + self.options.rejoin_timeout
+        give_up = self.gives_up_at(culprit)
         if self.referee(culprit) == self.seat:
             if silence.majority(attesters, self.machine.players) or now >= give_up:
                 limit = self.options.rejoin_timeout if kind == "left" else self.options.turn_timeout

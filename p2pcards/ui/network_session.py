@@ -367,17 +367,22 @@ class NetworkSession:
         if self._my_draw is None:
             return
         line, before = self._my_draw
-        view = self.peer.driver.me.view_at(machine, deal, state)
-        if view is None:  # that deal is over
+        hand = self._my_hand(machine, deal, state)
+        if hand is None:  # that deal is over
             self._my_draw = None
             return
         # Known cards only: the drawn card is a token (?33) until its keys come.
-        drawn = sorted(c for c in (Counter(view.get("hand") or []) - Counter(before)).elements() if is_code(c))
+        drawn = sorted(c for c in (Counter(hand) - Counter(before)).elements() if is_code(c))
         at = line - (self._said - len(self._moves))
         if len(drawn) == 1 and 0 <= at < len(self._moves):  # a draw takes one card
             self._moves[at] = with_own_cards(self._moves[at], self.seat, self.seat, None, drawn)
         if drawn:  # one card named, or more: other changes mixed in, so nothing is claimed
             self._my_draw = None
+
+    def _my_hand(self, machine, deal: int, state) -> list | None:
+        """My hand as I saw it at ``state`` of ``deal``; None once that deal is over."""
+        view = self.peer.driver.me.view_at(machine, deal, state)
+        return None if view is None else list(view.get("hand") or [])
 
     def _cards_that_left_my_hand(self, machine, step, deal_after: int, state_after, action: dict) -> dict | None:
         """``action`` of mine with the cards that left my hand by it, from my
@@ -388,12 +393,11 @@ class NetworkSession:
             return action  # my cards as the log holds them (a throw the engine shows me in codes)
         if not cards or deal_after != step.deal_before:
             return None
-        me = self.peer.driver.me
-        before = me.view_at(machine, step.deal_before, step.state_before)
-        after = me.view_at(machine, deal_after, state_after)
+        before = self._my_hand(machine, step.deal_before, step.state_before)
+        after = self._my_hand(machine, deal_after, state_after)
         if before is None or after is None:
             return None
-        gone = sorted((Counter(before.get("hand") or []) - Counter(after.get("hand") or [])).elements())
+        gone = sorted((Counter(before) - Counter(after)).elements())
         if len(gone) != len(cards) or not all(is_code(c) for c in gone):
             return None
         return {**action, "cards": gone}
@@ -416,9 +420,9 @@ class NetworkSession:
             if mine is not None:
                 line = with_own_cards(line, self.seat, entry.author, mine)
             if action.get("type") == "draw":
-                view = self.peer.driver.me.view_at(machine, step.deal_before, step.state_before)
-                if view is not None:
-                    self._my_draw = (self._said, list(view.get("hand") or []))
+                hand = self._my_hand(machine, step.deal_before, step.state_before)
+                if hand is not None:
+                    self._my_draw = (self._said, hand)
         self._say(line)
 
     def _say(self, line: str) -> None:
