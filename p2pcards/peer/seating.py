@@ -26,7 +26,7 @@ from p2pcards.games import IllegalAction, get_game
 from p2pcards.protocol.log import Entry, LogError, Player, assemble, check_body_signature, sign_body, table_body
 from p2pcards.net.agreement import final_msg
 from p2pcards.net.tasks import background_tasks
-from p2pcards.peer import PeerHooks, PeerOptions, TablePeer
+from p2pcards.peer.table_peer import PeerHooks, PeerOptions, TablePeer
 from p2pcards.files import REASONS as FILE_REASONS
 from p2pcards.files import write_atomically
 from p2pcards.i18n import N_, _, known, shown

@@ -1,0 +1,977 @@
+"""A seat at a table over the network: the seat driver on the peer mesh.
+
+Every entry goes straight from its author to every player (nobody relays
+anybody's moves). A player that takes an entry in acknowledges it to all; an
+entry is *final* once every player not blamed has acknowledged it, and only
+final entries are written to the log file. The author of the next entry
+waits for that, so two honest players never build on different entries.
+
+When something is wrong the *referee* speaks: the lowest seat not blamed
+(and not the culprit) writes the abort, so there is one abort, not several.
+An abort replaces any entry at its place that was not yet final.
+
+Messages between players (``protocol/table.md``)::
+
+    {"t": "entry",  "raw": bytes}            a log entry, as signed
+    {"t": "ack",    "seq": int, "hash": bytes}
+    {"t": "have",   "next": int}             "send me what you have from here"
+    {"t": "endsig", "hash": bytes, "sig": bytes}
+    {"t": "chat",   "text": str}             shown at once; logged in the author's next entry
+    {"t": "silence", "att": bytes}           a signed silence attestation (p2pcards.protocol.silence)
+    {"t": "continue"}                        "end your pause" (to the seat whose pause holds)
+
+Silence is attested, never taken on trust: a peer signs an attestation when
+its own clock runs out for a seat that owes it something; the referee writes
+a silence abort only with a strict majority of all seats attesting (or, after
+the rejoin timeout, a minority abort that stops the game and convicts
+nobody). A peer takes a silence abort only if its own clock ran out too and
+it holds nothing of the accused for that place; one that holds the accused's
+entry there sends it to all and accuses the accuser instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import msgpack
+import trio
+
+from p2pcards.peer.ahead import AheadBuffer
+from p2pcards.games import IllegalAction
+from p2pcards.limits import MAX_AHEAD
+from p2pcards.net.messages import printable
+from p2pcards.net.ratelog import RateLimitedLog
+from p2pcards.protocol import silence
+from p2pcards.protocol.checkpoint import make as make_checkpoint
+from p2pcards.protocol.driver import SeatDriver
+from p2pcards.protocol.log import END, Entry, LogError
+from p2pcards.protocol.machine import (ABORT, ACTION, FALSE_ACCUSATION, MAX_CHAT, MAX_CHAT_LEN, PAUSE, PAUSE_ASK,
+                                       PAUSE_CONTINUE, PAUSE_NO, PAUSE_YES, Violation)
+
+log = logging.getLogger("p2pcards.peer")
+
+LEAVE_FLUSH = 1.0  # seconds a leaving seat gives its goodbye to reach the others
+MAX_SILENCE_KEYS = 32  # silence attestations are kept for this many (seat, place, head) at most
+SILENCE_AHEAD = 8  # attestations about places up to this far ahead of our log are kept
+CHAT_KEPT = 256  # chat lines waiting to be shown, at most
+GAP_ASK_INTERVAL = 1.0  # seconds before the same gap is asked for again from the same peer
+LINGER = 3.0  # seconds a finished peer stays to help slower ones finish
+CHECKPOINT_EVERY = 64  # written entries between two checkpoints (resume replays at most about this many)
+
+
+@dataclass
+class PeerOptions:
+    turn_timeout: float = 120.0  # a player's move, a key, an acknowledgement
+    rejoin_timeout: float = 120.0  # how long a player whose connection broke may take to come back
+
+
+class PeerHooks:
+    """Where test machinery (``p2pcards.testing``: cheats, fault injection)
+    plugs into a peer. These defaults do nothing; the peer never imports the
+    machinery itself, the command line hands it in."""
+
+    def acking(self, peer: TablePeer, entry: Entry) -> None:
+        """This seat is about to acknowledge ``entry``."""
+
+    async def idle(self, peer: TablePeer) -> None:
+        """Another seat is to act."""
+
+    async def write(self, peer: TablePeer, due, action) -> bool:
+        """This seat's entry is due; True if the hook wrote it (or chose silence)."""
+        return False
+
+    async def on_entry(self, peer: TablePeer, entry: Entry) -> bool:
+        """An entry came in; True if the hook dealt with it (the peer then ignores it)."""
+        return False
+
+    def after_game(self, peer: TablePeer) -> None:
+        """The game is over and the log written."""
+
+
+Decide = Callable[["TablePeer"], Awaitable[dict]]
+
+
+class TablePeer:
+    def __init__(self, driver: SeatDriver, mesh, decide: Decide | None, options: PeerOptions | None = None,
+                 on_change: Callable[[], None] | None = None, publish: Callable[[bytes], None] | None = None,
+                 backlog: list | None = None, persist: Callable[[bytes | None], None] | None = None,
+                 pending: bytes | None = None, hooks: PeerHooks | None = None, auto_play: Decide | None = None,
+                 checkpoint: Callable[[bytes], None] | None = None):
+        self.driver = driver
+        self.mesh = mesh
+        self.decide = decide
+        # A person's seat: the bot that moves for them when they are idle past
+        # the turn time, or away (table.md §3, auto-play); None: ``decide`` is a bot.
+        self.auto_play = auto_play
+        self.away = False
+        self._person_asked: trio.CancelScope | None = None
+        # Pauses (table.md §3a): what this seat's person asked for, and whether
+        # somebody asked this seat to end its pause.
+        self.pause_wanted = False
+        self.pause_answer: bool | None = None
+        self.continue_wanted = False
+        # Who came and went, for the screen: (seat, "left" | "lost" | "back"), taken by the UI.
+        self.table_news: list[tuple[int, str]] = []
+        self._last_up = float("-inf")  # when a connection last came (back) up
+        self._said_bye: set[int] = set()  # seats that closed their connections for good
+        self.left_on_purpose: set[int] = set()  # seats that said they leave (and may come back)
+        self.options = options or PeerOptions()
+        self.on_change = on_change or (lambda: None)
+        self.publish = publish  # spectators: called with each final entry
+        self.acks: dict[int, dict[int, bytes]] = {}
+        self.ahead = AheadBuffer()  # verified entries for places past the log's end
+        self._gap_asked: dict[int, tuple[int, float]] = {}  # seat -> (place asked for, when)
+        self._acked_beyond: dict[int, int] = {}  # seat -> highest place it acknowledged past our log
+        self.bad_input_log = RateLimitedLog(log)  # what peers send wrong: a flood of it must not flood the log
+        self.accusation: tuple[Violation, list[bytes]] | None = None
+        self.end_offers: dict[int, tuple[bytes, bytes]] = {}  # seat -> (hash of the body, signature)
+        self.end_hash: bytes | None = None
+        self.chat_out: list[str] = []
+        self.chat_seen: list[tuple[int, str]] = []  # to show: (seat, text)
+        self._live_chat: list[tuple[int, str]] = []  # shown when said, not yet in the log
+        self.error: str | None = None
+        self._changed = trio.Event()
+        self._to_write = trio.Event()
+        self._progress_at = trio.current_time()
+        self._published = 1
+        self.backlog = list(backlog or [])  # mesh events that came before this peer ran
+        # Saves this seat's state file (seeds, the entry about to be sent) before
+        # anything leaves: a crash must never make us sign a different entry.
+        self.persist = persist
+        # Saves a checkpoint (protocol.checkpoint) now and then, so that coming back replays little.
+        self.checkpoint = checkpoint
+        self._checkpointed = len(driver.log)
+        self._unsaved_checkpoint: tuple[int, bytes] | None = None  # (entries it covers, the checkpoint)
+        self.down_since: dict[int, float] = {}
+        # Silence (table.md §6): attestations by (accused, place, head) -> attester -> attestation,
+        # when this seat attested, and silence aborts that wait for this seat's own clock.
+        self.attestations: dict[tuple[int, int, bytes], dict[int, silence.Attestation]] = {}
+        self.attested_at: dict[tuple[int, int, bytes], float] = {}
+        self.pending_silence: dict[bytes, Entry] = {}
+        self.gave_up = False  # no majority could be had for a silence: this seat stops, convicting nobody
+        self._resend_pending(pending)
+        self.bytes_sent = 0
+        trace_dir = os.environ.get("P2PCARDS_TRACE")
+        self._trace_file = open(os.path.join(trace_dir, f"trace-{driver.seat}.txt"), "a", buffering=1) if trace_dir else None
+        self.hooks = hooks or PeerHooks()
+
+    # ----- small helpers
+    @property
+    def machine(self):
+        return self.driver.machine
+
+    @property
+    def seat(self) -> int:
+        return self.driver.seat
+
+    def _wake(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
+        self.on_change()
+
+    def others(self) -> list[int]:
+        return [s for s in range(self.machine.players) if s != self.seat and s not in self.machine.excluded]
+
+    def referee(self, culprit: int | None = None) -> int:
+        return self.machine.referee(culprit)
+
+    def auto_play_at(self) -> float:
+        """When an idle person's own client moves for them."""
+        return self._progress_at + self.options.turn_timeout
+
+    def turn_deadline(self, culprit: int | None = None) -> float:
+        """When waiting for ``culprit`` (or anybody) stops: a turn's time, or
+        for a player whose connection broke, the time it has to come back.
+        An action waits the auto-play margin longer: an idle person's client
+        moves for them first (table.md §3)."""
+        deadline = self._progress_at + self.options.turn_timeout
+        pause = self.machine.pause if self.head_final() else None
+        if pause is not None and pause.held:
+            # Nobody present is waited for while a pause holds; its asker's
+            # client ends it after pause_time (table.md §3a). A process gone
+            # is still given up on after the rejoin timeout.
+            held_until = deadline + self.machine.pause_time + auto_play_margin(self.options.turn_timeout)
+            if pause.asker not in self.down_since:
+                return held_until
+            return min(held_until, max(deadline, self.down_since[pause.asker] + self.options.rejoin_timeout))
+        if self.head_final() and self.machine.expect().kind in (ACTION, PAUSE):
+            deadline += auto_play_margin(self.options.turn_timeout)
+        if culprit is not None and culprit in self.down_since:
+            deadline = max(deadline, self.down_since[culprit] + self.options.rejoin_timeout)
+        return deadline
+
+    def gives_up_at(self, culprit: int) -> float:
+        """When this seat stops waiting for ``culprit``: its ``turn_deadline``,
+        or once it has attested their silence here, the end of the wait for
+        a majority's attestations (``_attest_silence``)."""
+        attested = self.attested_at.get(self._silence_key(culprit))
+        return self.turn_deadline(culprit) if attested is None else attested + self.options.rejoin_timeout
+
+    def _resend_pending(self, pending: bytes | None) -> None:
+        """After a restart: the entry we sent last, if the log does not hold it
+        yet, goes in again as it was (the others may have it already)."""
+        if pending is None:
+            return
+        entry = Entry.from_wire(pending)
+        if entry.seq == self.driver.log.next_seq:
+            try:
+                self.driver.receive(entry)
+            except (LogError, Violation) as exc:
+                log.warning("seat %s: the entry sent before the restart no longer fits: %s", self.seat, exc)
+                return
+            # Ours, so acknowledged by us; the others hear it when they reconnect.
+            self.acks.setdefault(entry.seq, {})[self.seat] = entry.hash
+
+    # ----- tracing (benchmarks/table.py): P2PCARDS_TRACE=DIR
+    def _trace(self, event: str, entry: Entry | None, size: int = 0) -> None:
+        """One line: clock, seat, event, the entry's seq, kind and author,
+        size, and this process's CPU time so far (ns)."""
+        if self._trace_file is not None:
+            what = "0 - -" if entry is None else f"{entry.seq} {entry.kind} {entry.author}"
+            self._trace_file.write(f"{time.monotonic_ns()} {self.seat} {event} {what} {size} {time.process_time_ns()}\n")
+
+    # ----- sending
+    async def _broadcast(self, msg: dict) -> None:
+        if self._trace_file is not None:
+            self.bytes_sent += len(msgpack.packb(msg, use_bin_type=True)) * len(self.others())
+        await self.mesh.broadcast(msg)
+
+    async def _send_entry(self, entry: Entry) -> None:
+        if self.persist is not None:
+            await trio.to_thread.run_sync(self.persist, entry.raw)
+        self._progress_at = trio.current_time()  # the others' acknowledgements are due from now
+        self._trace("write", entry, len(entry.raw))
+        await self._broadcast({"t": "entry", "raw": entry.raw})
+        await self._ack(entry)
+
+    async def _ack(self, entry: Entry) -> None:
+        self.hooks.acking(self, entry)
+        self.acks.setdefault(entry.seq, {})[self.seat] = entry.hash
+        await self._broadcast({"t": "ack", "seq": entry.seq, "hash": entry.hash})
+        self._check_final()
+
+    # ----- finality
+    def _check_final(self) -> None:
+        """Make final (and write to the file) every entry all players acknowledged.
+        An acknowledgement of entry j vouches for every entry before it too (its
+        hash chains them), so acks lost while a peer was away do not matter."""
+        log_ = self.driver.log
+        length = len(log_)
+        for seat in range(self.machine.players):
+            if seat in self.machine.excluded:
+                continue
+            upto = self.driver.final_len
+            for j in range(len(log_) - 1, self.driver.final_len - 1, -1):
+                if self.acks.get(j, {}).get(seat) == log_[j].hash:
+                    upto = j + 1
+                    break
+            length = min(length, upto)
+        if length > self.driver.final_len:
+            self.driver.finalize(length)
+            self._to_write.set()
+            self._progress_at = trio.current_time()
+            self._publish_final()
+            self._wake()
+
+    def _publish_final(self) -> None:
+        """Hand spectators (the host's hub) every final entry not yet handed."""
+        if self.publish is not None:
+            while self._published < self.driver.final_len:
+                self.publish(self.driver.log[self._published].raw)
+                self._published += 1
+
+    def head_final(self) -> bool:
+        return self.driver.final_len == len(self.driver.log)
+
+    # ----- taking entries in
+    async def _take(self, entry: Entry, sender: int | None = None) -> None:
+        if await self.hooks.on_entry(self, entry):
+            return
+        nxt = self.driver.log.next_seq
+        if entry.seq > nxt:
+            # Verified before it is kept: nobody can fill the buffer in another's name
+            # (once: the log remembers it when the entry comes to its place).
+            try:
+                self.driver.log.verify(entry)
+            except LogError as exc:
+                self.bad_input_log.info("seat %s: refused entry %d from seat %s: %s", self.seat, entry.seq, sender, exc)
+                return
+            self.ahead.offer(entry, nxt)
+            if sender is not None:
+                await self._ask_for_gap(sender)  # the sender has what comes before: ask for it
+            return
+        if entry.seq < nxt:
+            await self._older(entry)
+            return
+        if _is_silence_abort(entry) and not await self._silence_abort_agreed(entry):
+            return
+        try:
+            self.driver.receive(entry)
+        except LogError as exc:
+            log.info("seat %s: refused entry %d: %s", self.seat, entry.seq, exc)
+            if entry.prev_hash != self.driver.log.head_hash and 0 <= entry.author < self.machine.players:
+                # Built on another entry than our last: ask its author for that one.
+                await self.mesh.send(entry.author, {"t": "have", "next": max(1, entry.seq - 1)})
+            return
+        except Violation as v:
+            culprit = v.seat if v.seat is not None else entry.author
+            log.warning("seat %s: entry %d breaks the rules: %s", self.seat, entry.seq, v)
+            self._accuse(Violation(culprit, v.kind, v.detail), [entry.raw])
+            return
+        self._progress_at = trio.current_time()
+        self._trace("take", entry)
+        await self._ack(entry)
+        self._chats_logged(entry)
+        self._wake()
+        for later in self.ahead.take(self.driver.log.next_seq):
+            await self._take(later)
+
+    async def _ask_for_gap(self, sender: int) -> None:
+        """``sender`` has entries past our log's end: ask it for those we lack
+        (once per gap, again if the answer is slow in coming)."""
+        nxt = self.driver.log.next_seq
+        asked = self._gap_asked.get(sender)
+        now = trio.current_time()
+        if asked is not None and asked[0] == nxt and now - asked[1] < GAP_ASK_INTERVAL:
+            return
+        self._gap_asked[sender] = (nxt, now)
+        log.info("seat %s: asking seat %d for the entries from %d on", self.seat, sender, nxt)
+        await self.mesh.send(sender, {"t": "have", "next": nxt})
+
+    async def _older(self, entry: Entry) -> None:
+        """An entry for a place we already filled: the same one (a resend), an
+        abort that replaces what was not final, or a second version: equivocation."""
+        mine = self.driver.log[entry.seq]
+        if mine.raw == entry.raw:
+            return
+        if entry.kind == ABORT and self.machine.finished:
+            return  # an end signed by every player not blamed is final: nothing replaces it
+        if _is_silence_abort(entry):
+            await self._silence_abort_agreed(entry)  # a held entry is never replaced by a silence abort
+            return
+        if entry.kind == ABORT and entry.seq >= self.driver.final_len and entry.prev_hash == self.driver.log[entry.seq - 1].hash:
+            if mine.kind != ABORT or entry.author < mine.author:
+                await self._replace_with_abort(entry)
+            return
+        if entry.prev_hash != self.driver.log[entry.seq - 1].hash and 0 <= entry.author < self.machine.players:
+            # Built on another entry than ours before it: ask its author for that
+            # one (a second version of a place is equivocation).
+            await self.mesh.send(entry.author, {"t": "have", "next": max(1, entry.seq - 1)})
+        if entry.author < 0 or entry.author >= self.machine.players:
+            return
+        try:
+            entry.verify_signature(self.driver.log.public_keys)
+        except LogError:
+            return
+        if entry.author == mine.author:
+            self._accuse(Violation(entry.author, "equivocate",
+                                   f"seat {entry.author} signed two different entries {entry.seq}"), [mine.raw, entry.raw])
+        elif entry.kind != ABORT:
+            # Signed for a place that was somebody else's.
+            self._accuse(Violation(entry.author, "out-of-turn",
+                                   f"seat {entry.author} signed entry {entry.seq}, which was seat {mine.author}'s"), [entry.raw])
+
+    async def _replace_with_abort(self, entry: Entry) -> None:
+        """An abort for a place we filled with an entry not yet final: it takes
+        that place if it is a valid abort there; otherwise nothing changes."""
+        dropped = self.driver.log[entry.seq:]
+        self._rollback(entry.seq)
+        try:
+            self.driver.receive(entry)
+        except (LogError, Violation) as exc:
+            log.info("seat %s: refused abort %d: %s", self.seat, entry.seq, exc)
+            for kept in dropped:  # they were valid before: take them back
+                self.driver.receive(kept)
+            if isinstance(exc, Violation) and exc.seat is not None:
+                self._accuse(exc, [entry.raw])  # e.g. a valid entry called a fault: the accuser answers
+            return
+        self._progress_at = trio.current_time()
+        self._trace("take", entry)
+        await self._ack(entry)
+        self._wake()
+
+    def _rollback(self, seq: int) -> None:
+        # Acknowledgements of the dropped entries stay: they name those entries'
+        # hashes, so they can never count for what takes their place.
+        self.driver.rollback(seq)
+
+    def _accuse(self, violation: Violation, evidence: list[bytes]) -> None:
+        if self.accusation is None and violation.seat not in self.machine.excluded:
+            self.accusation = (violation, evidence)
+            self._wake()
+
+    def _chats_logged(self, entry: Entry) -> None:
+        """Chat that reached the log; what was shown live already is not shown twice."""
+        if isinstance(entry.payload, dict) and isinstance(entry.payload.get("chat"), list):
+            for text in entry.payload["chat"]:
+                if (entry.author, text) in self._live_chat:
+                    self._live_chat.remove((entry.author, text))
+                else:
+                    self.chat_seen.append((entry.author, text))
+
+    def _show_live_chat(self, seat: int, text: str) -> None:
+        self.chat_seen.append((seat, text))
+        del self.chat_seen[:-CHAT_KEPT]  # nobody may be reading them (a bot): the latest only
+        self._live_chat.append((seat, text))
+        del self._live_chat[:-64]  # a chat never logged (its author left) is forgotten in time
+
+    # ----- the mesh
+    async def _reader(self) -> None:
+        from p2pcards.net import Message, PeerDown, PeerUp
+
+        async def events():
+            while self.backlog:
+                yield self.backlog.pop(0)
+            async for event in self.mesh:
+                yield event
+
+        async for event in events():
+            if isinstance(event, PeerUp):
+                self._last_up = trio.current_time()
+                if self.down_since.pop(event.seat, None) is not None:
+                    self._news(event.seat, "back")
+                self.left_on_purpose.discard(event.seat)
+                await self.mesh.send(event.seat, {"t": "have", "next": self.driver.final_len})
+                if self.end_hash is not None and self.seat in self.end_offers:
+                    digest, sig = self.end_offers[self.seat]
+                    await self.mesh.send(event.seat, {"t": "endsig", "hash": digest, "sig": sig})
+                if len(self.driver.log) > 1:
+                    head = self.driver.log[len(self.driver.log) - 1]
+                    await self.mesh.send(event.seat, {"t": "ack", "seq": head.seq, "hash": head.hash})
+                for key in self.attested_at:  # what we attested here, for a referee that missed it
+                    mine = self.attestations.get(key, {}).get(self.seat)
+                    if mine is not None and key[1] == len(self.driver.log):
+                        await self.mesh.send(event.seat, {"t": "silence", "att": mine.raw})
+                self._wake()
+            elif isinstance(event, PeerDown):
+                if event.seat not in self.down_since and not self.machine.finished:
+                    self._news(event.seat, "left" if event.seat in self.left_on_purpose or event.final else "lost")
+                self.down_since.setdefault(event.seat, trio.current_time())
+                if event.final:
+                    self._said_bye.add(event.seat)  # it will not come back
+                self._wake()
+            elif isinstance(event, Message):
+                try:
+                    await self._message(event.seat, event.msg)
+                except Exception as exc:  # nothing a peer sends may stop this loop
+                    self.bad_input_log.warning("seat %s: bad message from seat %d: %s: %s", self.seat, event.seat,
+                                          type(exc).__name__, exc)
+
+    async def _message(self, sender: int, msg) -> None:
+        if not isinstance(msg, dict):
+            raise ValueError("a message must be a map")
+        kind = msg.get("t")
+        if kind == "entry":
+            entry = Entry.from_wire(msg["raw"])
+            await self._take(entry, sender)
+        elif kind == "ack":
+            seq, digest = msg["seq"], msg["hash"]
+            # Bounded: acknowledgements kept are one per place near the log, per seat.
+            if (type(seq) is not int or not isinstance(digest, bytes) or len(digest) != 32
+                    or not 0 < seq < len(self.driver.log) + MAX_AHEAD):
+                raise ValueError("bad ack")
+            self.acks.setdefault(seq, {})[sender] = digest
+            if seq < len(self.driver.log) and self.driver.log[seq].hash != digest:
+                # The sender holds another entry here: ask for it (equivocation or a replaced entry).
+                await self.mesh.send(sender, {"t": "have", "next": seq})
+            elif seq >= len(self.driver.log):
+                # It acknowledges an entry we do not have: usually that entry is on its
+                # way; if it is still missing a moment later, the gap watch asks for it.
+                self._acked_beyond[sender] = max(seq, self._acked_beyond.get(sender, 0))
+            self._check_final()
+            self._wake()
+        elif kind == "have":
+            start = msg["next"]
+            if type(start) is not int or start < 1:
+                raise ValueError("bad have")
+            for entry in self.driver.log[start:start + MAX_AHEAD]:
+                await self.mesh.send(sender, {"t": "entry", "raw": entry.raw})
+        elif kind == "endsig":
+            digest, sig = msg["hash"], msg["sig"]
+            if not isinstance(digest, bytes) or not isinstance(sig, bytes):
+                raise ValueError("bad endsig")
+            self.end_offers[sender] = (digest, sig)
+            self._wake()
+        elif kind == "silence":
+            self._attestation_in(sender, msg["att"])
+        elif kind == "tablesig":
+            pass  # a late copy of a signature on entry 0, which we have
+        elif kind == "leaving":
+            self.left_on_purpose.add(sender)  # its connection goes next; shown then
+        elif kind == "continue":
+            pause = self.machine.pause
+            if pause is not None and pause.held and pause.asker == self.seat:
+                self.continue_wanted = True  # any player may end a pause: the asker's client writes it
+                self._wake()
+        elif kind == "chat":
+            text = msg["text"]
+            if isinstance(text, str) and 0 < len(text) <= MAX_CHAT_LEN and text.isprintable():
+                self._show_live_chat(sender, text)
+                self._wake()
+        else:
+            raise ValueError(f"unknown message {kind!r}")
+
+    # ----- the main loop
+    async def run(self) -> None:
+        self._trace("start", None)
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._reader)
+                nursery.start_soon(self._writer)
+                nursery.start_soon(self._gap_watch)
+                log.info("seat %s: playing", self.seat)
+                await self._main()
+                log.info("seat %s: the log is %s (%d entries)", self.seat,
+                         "complete" if self.machine.finished else "stopped, unfinished", len(self.driver.log))
+                # The end entry carries every player's signature on the whole
+                # log: that is agreement, whoever's acknowledgements are late.
+                # A game that stopped (silence no majority attests) keeps only
+                # what was final: its log is unfinished.
+                if self.machine.finished:
+                    self.driver.finalize()
+                self._publish_final()  # the end entry is final now, with no ack to trigger it
+                self._to_write.set()
+                await self._linger()
+                nursery.cancel_scope.cancel()
+        finally:
+            # The writer task has stopped (its thread finished first); write the rest.
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(self.driver.write_final)
+                self.hooks.after_game(self)
+            if self._trace_file is not None:
+                self._trace_file.write(f"{time.monotonic_ns()} {self.seat} bytes {self.bytes_sent} - - 0 {time.process_time_ns()}\n")
+                self._trace_file.close()
+
+    async def _writer(self) -> None:
+        """Final entries go to the file off the event loop (fsync blocks)."""
+        while True:
+            await self._to_write.wait()
+            self._to_write = trio.Event()
+            await trio.to_thread.run_sync(self.driver.write_final)
+            await self._checkpoint_if_due()
+
+    async def _checkpoint_if_due(self) -> None:
+        """Now and then a snapshot of the machine as it stands (here, between
+        entries); it is saved once every entry it covers is in the file, for
+        one made past the file's end would not fit the log after a crash."""
+        d = self.driver
+        if self.checkpoint is None or d.machine.finished:
+            return
+        if self._unsaved_checkpoint is None and d.written_len - self._checkpointed >= CHECKPOINT_EVERY:
+            self._checkpointed = d.written_len
+            self._unsaved_checkpoint = (len(d.log), make_checkpoint(d.machine, d.me, d.signer))
+        if self._unsaved_checkpoint is not None and d.written_len >= self._unsaved_checkpoint[0]:
+            snapshot, self._unsaved_checkpoint = self._unsaved_checkpoint[1], None
+            await trio.to_thread.run_sync(self.checkpoint, snapshot)
+
+    async def _gap_watch(self) -> None:
+        """A peer that acknowledged an entry we still lack is asked for it:
+        one lost entry must not leave this seat stuck while the others wait."""
+        while True:
+            await trio.sleep(GAP_ASK_INTERVAL)
+            for sender, seq in list(self._acked_beyond.items()):
+                if seq >= len(self.driver.log):
+                    await self._ask_for_gap(sender)
+                else:
+                    del self._acked_beyond[sender]
+
+    async def _linger(self) -> None:
+        """Stay a moment so slower peers can finish too (they may need our
+        end signature or entries). A peer cut off as the game ended comes back
+        for the end entry: for it we wait as long as the table waits for a
+        player to come back, and a moment more once it is back."""
+        start = trio.current_time()
+        while True:
+            end = len(self.driver.log) - 1
+            missing = [s for s in self.others() if not self.acks.get(end, {}).get(s)]
+            if not missing:
+                return
+            if any(s in self.down_since and s not in self._said_bye for s in missing):
+                deadline = start + self.options.rejoin_timeout
+            else:
+                deadline = max(start, self._last_up) + LINGER
+            now = trio.current_time()
+            if now >= deadline:
+                return
+            await self._wait(deadline - now)
+
+    async def _wait(self, timeout: float) -> None:
+        with trio.move_on_after(max(timeout, 0.001)):
+            await self._changed.wait()
+
+    async def _main(self) -> None:
+        driver = self.driver
+        while not (driver.machine.finished or driver.machine.stopped or self.gave_up):
+            await self._retry_pending_silence()
+            if self.accusation is not None and not self.machine.aborted:
+                violation, evidence = self.accusation
+                if self.referee(violation.seat) == self.seat:
+                    await self._write_abort(violation, evidence)
+                    continue
+            want = driver.machine.expect()
+            due = driver.due()
+            now = trio.current_time()
+            if want.kind == END:
+                await self._end()
+                continue
+            if due is not None:
+                if not self.head_final():
+                    if now > self.turn_deadline():
+                        await self._silence()
+                    else:
+                        await self._wait(self.turn_deadline() - now)
+                    continue
+                await self._write_due(due)
+                continue
+            if now > self.turn_deadline():
+                await self._silence()
+                continue
+            await self.hooks.idle(self)
+            await self._wait(self.turn_deadline() - now)
+
+    async def _silence(self) -> None:
+        """Nothing came in time: attest who kept us waiting; the referee writes
+        the abort once a majority attests it."""
+        if self.head_final():
+            want = self.machine.expect()
+            culprit, kind = want.author, "timeout"
+        else:
+            head = self.driver.log[len(self.driver.log) - 1]
+            acks = self.acks.get(head.seq, {})
+            missing = [s for s in range(self.machine.players) if s not in self.machine.excluded and acks.get(s) != head.hash]
+            culprit, kind = (missing[0] if missing else None), "silent"
+        if culprit is None or culprit == self.seat:
+            self._progress_at = trio.current_time()
+            return
+        if trio.current_time() < self.turn_deadline(culprit):
+            await self._wait(self.turn_deadline(culprit) - trio.current_time())  # it may still come back
+            return
+        await self._attest_silence(culprit, kind)
+
+    def _silence_key(self, culprit: int) -> tuple[int, int, bytes]:
+        log_ = self.driver.log
+        return (culprit, len(log_), log_.head_hash)
+
+    async def _attest_silence(self, culprit: int, kind: str) -> None:
+        """Our clock ran out for ``culprit`` here: sign that (once), then, as
+        referee, abort with a majority's attestations, or after the rejoin
+        timeout without one (stopping the game, convicting nobody); a seat that
+        is not the referee stops waiting then too."""
+        if culprit in self.down_since:
+            kind = "left"
+        key = self._silence_key(culprit)
+        now = trio.current_time()
+        if key not in self.attested_at:
+            att = silence.attest(self.driver.signer, self.machine.table, self.seat, *key, kind)
+            log.info("seat %s: attests the silence (%s) of seat %s at entry %d", self.seat, kind, culprit, key[1])
+            self._keep_attestation(att)
+            self.attested_at[key] = now
+            await self._broadcast({"t": "silence", "att": att.raw})
+            # Before anybody is blamed, ask everybody for what they hold here:
+            # the accused's entry may have reached them and not us.
+            await self._broadcast({"t": "have", "next": key[1]})
+            self._wake()
+            return
+        attesters = self.attestations.get(key, {})
+        give_up = self.gives_up_at(culprit)
+        if self.referee(culprit) == self.seat:
+            if silence.majority(attesters, self.machine.players) or now >= give_up:
+                limit = self.options.rejoin_timeout if kind == "left" else self.options.turn_timeout
+                await self._write_abort(Violation(culprit, kind, f"seat {culprit} sent nothing for {limit:g} s"), [],
+                                        attestations=[a.raw for _, a in sorted(attesters.items())])
+                return
+        elif now >= give_up:
+            log.warning("seat %s: no majority attests the silence of seat %s; stopping", self.seat, culprit)
+            self.gave_up = True
+            return
+        await self._wait(give_up - now)
+
+    def _keep_attestation(self, att: silence.Attestation) -> None:
+        key = att.about
+        if key not in self.attestations and len(self.attestations) >= MAX_SILENCE_KEYS:
+            del self.attestations[next(iter(self.attestations))]  # the oldest
+        self.attestations.setdefault(key, {})[att.attester] = att
+
+    def _attestation_in(self, sender: int, raw) -> None:
+        """A peer's attestation: kept if it is its own, valid for this table,
+        and about the place we are at or just ahead of (bad ones are ignored)."""
+        try:
+            att = silence.parse(raw, self.machine.table)
+        except silence.AttestationError as exc:
+            log.info("seat %s: bad attestation from seat %d: %s", self.seat, sender, exc)
+            return
+        here = len(self.driver.log)
+        if att.attester != sender or not here <= att.place <= here + SILENCE_AHEAD:
+            return
+        self._keep_attestation(att)
+        self._wake()
+
+    def _owes(self, culprit: int) -> bool:
+        """From this seat's own view, ``culprit`` owes something at the head:
+        the next entry, an acknowledgement of the head, or its end signature."""
+        want = self.machine.expect()
+        if want.author == culprit:
+            return True
+        head = self.driver.log[len(self.driver.log) - 1]
+        if self.acks.get(head.seq, {}).get(culprit) != head.hash:
+            return True
+        return want.author is None and culprit not in self.end_offers
+
+    async def _silence_abort_agreed(self, entry: Entry) -> bool:
+        """Whether a silence abort may be taken now: only if our own clock ran
+        out for the accused too and we hold nothing of it for that place. If we
+        hold the accused's entry there, it goes to everybody and the accuser
+        is accused of a false accusation; if our clock has not run out, the
+        abort waits for it."""
+        if self.machine.finished or self.machine.stopped:
+            return False
+        culprit = entry.payload["culprit"]
+        log_ = self.driver.log
+        if not 0 <= culprit < self.machine.players:
+            return False
+        try:
+            log_.verify(entry)  # once: should the abort be taken, the log does not check it again
+        except LogError:
+            return False
+        if entry.seq < len(log_):
+            mine = log_[entry.seq]
+            if mine.author == culprit and mine.prev_hash == entry.prev_hash:
+                await self._broadcast({"t": "entry", "raw": mine.raw})
+                self._accuse(Violation(entry.author, FALSE_ACCUSATION,
+                                       f"accused seat {culprit} of silence at entry {entry.seq}, "
+                                       f"whose entry there seat {self.seat} holds"), [entry.raw, mine.raw])
+            return False
+        if entry.seq != len(log_) or entry.prev_hash != log_.head_hash:
+            return False
+        if culprit == self.seat or (trio.current_time() > self.turn_deadline(culprit) and self._owes(culprit)):
+            if culprit != self.seat and self._silence_key(culprit) not in self.attested_at:
+                await self._attest_silence(culprit, entry.payload.get("kind"))
+            self.pending_silence.pop(entry.raw, None)
+            return True
+        if len(self.pending_silence) < MAX_SILENCE_KEYS:
+            self.pending_silence[entry.raw] = entry
+        return False
+
+    async def _retry_pending_silence(self) -> None:
+        """Silence aborts that waited for our own clock: taken once it runs out."""
+        if not self.pending_silence:
+            return
+        here = len(self.driver.log)
+        for raw, entry in list(self.pending_silence.items()):
+            if entry.seq < here or (entry.seq == here and entry.prev_hash != self.driver.log.head_hash):
+                del self.pending_silence[raw]
+                if entry.seq < here:
+                    await self._older(entry)  # we hold something there now: answer if it is the accused's
+            elif entry.seq == here and trio.current_time() > self.turn_deadline(entry.payload["culprit"]):
+                await self._take(entry)
+
+    async def _write_abort(self, violation: Violation, evidence: list[bytes],
+                           attestations: list[bytes] | None = None) -> None:
+        if violation.kind == "equivocate" and evidence:
+            # The abort takes the place of the two versions (neither can be final).
+            seq = Entry.from_wire(evidence[0]).seq
+            if self.driver.final_len <= seq < len(self.driver.log):
+                self._rollback(seq)
+        try:
+            entry = self.driver.write_abort(violation, evidence, attestations)
+        except LogError as exc:
+            # The evidence is too big to go into an entry: an abort without it would be
+            # a false accusation. The culprit did not send its due entry either, so
+            # the turn's time names it.
+            log.warning("seat %s: cannot write the abort for %s: %s", self.seat, violation, exc)
+            self.accusation = None
+            return
+        self.accusation = None
+        await self._send_entry(entry)
+        self._wake()
+
+    async def _write_due(self, due) -> None:
+        action, auto = None, False
+        if due.kind == ACTION and self.pause_wanted and not self.machine.may_pause(self.seat):
+            self.pause_wanted = False  # no pause left to ask for: the move is due
+        if due.kind == PAUSE or (due.kind == ACTION and self.pause_wanted):
+            await self._write_pause(due)
+            return
+        if due.kind == ACTION:
+            chosen = await self._choose()
+            if chosen is None:
+                return  # something changed while deciding; look again
+            action, auto = chosen
+        if await self.hooks.write(self, due, action):
+            return
+        chat, self.chat_out = self.chat_out[:MAX_CHAT], self.chat_out[MAX_CHAT:]
+        try:
+            entry = self.driver.write(action, chat=chat or None, auto=auto)
+        except IllegalAction as exc:
+            log.warning("seat %s: own move refused: %s", self.seat, exc)
+            self.chat_out = chat + self.chat_out
+            return
+        await self._send_entry(entry)
+        self._wake()
+
+    async def _write_pause(self, due) -> None:
+        """This seat's pause entry: asking (its person typed pause), its
+        answer (a bot agrees; a person is asked, and agrees automatically
+        when idle past the turn time), or the end of its own pause (when its
+        person or anybody asks, or after pause_time)."""
+        pause, now = self.machine.pause, trio.current_time()
+        if pause is None:
+            op, auto = PAUSE_ASK, False
+            self.pause_wanted = False
+        elif pause.held:
+            ends_at = self._progress_at + self.machine.pause_time
+            if not self.continue_wanted and now < ends_at:
+                await self._wait(ends_at - now)
+                return
+            op, auto = PAUSE_CONTINUE, not self.continue_wanted
+        elif self.auto_play is None or self.away:
+            op, auto = PAUSE_YES, self.auto_play is not None
+        elif self.pause_answer is not None:
+            op, auto = (PAUSE_YES if self.pause_answer else PAUSE_NO), False
+        elif now < self.auto_play_at():
+            await self._wait(self.auto_play_at() - now)
+            return
+        else:
+            op, auto = PAUSE_YES, True
+        if await self.hooks.write(self, due, {"pause": op}):
+            return
+        self.continue_wanted, self.pause_answer = False, None
+        chat, self.chat_out = self.chat_out[:MAX_CHAT], self.chat_out[MAX_CHAT:]
+        entry = self.driver.write_pause(op, auto=auto, chat=chat or None)
+        await self._send_entry(entry)
+        self._wake()
+
+    def ask_for_pause(self) -> None:
+        """A person typed pause: it is asked for in place of their next move."""
+        self.pause_wanted = True
+        self._wake()
+
+    def answer_pause(self, yes: bool) -> None:
+        self.pause_answer = yes
+        self._wake()
+
+    async def ask_to_continue(self) -> None:
+        """Anybody may end a pause: the asker's client writes the end."""
+        pause = self.machine.pause
+        if pause is None or not pause.held:
+            return
+        if pause.asker == self.seat:
+            self.continue_wanted = True
+            self._wake()
+        else:
+            await self._broadcast({"t": "continue"})
+
+    def set_away(self, away: bool) -> None:
+        """A person says they are away (their client plays for them) or back."""
+        self.away = away
+        if away and self._person_asked is not None:
+            self._person_asked.cancel()
+        self._wake()
+
+    async def _choose(self) -> tuple[dict, bool] | None:
+        """This seat's move, from the bot or the person, and whether it was
+        played automatically for an idle person; None if the table moved on
+        meanwhile (an abort came in)."""
+        seq = self.driver.log.next_seq
+        result: list = []
+
+        async def ask(cancel: trio.CancelScope) -> None:
+            if self.auto_play is None:
+                result.append((await self.decide(self), False))
+            else:
+                if not self.away:
+                    with trio.CancelScope(deadline=self.auto_play_at()) as self._person_asked:
+                        result.append((await self.decide(self), False))
+                    self._person_asked = None
+                if not result:
+                    log.info("seat %s: the player is idle or away; their client plays for them", self.seat)
+                    result.append((await self.auto_play(self), True))
+            cancel.cancel()
+
+        async def watch(cancel: trio.CancelScope) -> None:
+            while (self.driver.log.next_seq == seq and self.accusation is None
+                   and not (self.pause_wanted and self.machine.may_pause(self.seat))):
+                await self._changed.wait()
+            cancel.cancel()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(ask, nursery.cancel_scope)
+            nursery.start_soon(watch, nursery.cancel_scope)
+        if not result or self.driver.log.next_seq != seq:
+            return None
+        return result[0]
+
+    async def _end(self) -> None:
+        """Everybody not blamed signs the end entry; then it is assembled."""
+        driver = self.driver
+        body = driver.end_body()
+        digest = hashlib.sha256(body).digest()
+        if self.end_hash != digest:
+            self.end_hash = digest
+            sig = driver.sign_end(body)
+            self.end_offers[self.seat] = (digest, sig)
+            await self._broadcast({"t": "endsig", "hash": digest, "sig": sig})
+        signers = driver.end_signers()
+        sigs = {s: sig for s, (h, sig) in self.end_offers.items()
+                if h == digest and s in signers and self._end_sig_ok(body, s, sig)}
+        if all(s in sigs for s in signers):
+            entry = driver.finish(body, sigs)
+            await self._ack(entry)
+            self._wake()
+            return
+        now = trio.current_time()
+        missing = [s for s in signers if s not in sigs]
+        culprit = missing[0]
+        if now > self.turn_deadline(culprit):
+            await self._attest_silence(culprit, "silent")
+            return
+        await self._wait(self.turn_deadline(culprit) - now)
+
+    def _end_sig_ok(self, body: bytes, seat: int, sig: bytes) -> bool:
+        try:
+            self.driver.check_end_signature(body, seat, sig)
+            return True
+        except (LogError, IndexError):
+            return False
+
+    # ----- for the UI
+    def _news(self, seat: int, what: str) -> None:
+        self.table_news.append((seat, what))
+        del self.table_news[:-64]  # the screen takes them as they come; a flapping link cannot grow this
+
+    async def leave(self) -> None:
+        """The player quits during the game: the others hear that it is on
+        purpose, and the connections close without a bye, so the table waits
+        ``rejoin_timeout`` for this seat to come back (``p2pcards resume``)."""
+        await self._broadcast({"t": "leaving"})
+        with trio.move_on_after(LEAVE_FLUSH):
+            while any(status.queued for status in self.mesh.peer_status().values()):
+                await trio.sleep(LEAVE_FLUSH / 20)
+            await trio.sleep(LEAVE_FLUSH / 10)  # the last frame off the queue reaches the socket
+        self.mesh.vanish()
+
+    async def chat(self, text: str) -> None:
+        text = printable(text.strip(), MAX_CHAT_LEN)  # the log takes printable text only
+        if not text:
+            return
+        self.chat_out.append(text)
+        self._show_live_chat(self.seat, text)
+        await self._broadcast({"t": "chat", "text": text})
+        self._wake()
+
+
+def auto_play_margin(turn_timeout: float) -> float:
+    """How much longer than the turn time the others wait for an action
+    before attesting silence (table.md §3): the idle player's auto-play first."""
+    return max(5.0, turn_timeout / 2)
+
+
+def _is_silence_abort(entry: Entry) -> bool:
+    payload = entry.payload
+    return (entry.kind == ABORT and isinstance(payload, dict) and payload.get("kind") in silence.SILENCE_KINDS
+            and type(payload.get("culprit")) is int)
