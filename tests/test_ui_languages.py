@@ -96,6 +96,11 @@ async def test_every_table_fits_80_columns_in_the_players_language(language, gam
     everything = "\n".join(seen)
     for word in SAYS[language][game_id] + [SAYS[language]["hand"]]:
         assert word in everything, (language, game_id, word, seen[-1])
+    # the face cards in the letters of the player's language (--ranks local, the default)
+    letters = {"en": "JQKA", "pl": "WDKA", "hu": "BDK\u00c1"}[language]
+    ranks = set(re.findall(r"(?<![0-9A-Z\u00c1])([A-Z\u00c1])[\u2660\u2665\u2666\u2663]", everything))
+    assert ranks and ranks <= set(letters), (language, game_id, ranks)
+    assert len(ranks) >= 2, (language, game_id, ranks)  # a whole deal shows more than kings
     if language != "en":
         leaked = [w for w in ENGLISH if w in everything]
         assert not leaked, (language, game_id, leaked, seen[-1])

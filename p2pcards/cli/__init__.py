@@ -114,6 +114,9 @@ def main(argv: list[str] | None = None) -> int:
         logging.basicConfig(level=level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
     parser = build_parser()
     args = parser.parse_args(argv)
+    from p2pcards.cards import set_rank_style
+
+    set_rank_style(getattr(args, "ranks", "local"))  # each run as asked, or the default
     try:
         return int(args.func(args) or 0)
     except CliError as exc:
