@@ -350,3 +350,26 @@ def test_a_reason_inside_a_reason_is_translated_and_a_huge_one_left_alone(lang):
     start = time.perf_counter()
     assert i18n.known(huge) == huge
     assert time.perf_counter() - start < 0.5
+
+
+@pytest.mark.parametrize("language,beat_queen,warkocz_as_jack", [("en", "b QS", "pl 9C as J"),
+                                                                 ("pl", "b DS", "pl 9C as W"),
+                                                                 ("hu", "b DS", "pl 9C as B")])
+def test_the_moves_offered_name_the_cards_as_they_are_drawn(lang, language, beat_queen, warkocz_as_jack):
+    """Tab, hint and moves offer the cards in the letters the hand shows;
+    each line is read back as its move, and a player who began typing the
+    code is offered the code."""
+    from p2pcards.ui import commands as UC
+
+    lang(language)
+    beat = [{"type": "beat", "cards": ["QS"]}, {"type": "beat", "cards": ["AH"]}]
+    assert UC.completions("bura", "", beat)[0] == beat_queen
+    assert UC.parse("bura", beat_queen, beat) == beat[0]
+    assert UC.completions("bura", "b q", beat) == ["b QS"]
+    braid = [{"type": "play", "cards": ["9C"], "as": "J"}]
+    assert UC.format_action("warkocz", braid[0]) == warkocz_as_jack
+    assert UC.parse("warkocz", warkocz_as_jack, braid) == braid[0]
+    if language == "hu":
+        assert UC.format_action("bura", beat[1]) == "b \u00c1H"
+    cards.set_rank_style("en")
+    assert UC.format_action("bura", beat[0]) == "b QS"

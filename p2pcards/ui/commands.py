@@ -18,7 +18,7 @@ import dataclasses
 import re
 from collections import Counter
 
-from p2pcards.cards import JOKER, LOCAL_RANK_LETTERS, RANKS, SUITS, SUIT_SYMBOLS, is_code
+from p2pcards.cards import JOKER, LOCAL_RANK_LETTERS, RANKS, SUITS, SUIT_SYMBOLS, is_code, rank_label
 from p2pcards.games import get_game
 from p2pcards.games.base import Verb
 from p2pcards import i18n
@@ -325,17 +325,28 @@ def _verb_for(game_id: str, action: dict) -> Verb:
     return candidates[0]
 
 
-def format_action(game_id: str, action: dict) -> str:
-    """The short command that makes ``action``: parse(format_action(a)) == a."""
+def typed_card(code: str, local: bool = True) -> str:
+    """A card as the player types it: the code, its rank in the letter the
+    cards are drawn with (``DH`` for QH in Polish; ``parse_card`` reads
+    both); with ``local`` false the code itself."""
+    if not local or not is_code(code) or code == JOKER:
+        return code
+    return rank_label(code[:-1]) + code[-1]
+
+
+def format_action(game_id: str, action: dict, local: bool = True) -> str:
+    """The short command that makes ``action``: parse(format_action(a)) == a;
+    the cards as the player sees them (``typed_card``), or with ``local``
+    false as their codes."""
     verb = _verb_for(game_id, action)
     parts = [verb.short]
     if verb.has("meld") and action.get("meld") is not None:
         parts.append(str(action["meld"] + 1))
     if verb.has("wild") and action.get("wild"):
-        parts.append(action["wild"])
-    parts += list(action.get("cards") or [])
+        parts.append(typed_card(action["wild"], local))
+    parts += [typed_card(c, local) for c in action.get("cards") or []]
     if verb.has("as") and action.get("as"):
-        parts += ["as", action["as"]]
+        parts += ["as", rank_label(action["as"]) if local else action["as"]]
     if verb.has("x") and action.get("freeze"):
         parts.append("x")
     return " ".join(parts)
@@ -359,8 +370,10 @@ def completions(game_id: str, text: str, legal: list[dict]) -> list[str]:
     out: list[str] = []
     seen: set[str] = set()
     for action in legal:
-        line = format_action(game_id, action)
-        if line.lower().startswith(typed) and line not in seen:
+        # as the cards are drawn, or in codes where the player began typing those
+        line = next((form for form in (format_action(game_id, action), format_action(game_id, action, local=False))
+                     if form.lower().startswith(typed)), None)
+        if line is not None and line not in seen:
             seen.add(line)
             out.append(line)
     if not space:
