@@ -88,6 +88,7 @@ LONGEST = (
     "tests/test_strong_bot.py::test_strong_beats_greedy_at_warkocz",
     "tests/test_checkpoint.py::test_a_peer_that_crashed",
     "tests/test_ui_tmux.py::",
+    "tests/test_isolation.py::test_the_suite_under_a_hostile_environment",
     "tests/test_pause.py::test_a_pause_that_is_never_ended",
     "tests/test_reliability.py::",
     "tests/test_people_come_back.py::",
