@@ -558,7 +558,7 @@ class TableApp:
             return False
         if self.session is None:
             word = text.strip().split()[0].lower()
-            if word in ("quit", "exit", "q"):
+            if word == "q" or commands.table_command(word) == "quit":
                 self.app.exit()
             else:
                 self.say(_("The table is not ready yet; quit leaves."), "class:label")
@@ -576,7 +576,7 @@ class TableApp:
 
     def _answer(self, text: str) -> bool:
         word = text.strip().lower()
-        if word in ("quit", "exit"):
+        if commands.table_command(word) == "quit":
             self._quit()
             return False
         said = i18n.answer(word)  # yes/no, and the player's language's words
