@@ -215,6 +215,10 @@ class Match:
     history: list[dict] = dataclasses.field(default_factory=list)
     extra: dict = dataclasses.field(default_factory=dict)
 
+    def bank_won(self) -> int:
+        """What the winner of the last deal took from the bank as it ended the match (warkocz)."""
+        return self.history[-1].get("bank_won", 0) if self.history else 0
+
 
 class Game:
     """The rules of one game. Subclasses implement the deal and match hooks."""

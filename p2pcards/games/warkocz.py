@@ -77,7 +77,10 @@ deal), ``target``, ``winner`` (None until the deal is over), ``aria`` and
 ``deal_scores``: ``seats``/``sides`` (points of this deal, only the winner
 scores), ``winner``, ``cards_left`` (per seat), ``warkocz_holder`` (loser seat
 caught holding the warkocz, or None), ``aria``, ``multiplier`` (1, 2 or 4),
-``chips`` (each stack's change over the deal) and ``bank`` (the bank's change).
+``chips`` (each stack's change over the deal: ``dealer_fee`` plus
+``warkocz_fees``, per seat) and ``bank`` (the bank's change: the dealer's fee).
+Taking the bank when the match ends is ``end_deal``'s (the match's history
+entry of the deal holds it as ``bank_won``).
 It raises ``NeedReveal`` for the losers' hidden cards when the warkocz was
 never played and it cannot tell whether a loser holds it.
 """
@@ -593,6 +596,10 @@ class Warkocz(Game):
         mult = 4 if state.aria_warkocz else 2 if state.aria else 1
         seats = [0] * n
         seats[w] = points * mult
+        chips = [state.chips[i] - state.chips0[i] for i in range(n)]
+        # The bank takes nothing in a deal but the dealer's fee: the rest of the
+        # stacks' change is the warkocz fees.
+        dealer_fee = [-(state.bank - state.bank0) if i == state.dealer else 0 for i in range(n)]
         return {
             "seats": seats,
             "sides": list(seats),
@@ -601,7 +608,9 @@ class Warkocz(Game):
             "warkocz_holder": holder,
             "aria": state.aria,
             "multiplier": mult,
-            "chips": [state.chips[i] - state.chips0[i] for i in range(n)],
+            "chips": chips,
+            "dealer_fee": dealer_fee,
+            "warkocz_fees": [chips[i] - dealer_fee[i] for i in range(n)],
             "bank": state.bank - state.bank0,
         }
 

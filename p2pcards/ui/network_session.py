@@ -358,7 +358,7 @@ class NetworkSession:
             if self.game.deal_over(state):  # else the screen missed the deal's last move: no hands
                 hands = final_hands(self.game, substitute(state, {unknown(p): c for p, c in enumerate(deal.codes)}))
         return FinishedDeal(deal.index + 1, deal.scores, hands, list(after.scores),
-                            list(after.chips) if after.chips is not None else None, after.bank)
+                            list(after.chips) if after.chips is not None else None, after.bank, after.bank_won())
 
     def _name_my_draw(self, machine, deal: int, state) -> None:
         """The card of my last draw named in its line once its keys have shown

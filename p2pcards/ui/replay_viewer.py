@@ -123,7 +123,7 @@ class ReplaySession:
         over = next((m for m in self.replay.moves if m.deal == deal and m.kind == DEAL_OVER), None)
         hands = self.replay.hands(self.replay.frame_of(over)) if over is not None else None
         finished = FinishedDeal(result.number, result.scores, hands, result.match_scores, result.match_chips,
-                                result.bank)
+                                result.bank, result.bank_won)
         return deal_sheet(self.game, self.names, self.options, finished)
 
     # ----- moving ---------------------------------------------------------------------
