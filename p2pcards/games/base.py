@@ -110,6 +110,11 @@ def by(who: str | None, yours: Text, theirs: Text) -> Text:
     return yours if who is None else theirs
 
 
+def not_held(card: str) -> Text:
+    """The refusal of a card the seat to act does not hold (the audit tells it of them)."""
+    return N_("you don't hold {card}", about=N_("{name} did not hold {card}"), card=card)
+
+
 def card_list(cards) -> str:
     """Cards in a line of words: their codes, which every screen shows as cards."""
     return " ".join(str(c) for c in cards)

@@ -98,7 +98,9 @@ import dataclasses
 from itertools import combinations, permutations
 
 from p2pcards.cards import bura_deck, is_code, is_unknown
-from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, State, Verb, by, card_list, shuffled_deck
+from p2pcards.games.base import (
+    Game, IllegalAction, Match, NeedReveal, State, Verb, by, card_list, not_held, shuffled_deck,
+)
 from p2pcards.i18n import N_, Text, lazy
 
 HAND_SIZE = 3
@@ -532,7 +534,7 @@ class Bura(Game):
         # throw: face down, tokens welcome
         for c in cards:
             if c not in hand:
-                raise IllegalAction(N_("you don't hold {card}", card=c))
+                raise IllegalAction(not_held(c))
         return self._play(state, cards, face_down=True, beat=False)
 
     @staticmethod
@@ -541,7 +543,7 @@ class Bura(Game):
             if is_unknown(c):
                 raise IllegalAction(N_("a card played face up is named by its code, not {card}", card=c))
             if c not in hand:
-                raise IllegalAction(N_("you don't hold {card}", card=c))
+                raise IllegalAction(not_held(c))
 
     def _next_holder(self, state: BuraState, seat: int) -> int:
         """The next seat after ``seat`` (clockwise) holding cards, else -1."""

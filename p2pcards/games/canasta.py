@@ -41,7 +41,9 @@ import dataclasses
 from functools import lru_cache
 
 from p2pcards import cards as C
-from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, State, Verb, by, card_list, shuffled_deck
+from p2pcards.games.base import (
+    Game, IllegalAction, Match, NeedReveal, State, Verb, by, card_list, not_held, shuffled_deck,
+)
 from p2pcards.i18n import N_, Text, lazy
 
 RANK_INDEX = {r: i for i, r in enumerate(C.RANKS)}
@@ -231,7 +233,7 @@ def _remove(hand: list, cards: list) -> list:
         try:
             rest.remove(c)
         except ValueError:
-            raise IllegalAction(N_("you don't hold {card}", card=c)) from None
+            raise IllegalAction(not_held(c)) from None
     return rest
 
 

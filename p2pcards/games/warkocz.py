@@ -90,7 +90,9 @@ from __future__ import annotations
 import dataclasses
 
 from p2pcards.cards import RANKS, Rank, is_code, is_unknown, rank, warkocz_deck
-from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, State, Verb, by, card_list, shuffled_deck
+from p2pcards.games.base import (
+    Game, IllegalAction, Match, NeedReveal, State, Verb, by, card_list, not_held, shuffled_deck,
+)
 from p2pcards.i18n import N_, Text
 
 WARKOCZ = "9C"
@@ -500,8 +502,10 @@ class Warkocz(Game):
             except ValueError:
                 held = state.hands[seat].count(c)
                 raise IllegalAction(
-                    N_("you don't hold {card}", card=c) if not held
-                    else N_("you hold only {held} {card}, not {count}", held=held, card=c, count=cards.count(c))
+                    not_held(c) if not held
+                    else N_("you hold only {held} {card}, not {count}",
+                            about=N_("{name} held only {held} {card}, not {count}"),
+                            held=held, card=c, count=cards.count(c))
                 ) from None
 
         new = state.evolve()
@@ -557,8 +561,9 @@ class Warkocz(Game):
         if state.options["must_play"]:
             for c in state.hands[seat]:
                 if NATURAL_RANK.get(c) == need:  # unknown tokens and the warkocz never match
-                    raise IllegalAction(N_("you hold {card} and must play it: the row needs {need}", card=c,
-                                                       need=_a(W_RANKS[need])))
+                    raise IllegalAction(N_("you hold {card} and must play it: the row needs {need}",
+                                           about=N_("{name} held {card} and had to play it: the row needed {need}"),
+                                           card=c, need=_a(W_RANKS[need])))
         new = state.evolve()
         new.passes = state.passes + 1
         if state.streak == seat:

@@ -38,7 +38,7 @@ class Row:
 
 def _grid(heads: list[str], rows: list[Row]) -> list[str]:
     label = max([len(r.title) for r in rows] + [10]) + 2
-    widths = [max([len(h), 7] + [len(str(v)) + 1 for r in rows for v in r.values[i:i + 1]])
+    widths = [max([len(h), 5] + [len(str(v)) + 1 for r in rows for v in r.values[i:i + 1]])
               for i, h in enumerate(heads)]
     lines = [" " * label + "  ".join(f"{h:>{w}}" for h, w in zip(heads, widths))]
     for row in rows:
