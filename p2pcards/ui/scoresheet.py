@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from p2pcards.cards import display
-from p2pcards.i18n import N_, _, ngettext
+from p2pcards.i18n import N_, _, language, ngettext
 from p2pcards.ui.commands import split_cards
 from p2pcards.ui.render import canasta_went_out, declaration_text, warkocz_went_out
 from p2pcards.ui.wording import is_you
@@ -64,7 +64,7 @@ _CANASTA_ROWS = (("melds", N_("Melds")), ("canastas", N_("Canastas")), ("red3s",
 
 
 def _points(n: int) -> str:
-    return ngettext("{n} point", "{n} points", abs(n)).format(n=n)
+    return ngettext("{n} point", "{n} points", abs(n)).format(n=number(n))
 
 
 def _points_target(target) -> str:
@@ -198,6 +198,43 @@ def deal_sheet(game, names: list[str], options: dict, deal: FinishedDeal) -> lis
     return lines
 
 
+def number(n: int) -> str:
+    """A score as the reader's language writes it (11,200; 11 200)."""
+    from babel.numbers import format_decimal
+
+    # a plain space where the language groups digits with a no-break one: every terminal shows it
+    return format_decimal(n, locale=language()).replace("\u00a0", " ").replace("\u202f", " ")
+
+
+def result_line(game, names: list[str], options: dict, result: dict) -> str:
+    """The match's result in one line, the winner's score first: "bot1 + bot3
+    win 11,200 : 9,345"; chip games by their stacks; no single winner: the scores."""
+    sides = _sides(game, names, options)
+    chips = result.get("chips")
+    by_chips = chips is not None and not game.match_points
+    totals = list(chips) if by_chips else list(result.get("scores") or [])
+    heads = list(names) if by_chips else sides
+    if not totals:
+        return ""
+    winner = result.get("winner")
+    if by_chips and winner is None and totals.count(max(totals)) == 1:
+        winner = totals.index(max(totals))
+    order = sorted(range(len(totals)), key=lambda i: (i != winner, -totals[i]))
+    scores = " : ".join(number(totals[i]) for i in order)
+    if winner is None or winner >= len(heads):
+        shown = ", ".join(f"{heads[i]} {number(totals[i])}" for i in order)
+        return _("No winner: {scores}").format(scores=shown)
+    who = heads[winner]
+    if by_chips:
+        return (_("You win with {chips} chips ({scores})") if is_you(who) else
+                _("{name} wins with {chips} chips ({scores})")).format(name=who, chips=number(totals[winner]),
+                                                                       scores=scores)
+    if len(sides) != len(names):
+        # Translators: the winning pair and the final scores, the winners' first: "Ada + Bolek win 11,200 : 9,345".
+        return _("{pair} win {scores}").format(pair=who, scores=scores)
+    return (_("You win {scores}") if is_you(who) else _("{name} wins {scores}")).format(name=who, scores=scores)
+
+
 def match_sheet(game, names: list[str], options: dict, result: dict, verdict: str,
                 log_path: str | None = None) -> list[str]:
     """The end of the match: the winner, the final standings, the log."""
@@ -208,7 +245,7 @@ def match_sheet(game, names: list[str], options: dict, result: dict, verdict: st
     if chips is not None:
         order = sorted(range(len(names)), key=lambda s: -chips[s])
         for place, seat in enumerate(order, 1):
-            counts = [ngettext("{n} chip", "{n} chips", chips[seat]).format(n=chips[seat])]
+            counts = [ngettext("{n} chip", "{n} chips", chips[seat]).format(n=number(chips[seat]))]
             if game.match_points and seat < len(scores):
                 counts.append(_points(scores[seat]))
             lines.append(f"  {place}. {names[seat]}: " + ", ".join(counts))
