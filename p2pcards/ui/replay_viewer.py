@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 
 from prompt_toolkit.application import Application
-from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.formatted_text import StyleAndTextTuples, fragment_list_to_text
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.layout import HSplit, Layout, VSplit, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
@@ -339,7 +339,7 @@ class ReplayViewer:
         a click on a move goes there. With ``e``: the entries of this move."""
         s = self.session
         width = self._side_width()
-        rows = max(5, self._rows() - 4)
+        rows = max(4, self._body_rows() - 1)  # under the list's title
         title = Painter(self.ascii)
         if s.detail:
             title.label(_("Entries of move {move}").format(move=s.move)).nl()
@@ -412,6 +412,17 @@ class ReplayViewer:
         """The move list: 3/8 of the screen, 30 columns at 80, at most 48 (the table keeps the rest)."""
         return max(22, min(48, self._columns() * 3 // 8))
 
+    def _footer(self) -> StyleAndTextTuples:
+        return [("class:label", _(KEYS_HELP)), ("class:error", " " + self.note)]
+
+    def _height(self, fragments: StyleAndTextTuples) -> int:
+        """The rows a line of the frame takes, wrapped at the screen's width (at most 2)."""
+        return max(1, min(2, -(-len(fragment_list_to_text(fragments).rstrip()) // self._columns())))
+
+    def _body_rows(self) -> int:
+        """The rows between the header and the keys."""
+        return self._rows() - self._height(self._header()) - self._height(self._footer())
+
     def _rows(self) -> int:
         try:
             return self.app.output.get_size().rows
@@ -431,10 +442,11 @@ class ReplayViewer:
         )
         root = HSplit(
             [
-                Window(FormattedTextControl(self._header), height=Dimension(min=1, max=2), wrap_lines=True),
+                Window(FormattedTextControl(self._header), height=lambda: Dimension.exact(self._height(self._header())),
+                       wrap_lines=True),
                 body,
-                Window(FormattedTextControl(lambda: [("class:label", _(KEYS_HELP)), ("class:error", " " + self.note)]),
-                       height=Dimension(min=1, max=2), wrap_lines=True),
+                Window(FormattedTextControl(self._footer), height=lambda: Dimension.exact(self._height(self._footer())),
+                       wrap_lines=True),
             ]
         )
         return Application(layout=Layout(root), key_bindings=self._keys(), style=STYLE, full_screen=True,
