@@ -800,7 +800,7 @@ class CanastaGame(Game):
         if state.phase == "draw":
             raise IllegalAction(N_("draw first (or take the pile) before you {what}", what=what))
         if self._need_red3_first(state, seat):
-            raise IllegalAction(N_("lay your red 3 first"))
+            raise IllegalAction(N_("lay your red 3 first", about=N_("{name} held a red 3 and had to lay it first")))
         if state.pending and what != "meld":
             raise IllegalAction(N_("first lay the freed {pending} in a new meld", pending=state.pending))
 
@@ -979,7 +979,9 @@ class CanastaGame(Game):
         if self.red3s_laid_at_once:
             left = [c for c in rest if KIND.get(c) == RED3]
             if left:
-                raise IllegalAction(N_("lay all your red 3s: you still hold {left}", left=left[0]))
+                raise IllegalAction(N_("lay all your red 3s: you still hold {left}",
+                                       about=N_("{name} had to lay all their red 3s but kept {left}"),
+                                       left=left[0]))
         s = state.evolve()
         s.hands[seat] = rest
         s.red3s[seat] += cards
