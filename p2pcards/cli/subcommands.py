@@ -319,7 +319,7 @@ def format_report(report) -> str:
         lines.append(_("NOT FINISHED: the game did not finish ({why}). No fault found as far as the log goes.")
                      .format(why=why))
     for s in report.silences:
-        attesters = ", ".join(_("seat {seat}").format(seat=a) for a in s["attested_by"])
+        attesters = ", ".join(seat(a) for a in s["attested_by"])
         verdict = _("a majority attests it") if s["stands"] else _("only a minority attests it: no conviction")
         lines.append(_("  silence: {who} stopped answering at entry {entry} ({kind}), attested by {attesters}; "
                        "{verdict}").format(who=seat(s["seat"]), entry=s["entry"], kind=kind_in_words(s["kind"]),
@@ -328,7 +328,7 @@ def format_report(report) -> str:
         f = report.fork
 
         def signers(side) -> str:
-            return ", ".join(_("seat {seat}").format(seat=a) for a in side["signed_by"])
+            return ", ".join(seat(a) for a in side["signed_by"])
 
         lines.append(_("  the two logs part at entry {entry}: {first} signed by {first_signers} against "
                        "{second} signed by {second_signers}").format(
