@@ -135,12 +135,14 @@ def check_chips(game, players, options, start, deals):
         lines = deal_sheet(game, NAMES[:players], opts, deal)
         grid = read_grid(lines, heads)
         change = grid[_("Chips this deal")]
-        parts = [t for t in (_("Dealer's fee"), _("Warkocz fees"), _("Bank won")) if t in grid]
-        for title in parts + [_("Chips this deal"), _("Chips")][:1]:
+        titles = list(grid)
+        points = {_("Cards left"), _("Points this deal"), _("Match points")}
+        parts = [t for t in titles[:titles.index(_("Chips this deal"))] if t not in points]
+        assert parts, lines
+        for title in parts + [_("Chips this deal")]:
             assert sum(grid[title]) == 0, (title, lines)  # chips only move between stacks and the bank
-        if game.id == "warkocz":
-            assert [sum(grid[t][i] for t in parts) for i in range(len(heads))] == change, lines
-            seen.update(t for t in parts)
+        assert [sum(grid[t][i] for t in parts) for i in range(len(heads))] == change, lines
+        seen.update(parts)
         assert grid[_("Chips")] == [a + b for a, b in zip(stacks, change)], lines
         assert grid[_("Chips")][-1] == deal.bank, lines  # the bank column holds the bank
         stacks = grid[_("Chips")]
@@ -172,6 +174,8 @@ def test_every_score_sheet_adds_up(game_id, players, options, language):
         assert seen["canasta"] and seen["red3"] and seen["out"], seen
     if game_id == "warkocz":
         assert seen[_("Warkocz fees")] and seen[_("Bank won")], seen
+    if game_id == "bura":
+        assert seen[_("Ante")] and seen[_("Declaration")], seen
 
 
 def test_warkocz_sheet_says_what_the_bank_holds():

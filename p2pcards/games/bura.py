@@ -732,9 +732,13 @@ class Bura(Game):
         """Chips won or lost by each seat in this deal (antes included); while
         the deal is not over, the flows so far with ``end`` None."""
         seats = [c - s for c, s in zip(state.chips, state.start_chips)]
+        # A deal moves chips twice at most: the antes as a round opens, then
+        # its end (a declaration, a bessa, the bank doubled or shared out).
+        ante = [-state.options["ante"] if state.antes else 0] * state.players
         return {
             "seats": seats,
             "sides": list(seats),
+            "ante": ante,  # per seat; what the end moved is ``seats`` less this
             "bank": state.bank,
             "bank_change": state.bank - state.start_bank,
             "antes": state.antes,

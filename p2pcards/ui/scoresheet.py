@@ -107,6 +107,12 @@ def _chip_rows(s: dict, deal: FinishedDeal, parts: list[Row], change: list[int],
     return rows
 
 
+# The row of what a bura deal's end moved, by how it ended.
+_BURA_ENDS = {"declared": N_("Declaration"), "failed_declaration": N_("Declaration"), "bessa": N_("Bessa"),
+              "exhausted": N_("Bank doubled"), "unpayable": N_("Bank shared out")}
+_BURA_END = N_("The deal's end")  # a deal not over yet
+
+
 def _warkocz_score(names: list[str], s: dict) -> str | None:
     """How the winner's points are counted: "Ada scores 3 (Bolek) + 2 x 2 (Cyryl: the warkocz) = 7"."""
     winner, left = s.get("winner"), s.get("cards_left") or []
@@ -179,7 +185,14 @@ def deal_sheet(game, names: list[str], options: dict, deal: FinishedDeal) -> lis
                          _("{name} was left holding the warkocz (9\u2663).").format(name=holder))
         lines.append(_points_target(options.get("target")))
     elif game.layout == "tricks":
-        lines += _grid(sides + [_("Bank")], _chip_rows(s, deal, [], s.get("seats") or [], s.get("bank_change", 0)))
+        seats, ante = s.get("seats") or [], s.get("ante") or []
+        parts = []
+        if any(ante):
+            parts.append(Row(_("Ante"), list(ante) + [-sum(ante)], signed=True))
+        end = [a - b for a, b in zip(seats, ante)] if ante else list(seats)
+        title = _(_BURA_ENDS.get(s.get("end"), _BURA_END))
+        parts.append(Row(title, end + [s.get("bank_change", 0) + sum(ante)], signed=True))
+        lines += _grid(sides + [_("Bank")], _chip_rows(s, deal, parts, seats, s.get("bank_change", 0)))
         decl = s.get("declaration")
         if decl:
             lines.append(declaration_text(names[decl["seat"]], decl) + " " + " ".join(decl.get("cards") or []))
