@@ -307,6 +307,14 @@ class Game:
         """How many scoring sides: pairs count as one side."""
         return 2 if options.get("pairs") and players == 4 else players
 
+    def by_side(self, per_seat: list[int], options: dict) -> list[int]:
+        """Per-seat points summed over each side's seats."""
+        players = len(per_seat)
+        totals = [0] * self.sides(players, options)
+        for seat, points in enumerate(per_seat):
+            totals[self.side_of(seat, players, options)] += points
+        return totals
+
     def side_of(self, seat: int, players: int, options: dict) -> int:
         return seat % 2 if options.get("pairs") and players == 4 else seat
 

@@ -1341,10 +1341,7 @@ class CanastaGame(Game):
         each seat's total, each side's (the sum of its seats), the variant's
         parts of the score (in the order it gives them), who went out (None:
         nobody) and ``after`` (kanaszta's ``concealed``)."""
-        sides = [0] * self.sides(state.players, state.options)
-        for seat, points in enumerate(seats):
-            sides[self.side_of(seat, state.players, state.options)] += points
-        return {"seats": seats, "sides": sides, **parts,
+        return {"seats": seats, "sides": self.by_side(seats, state.options), **parts,
                 "went_out": state.went_out if state.went_out >= 0 else None, **after}
 
     def _hand_points(self, state: CanastaState, seat: int) -> int:

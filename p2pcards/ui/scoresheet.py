@@ -50,13 +50,7 @@ def _grid(heads: list[str], rows: list[Row]) -> list[str]:
 def _by_side(game, values: list, players: int, options: dict) -> list[int]:
     """A part of the score per side: a per-seat part (kanasta scores each
     player) summed over each side's players; a per-side part as it is."""
-    count = game.sides(players, options)
-    if len(values) == count:
-        return list(values)
-    totals = [0] * count
-    for seat, points in enumerate(values):
-        totals[game.side_of(seat, players, options)] += points
-    return totals
+    return list(values) if len(values) == game.sides(players, options) else game.by_side(values, options)
 
 
 _CANASTA_ROWS = (("melds", N_("Melds")), ("canastas", N_("Canastas")), ("red3s", N_("Red 3s")),
@@ -143,7 +137,6 @@ def deal_sheet(game, names: list[str], options: dict, deal: FinishedDeal) -> lis
     the deal's total, a pair's players to the pair's, chips with the bank to
     nothing."""
     s = deal.scores
-    players = len(names)
     lines = [_("Deal {number}: score sheet").format(number=deal.number), ""]
     if deal.hands is not None:
         lines.append(_("Hands at the end:"))
@@ -165,10 +158,10 @@ def deal_sheet(game, names: list[str], options: dict, deal: FinishedDeal) -> lis
         if target:
             lines.append(_("The match is played to {target}.").format(target=target))
     elif game.layout == "row":
-        none = [None]
-        rows = [Row(_("Cards left"), list(s.get("cards_left") or []) + none),
-                Row(_("Points this deal"), list(s.get("seats") or []) + none, signed=True),
-                Row(_("Match points"), list(deal.match_scores) + none)]
+        no_bank = [None]  # points are the players' only
+        rows = [Row(_("Cards left"), list(s.get("cards_left") or []) + no_bank),
+                Row(_("Points this deal"), list(s.get("seats") or []) + no_bank, signed=True),
+                Row(_("Match points"), list(deal.match_scores) + no_bank)]
         parts = [Row(_("Dealer's fee"), list(s["dealer_fee"]) + [s.get("bank", 0)], signed=True)]
         if any(s.get("warkocz_fees") or []):
             parts.append(Row(_("Warkocz fees"), list(s["warkocz_fees"]) + [0], signed=True))
