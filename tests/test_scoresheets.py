@@ -25,7 +25,7 @@ from p2pcards.i18n import _
 from p2pcards.ui.scoresheet import deal_sheet
 from p2pcards.ui.session import FinishedDeal, final_hands
 
-NAMES = ["root", "Bolek", "Ala", "Cezary"]
+NAMES = ["root", "Bolek", "Ala", "Cezary", "Dorota", "Eryk"]
 
 # (game, players, options): every player count, pairs and not; small targets
 # so that matches end (and a warkocz winner takes the bank).
@@ -36,6 +36,7 @@ CONFIGS = [
     ("kanaszta", 4, {"target": 1500}), ("kanaszta", 4, {"pairs": False, "target": 1500}),
     ("warkocz", 2, {"target": 8}), ("warkocz", 3, {"target": 8}), ("warkocz", 4, {"target": 8}),
     ("bura", 2, {"rounds": 2}), ("bura", 3, {"rounds": 2}), ("bura", 4, {"rounds": 2}),
+    ("bura", 6, {"rounds": 2}),
 ]
 SEEDS = range(12)
 MAX_DEALS = 6
