@@ -172,13 +172,18 @@ def npgettext(context: str, singular: str, plural: str, n: int) -> str:
     return _template_of(translations(_current).npgettext(context, singular, plural, n))
 
 
-def N_(message: str, **fields) -> "Text":
+def N_(message: str, about: "Text | None" = None, **fields) -> "Text":
     """Marks a text for the catalogs without translating it now: a module-level
     text (translate it with :func:`_` where it is shown), or, with ``fields``,
     a message that must stay English where it is kept (the log, JSON) and be
-    translated where a player reads it (:func:`shown`)."""
-    if fields:
-        return Text(message, fields=fields)
+    translated where a player reads it (:func:`shown`).
+
+    ``about``: the same said of the player in the third person, past tense,
+    ``{name}`` among its fields (a refusal "you hold {card} and must play it"
+    the audit tells as "{name} held {card} and had to play it"): see
+    :meth:`Text.said_of`."""
+    if fields or about is not None:
+        return Text(message, fields=fields, about=about)
     # The engines return their fixed reasons in hot loops (a refused meld shape): one Text each.
     text = _plain.get(message)
     if text is None:
@@ -196,14 +201,22 @@ class Text(str):
     the :class:`lazy` markers; its fields may be Texts themselves."""
 
     def __new__(cls, message: str, plural: str | None = None, n: int | None = None,
-                context: str | None = None, fields: dict | None = None):
+                context: str | None = None, fields: dict | None = None, about: "Text | None" = None):
         fields = dict(fields or {})
         if plural is not None:
             fields.setdefault("n", n)
         english = plural if plural is not None and n != 1 else message
         self = super().__new__(cls, english.format(**fields) if fields else english)
         self.message, self.plural, self.n, self.context, self.fields = message, plural, n, context, fields
+        self.about = about
         return self
+
+    def said_of(self, name: str) -> "Text | None":
+        """This message told of player ``name`` in the third person (what it
+        was made with as ``about``, with this one's fields), or None."""
+        if self.about is None:
+            return None
+        return Text(self.about.message, context=self.about.context, fields={**self.fields, "name": name})
 
     def translated(self) -> str:
         t = translations(_current)

@@ -92,7 +92,8 @@ def test_the_score_sheets_show_every_hand_and_agree_with_the_end_entry():
     assert info["phase"] == "over" and info["deal_index"] == deals[-1].number - 1
     sheet = match_sheet(session.game, session.names, session.options, info["result"], "x", "/tmp/log")
     standings = [line for line in sheet if line.startswith("  1. ") or line.startswith("  2. ")]
-    assert sorted(int(line.split(": ")[1].split()[0]) for line in standings) == sorted(end["scores"])
+    # the standings group digits as English does (1,860)
+    assert sorted(int(line.split(": ")[1].split()[0].replace(",", "")) for line in standings) == sorted(end["scores"])
 
 
 def test_nobody_is_shown_reconnecting_once_the_match_is_over():

@@ -29,8 +29,9 @@ import dataclasses
 from typing import Any
 
 from p2pcards.cards import unknown
-from p2pcards.i18n import N_, message_of
+from p2pcards.i18n import N_, Text, message_of
 from p2pcards.games import IllegalAction, NeedReveal, substitute
+from p2pcards.net.messages import printable
 from p2pcards.protocol.log import END, Entry, GameLog, LogError, read_log
 from p2pcards.protocol.machine import (
     ABORT,
@@ -394,11 +395,21 @@ def _replay_deal(machine: TableMachine, deal) -> list[dict]:
             state = game.apply(state, full_action)
         except (IllegalAction, NeedReveal) as exc:
             return [{"seat": seat, "entry": index, "kind": "hidden-rule",
-                     "detail": HIDDEN_RULE.format(reason=exc)}]
+                     "detail": hidden_rule(exc, printable(machine.table.players[seat].name, 32))}]
     if deal.scores is not None and game.deal_scores(state) != deal.scores:
         return [{"seat": None, "entry": deal.first_entry, "kind": "bad-score",
                  "detail": BAD_SCORE}]
     return []
+
+
+def hidden_rule(refusal: Exception, name: str) -> Text:
+    """The detail of a move the engine refuses with every card known: its
+    refusal (worded for the player to act) told of ``name`` in the third
+    person where the engine gives that form. A live Text: English in the
+    JSON, the reader's language in the text."""
+    reason = message_of(refusal)
+    told = reason.said_of(name) if isinstance(reason, Text) else None
+    return Text(HIDDEN_RULE.message, fields={"reason": told if told is not None else reason})
 
 
 def audit_pair(path_a, path_b) -> AuditReport:

@@ -70,6 +70,7 @@ class DealResult:
     match_scores: list[int]
     match_chips: list[int] | None
     bank: int
+    bank_won: int = 0  # taken by the winner as this deal ended the match
 
 
 class Replay:
@@ -220,7 +221,8 @@ class Replay:
                 match = later.match_before if later is not None else machine.match
                 result = machine.game.match_result(match)
                 self.results[record.index] = DealResult(record.index + 1, record.scores, list(result["scores"]),
-                                                        result["chips"], result.get("bank", 0))
+                                                        result["chips"], result.get("bank", 0),
+                                                        match.bank_won())
 
     def _table_text(self) -> str:
         table = self.log.table

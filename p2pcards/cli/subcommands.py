@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from collections import Counter
 from functools import partial
 
 from p2pcards.cli.args import CliError, game_id, load_identity, parse_options, rank_options
@@ -291,13 +292,21 @@ def format_report(report) -> str:
     from p2pcards.audit import NOTES
     from p2pcards.i18n import known, ngettext, worded
     from p2pcards.net.messages import printable
+    from p2pcards.ui.scoresheet import shell_text
 
     if report.error:
         return _("NOT A VERIFIABLE LOG: {reason}").format(reason=worded(report.error, NOTES))
     names = {p["seat"]: printable(p["name"], 32) for p in report.players}
+    clash = {name for name, count in Counter(names.values()).items() if count > 1}
 
     def seat(number) -> str:
-        return _("seat {seat} ({name})").format(seat=number, name=names.get(number, "?"))
+        """A player by name (two players of one name: with their seats)."""
+        name = names.get(number, "?")
+        return _("seat {seat} ({name})").format(seat=number, name=name) if name in clash or name == "?" else name
+
+    def side(key: str) -> str:
+        """A scores key of the JSON ("1", a pair's "0+2") as its players' names."""
+        return " + ".join(seat(int(s)) if s.isdigit() else s for s in key.split("+"))
 
     lines = [_("{game}: {players}, {entries}, {deals}").format(
         game=report.game,
@@ -315,14 +324,15 @@ def format_report(report) -> str:
         for v in report.violations:
             who = seat(v["seat"]) if v["seat"] is not None else _("nobody identified")
             lines.append(_("  entry {entry}: {kind} by {who}: {detail}").format(
-                entry=v["entry"], kind=kind_in_words(v["kind"]), who=who, detail=worded(v["detail"], NOTES)))
+                entry=v["entry"], kind=kind_in_words(v["kind"]), who=who,
+                detail=shell_text([worded(v["detail"], NOTES)])))
     else:
         why = "; ".join(known(note, NOTES) for note in report.notes) or _(
             "the log has no end signed by every player")
         lines.append(_("NOT FINISHED: the game did not finish ({why}). No fault found as far as the log goes.")
                      .format(why=why))
     for s in report.silences:
-        attesters = ", ".join(_("seat {seat}").format(seat=a) for a in s["attested_by"])
+        attesters = ", ".join(seat(a) for a in s["attested_by"])
         verdict = _("a majority attests it") if s["stands"] else _("only a minority attests it: no conviction")
         lines.append(_("  silence: {who} stopped answering at entry {entry} ({kind}), attested by {attesters}; "
                        "{verdict}").format(who=seat(s["seat"]), entry=s["entry"], kind=kind_in_words(s["kind"]),
@@ -331,7 +341,7 @@ def format_report(report) -> str:
         f = report.fork
 
         def signers(side) -> str:
-            return ", ".join(_("seat {seat}").format(seat=a) for a in side["signed_by"])
+            return ", ".join(seat(a) for a in side["signed_by"])
 
         lines.append(_("  the two logs part at entry {entry}: {first} signed by {first_signers} against "
                        "{second} signed by {second_signers}").format(
@@ -339,12 +349,12 @@ def format_report(report) -> str:
             second=f["second"]["kind"], second_signers=signers(f["second"])))
     # A game that did not finish is counted as far as its finished deals:
     # the one it stopped in (an ante in the bank, say) is not settled.
-    scores = ", ".join(f"{k}: {v}" for k, v in report.scores.items())
+    scores = ", ".join(f"{side(k)}: {v}" for k, v in report.scores.items())
     lines.append(_("scores: {scores}").format(scores=scores) if report.complete
                  else _("scores after the finished deals: {scores}").format(scores=scores))
     if report.chips is not None:
         bank = _("bank")
-        chips = ", ".join(f"{bank if k == 'bank' else k}: {v}" for k, v in report.chips.items())
+        chips = ", ".join(f"{bank if k == 'bank' else side(k)}: {v}" for k, v in report.chips.items())
         lines.append(_("chips: {chips}").format(chips=chips) if report.complete
                      else _("chips after the finished deals: {chips}").format(chips=chips))
     return "\n".join(lines)

@@ -110,6 +110,11 @@ def by(who: str | None, yours: Text, theirs: Text) -> Text:
     return yours if who is None else theirs
 
 
+def not_held(card: str) -> Text:
+    """The refusal of a card the seat to act does not hold (the audit tells it of them)."""
+    return N_("you don't hold {card}", about=N_("{name} did not hold {card}"), card=card)
+
+
 def card_list(cards) -> str:
     """Cards in a line of words: their codes, which every screen shows as cards."""
     return " ".join(str(c) for c in cards)
@@ -215,6 +220,10 @@ class Match:
     history: list[dict] = dataclasses.field(default_factory=list)
     extra: dict = dataclasses.field(default_factory=dict)
 
+    def bank_won(self) -> int:
+        """What the winner of the last deal took from the bank as it ended the match (warkocz)."""
+        return self.history[-1].get("bank_won", 0) if self.history else 0
+
 
 class Game:
     """The rules of one game. Subclasses implement the deal and match hooks."""
@@ -297,6 +306,14 @@ class Game:
     def sides(self, players: int, options: dict) -> int:
         """How many scoring sides: pairs count as one side."""
         return 2 if options.get("pairs") and players == 4 else players
+
+    def by_side(self, per_seat: list[int], options: dict) -> list[int]:
+        """Per-seat points summed over each side's seats."""
+        players = len(per_seat)
+        totals = [0] * self.sides(players, options)
+        for seat, points in enumerate(per_seat):
+            totals[self.side_of(seat, players, options)] += points
+        return totals
 
     def side_of(self, seat: int, players: int, options: dict) -> int:
         return seat % 2 if options.get("pairs") and players == 4 else seat

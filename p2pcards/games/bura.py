@@ -98,7 +98,9 @@ import dataclasses
 from itertools import combinations, permutations
 
 from p2pcards.cards import bura_deck, is_code, is_unknown
-from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, State, Verb, by, card_list, shuffled_deck
+from p2pcards.games.base import (
+    Game, IllegalAction, Match, NeedReveal, State, Verb, by, card_list, not_held, shuffled_deck,
+)
 from p2pcards.i18n import N_, Text, lazy
 
 HAND_SIZE = 3
@@ -532,7 +534,7 @@ class Bura(Game):
         # throw: face down, tokens welcome
         for c in cards:
             if c not in hand:
-                raise IllegalAction(N_("you don't hold {card}", card=c))
+                raise IllegalAction(not_held(c))
         return self._play(state, cards, face_down=True, beat=False)
 
     @staticmethod
@@ -541,7 +543,7 @@ class Bura(Game):
             if is_unknown(c):
                 raise IllegalAction(N_("a card played face up is named by its code, not {card}", card=c))
             if c not in hand:
-                raise IllegalAction(N_("you don't hold {card}", card=c))
+                raise IllegalAction(not_held(c))
 
     def _next_holder(self, state: BuraState, seat: int) -> int:
         """The next seat after ``seat`` (clockwise) holding cards, else -1."""
@@ -730,9 +732,13 @@ class Bura(Game):
         """Chips won or lost by each seat in this deal (antes included); while
         the deal is not over, the flows so far with ``end`` None."""
         seats = [c - s for c, s in zip(state.chips, state.start_chips)]
+        # A deal moves chips twice at most: the antes as a round opens, then
+        # its end (a declaration, a bessa, the bank doubled or shared out).
+        ante = [-state.options["ante"] if state.antes else 0] * state.players
         return {
             "seats": seats,
             "sides": list(seats),
+            "ante": ante,  # per seat; what the end moved is ``seats`` less this
             "bank": state.bank,
             "bank_change": state.bank - state.start_bank,
             "antes": state.antes,

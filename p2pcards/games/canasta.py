@@ -41,7 +41,9 @@ import dataclasses
 from functools import lru_cache
 
 from p2pcards import cards as C
-from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, State, Verb, by, card_list, shuffled_deck
+from p2pcards.games.base import (
+    Game, IllegalAction, Match, NeedReveal, State, Verb, by, card_list, not_held, shuffled_deck,
+)
 from p2pcards.i18n import N_, Text, lazy
 
 RANK_INDEX = {r: i for i, r in enumerate(C.RANKS)}
@@ -231,7 +233,7 @@ def _remove(hand: list, cards: list) -> list:
         try:
             rest.remove(c)
         except ValueError:
-            raise IllegalAction(N_("you don't hold {card}", card=c)) from None
+            raise IllegalAction(not_held(c)) from None
     return rest
 
 
@@ -805,7 +807,7 @@ class CanastaGame(Game):
         if state.phase == "draw":
             raise IllegalAction(N_("draw first (or take the pile) before you {what}", what=what))
         if self._need_red3_first(state, seat):
-            raise IllegalAction(N_("lay your red 3 first"))
+            raise IllegalAction(N_("lay your red 3 first", about=N_("{name} held a red 3 and had to lay it first")))
         if state.pending and what != "meld":
             raise IllegalAction(N_("first lay the freed {pending} in a new meld", pending=state.pending))
 
@@ -984,7 +986,9 @@ class CanastaGame(Game):
         if self.red3s_laid_at_once:
             left = [c for c in rest if KIND.get(c) == RED3]
             if left:
-                raise IllegalAction(N_("lay all your red 3s: you still hold {left}", left=left[0]))
+                raise IllegalAction(N_("lay all your red 3s: you still hold {left}",
+                                       about=N_("{name} had to lay all their red 3s but kept {left}"),
+                                       left=left[0]))
         s = state.evolve()
         s.hands[seat] = rest
         s.red3s[seat] += cards
@@ -1344,10 +1348,7 @@ class CanastaGame(Game):
         each seat's total, each side's (the sum of its seats), the variant's
         parts of the score (in the order it gives them), who went out (None:
         nobody) and ``after`` (kanaszta's ``concealed``)."""
-        sides = [0] * self.sides(state.players, state.options)
-        for seat, points in enumerate(seats):
-            sides[self.side_of(seat, state.players, state.options)] += points
-        return {"seats": seats, "sides": sides, **parts,
+        return {"seats": seats, "sides": self.by_side(seats, state.options), **parts,
                 "went_out": state.went_out if state.went_out >= 0 else None, **after}
 
     def _hand_points(self, state: CanastaState, seat: int) -> int:

@@ -800,13 +800,16 @@ def _split_frames(data: bytes) -> tuple[list[bytes], Cut | None]:
     while pos < len(data):
         left = len(data) - pos
         if left < _FRAME_LEN.size:
-            return frames, Cut(len(frames), pos, left, f"truncated: {left} stray bytes where a length prefix belongs")
+            return frames, Cut(len(frames), pos, left, N_("truncated: {left} stray bytes where a length prefix belongs",
+                                                       left=left))
         (n,) = _FRAME_LEN.unpack_from(data, pos)
         if n > MAX_ENTRY_SIZE:
-            return frames, Cut(len(frames), pos, left, f"length {n} exceeds the maximum entry size {MAX_ENTRY_SIZE}")
+            return frames, Cut(len(frames), pos, left, N_("length {n} exceeds the maximum entry size {most}",
+                                                       n=n, most=MAX_ENTRY_SIZE))
         if n > left - _FRAME_LEN.size:
             return frames, Cut(len(frames), pos, left,
-                               f"truncated: the file ends {left - _FRAME_LEN.size} bytes into a {n}-byte entry")
+                               N_("truncated: the file ends {left} bytes into a {n}-byte entry",
+                                  left=left - _FRAME_LEN.size, n=n))
         frames.append(data[pos + _FRAME_LEN.size: pos + _FRAME_LEN.size + n])
         pos += _FRAME_LEN.size + n
     return frames, None

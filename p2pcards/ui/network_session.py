@@ -350,7 +350,7 @@ class NetworkSession:
         after = machine.deals[position + 1].match_before if position + 1 < len(machine.deals) else machine.match
         hands = final_hands(self.game, deal.final_state) if deal.final_state is not None else None
         return FinishedDeal(deal.index + 1, deal.scores, hands, list(after.scores),
-                            list(after.chips) if after.chips is not None else None, after.bank)
+                            list(after.chips) if after.chips is not None else None, after.bank, after.bank_won())
 
     def _name_my_draw(self, machine, deal: int, state) -> None:
         """The card of my last draw named in its line once its keys have shown
