@@ -389,6 +389,62 @@ def test_the_terminal_follows_the_table_refuses_moves_and_writes_the_log(bura_ga
     assert said["moves"][-1].startswith("the match is over")
 
 
+WATCHING = {"en": "You are watching: only the players pause, answer or play.",
+            "pl": "Oglądasz: tylko gracze robią pauzę, odpowiadają i grają.",
+            "hu": "Nézőként figyelsz: csak a játékosok tartanak szünetet, válaszolnak és játszanak."}
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "hu"])
+def test_a_spectator_typing_a_players_command_is_told_it_watches(bura_game, lang):
+    """pause, continue, away, back, yes and no are the players': a spectator
+    typing them is told so in its language (they answered with Python's
+    "'Spectator' object has no attribute 'ask_for_pause'")."""
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from p2pcards import i18n
+    from p2pcards.ui.spectator import watch_on
+    from p2pcards.ui.app import run_app
+
+    table, early, _ = bura_game
+    log = table.results[0].driver.log
+    said = {}
+    i18n.set_language(lang)
+    try:
+        with create_pipe_input() as pipe:
+
+            async def main(ui):
+                async with fake_host(early.spectator.table, [e.raw for e in log.entries[:12]]) as port:
+                    spectator = Spectator((LOCAL, port))
+                    async with trio.open_nursery() as nursery:
+                        nursery.start_soon(watch_on, ui, spectator, None)
+                        await until(lambda: ui.session is not None and len(spectator.log or ()) == 12)
+                        for word in ("pause", "continue", "away", "back", "yes", "no"):
+                            handled = ui.lines_handled
+                            pipe.send_text(word + "\r")
+                            await until(lambda: ui.lines_handled > handled and ui.jobs_done == ui.jobs_submitted)
+                            said[word] = "".join(text for _, text in ui.message)
+                        nursery.cancel_scope.cancel()
+                ui.app.exit()
+
+            run_app(main, input=pipe, output=DummyOutput())
+    finally:
+        i18n.set_language("en")
+    for word, text in said.items():
+        assert WATCHING[lang] in text, (word, text)
+        assert "attribute" not in text
+
+
+def test_a_spectator_is_not_told_to_type_continue_during_a_pause():
+    from types import SimpleNamespace
+
+    from p2pcards.protocol.narration import pause_status
+
+    machine = SimpleNamespace(pause=SimpleNamespace(held=True, asker=1), finished=False, aborted=False)
+    assert pause_status(machine, ["Ala", "Bolek"], None) == "paused by Bolek"
+    assert "continue" in pause_status(machine, ["Ala", "Bolek"], 0)
+
+
 def test_the_terminal_says_why_a_watch_cannot_start():
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput

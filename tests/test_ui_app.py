@@ -178,6 +178,25 @@ def test_hint_fills_in_the_greedy_move_and_enter_plays_it():
     at_table("warkocz", 2, script, seed=2)
 
 
+def test_what_is_typed_after_a_hint_replaces_it():
+    """The hint stands in the input line; typing anything else starts afresh
+    (it was appended to the hint: "unknown command 'r3hint'")."""
+    async def script(player):
+        assert await player.next_turn()
+        await player.type("hint")
+        hinted = player.ui.input.text
+        assert hinted
+        assert "unknown command 'xyzzy'" in await player.type("xyzzy")
+        await player.type("hint")
+        said = await player.type("hint")  # asked again: the same hint, not "w 5Hhint"
+        assert said == f"hint: {hinted}  (Enter plays it)" and player.ui.input.text == hinted
+        player.pipe.send_text("\x7f")  # a backspace edits the hint instead
+        await until(lambda: player.ui.input.text == hinted[:-1])
+        assert "unknown command" not in await player.type("")
+
+    at_table("warkocz", 2, script, seed=2)
+
+
 def test_help_rules_moves_and_chat():
     async def script(player):
         await player.type("rules")

@@ -39,6 +39,7 @@ from prompt_toolkit.completion import Completer, Completion
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import (
     ConditionalContainer,
     DynamicContainer,
@@ -94,6 +95,7 @@ STYLE = Style.from_dict(
 WIDE = 100  # columns from which the log stands beside the table instead of below it
 LOG_WIDTH = 44  # the log column beside the table: fixed, so its divider never moves
 TICK = 0.25  # seconds between countdown refreshes
+PLAYERS_ONLY = ("away", "back", "pause", "continue", "yes", "no")  # commands a spectator has no use for
 
 if sys.version_info < (3, 11):  # Python 3.10: trio depends on the backport
     from exceptiongroup import BaseExceptionGroup
@@ -160,6 +162,7 @@ class TableApp:
         self.remaining: float | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._hint_wanted = False  # "hint" typed on my turn before my client asked for the move
+        self._suggested: str | None = None  # the hinted move standing in the input line, untouched
         # A move sent and not yet taken in: the table still says it is my turn
         # until my entry is in the log, but the prompt must not invite another.
         self._move_sent = False
@@ -421,6 +424,15 @@ class TableApp:
         def _key(event):
             self._run_command(commands.UiCommand("help"))
 
+        # A hint stands in the input line as a suggestion: Enter plays it, and
+        # the first letter typed replaces it instead of being added to it.
+        @kb.add(Keys.Any, filter=Condition(lambda: self._suggested is not None
+                                           and self.input.buffer.text == self._suggested))
+        def _key(event):
+            self._suggested = None
+            event.current_buffer.text = ""
+            event.current_buffer.insert_text(event.data)
+
         return kb
 
     def _page(self) -> int:
@@ -532,6 +544,7 @@ class TableApp:
     def _accept(self, buffer) -> bool:
         """Enter: never raises; returns True to keep the text in the input line."""
         text = buffer.text
+        self._suggested = None
         try:
             return self._handle(text)
         except Exception as exc:  # an unforeseen bug must cost a message, not the game
@@ -651,6 +664,8 @@ class TableApp:
             else:
                 self._submit(session.ready)
                 self.say(_("Ready for the next deal."), "class:label")
+        elif cmd.name in PLAYERS_ONLY and session.seat is None:
+            self.say(_("You are watching: only the players pause, answer or play. quit leaves."), "class:label")
         elif cmd.name in ("away", "back"):
             set_away = getattr(session, "set_away", None)
             if set_away is None:
@@ -726,6 +741,7 @@ class TableApp:
         self.say(hint.format(move=line, why=why), "class:hint")
         self.input.buffer.text = line
         self.input.buffer.cursor_position = len(line)
+        self._suggested = line
         return True
 
     def _leave(self) -> None:
