@@ -50,7 +50,7 @@ def _proposal_lines(proposal) -> list[str]:
     for seat in proposal.seats:
         line = _seat_line(seat)
         lines.append(_("{seat_line}  (you)").format(seat_line=line) if seat.seat == proposal.my_seat else line)
-    lines += options_lines(full, settings)
+    lines += options_lines(full, settings, proposal.game)
     lines.append(_("Compare the key fingerprints with the players in person. Accept this table? (yes/no)"))
     return lines
 
@@ -64,7 +64,7 @@ def _lobby_lines(view) -> list[str]:
         lines.append(_seat_line(seat))
     try:
         rules, settings = split_options(view.options)
-        lines += options_lines(get_game(view.game).options(view.wanted, rules), settings)
+        lines += options_lines(get_game(view.game).options(view.wanted, rules), settings, view.game)
     except Exception:  # a game or options no rules accept: the proposal will say so
         pass
     if view.notice:
