@@ -389,3 +389,51 @@ def test_my_own_face_down_throws_are_named_even_when_not_typed_here():
     for line in mine:
         assert line.split(": ", 1)[-1] != line and all(is_code(c) for c in line.split(": ", 1)[1].split()), line
     assert not any(": " in line for line in theirs), theirs
+
+
+SHEET_CLOCK = {  # (mine, another's) turn line on the sheet, for deal 2 with 1:35 left
+    "en": ("Deal 2: your move, 1:35 left. Enter takes you back to the table.", "Deal 2: player0 to play, 1:35 left."),
+    "pl": ("Rozdanie 2: twój ruch, zostało 1:35. Enter wraca do stołu.", "Rozdanie 2: ruch: player0, zostało 1:35."),
+    "hu": ("2. osztás: te jössz, 1:35 van hátra. Az Enter visszavisz az asztalhoz.", "2. osztás: player0 jön, 1:35 van hátra."),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "hu"])
+@pytest.mark.parametrize("columns", [80, 120])
+def test_the_open_score_sheet_shows_the_next_deals_turn_and_its_clock(lang, columns):
+    """The table deals on while the last deal's score sheet is open: the
+    sheet shows whose move it is in the new deal and the countdown every
+    player sees, so that nobody's time runs out unseen behind it (the
+    client then played for the player)."""
+    import io
+
+    from prompt_toolkit.data_structures import Size
+    from prompt_toolkit.formatted_text import fragment_list_to_text
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output.vt100 import Vt100_Output
+
+    from p2pcards import i18n
+    from p2pcards.ui.app import TableApp
+
+    def first_move_of_deal_2_made(log):
+        return any(e.kind == ACTION and e.payload.get("deal") == 1 for e in log.entries)
+
+    i18n.set_language(lang)
+    try:
+        mine, watching, drivers = followed_match("bura", 2, every=(1,), stop=first_move_of_deal_2_made)
+        for session, me in ((mine[1], True), (watching[1], False)):
+            with create_pipe_input() as pipe:
+                output = Vt100_Output(io.StringIO(), lambda: Size(rows=24, columns=columns), term="xterm")
+                ui = TableApp(input=pipe, output=output)
+                ui.show(session)
+                ui.show_score_sheet()
+                ui.remaining = 94.2
+                shown = fragment_list_to_text(ui._pager_text()).replace("\n", " ")
+                shown = " ".join(shown.split())  # as read, whatever the width wrapped
+            assert ui.pager_is_sheet and session.match_info()["deal_index"] == 1
+            line = SHEET_CLOCK[lang][0] if me and session.to_act() == session.seat else SHEET_CLOCK[lang][1]
+            if session.to_act() != 0:
+                line = line.replace("player0", session.names[session.to_act()])
+            assert line in shown, shown
+    finally:
+        i18n.set_language("en")

@@ -63,10 +63,10 @@ from p2pcards.games import IllegalAction
 from p2pcards.i18n import _, ngettext, shown
 from p2pcards.ui import commands
 from p2pcards.ui.render import (
-    Painter, match_verdict, render_hand, render_header, render_log, render_table, wrap_fragments,
+    Painter, fmt_clock, match_verdict, render_hand, render_header, render_log, render_table, wrap_fragments,
 )
 from p2pcards.ui.scoresheet import deal_sheet, match_sheet, shell_text
-from p2pcards.ui.session import PHASE_ABORTED, PHASE_OVER, PHASE_PLAYING
+from p2pcards.ui.session import PHASE_ABORTED, PHASE_BETWEEN, PHASE_OVER, PHASE_PLAYING, seat_name
 
 STYLE = Style.from_dict(
     {
@@ -515,6 +515,9 @@ class TableApp:
         head.text(f" {self.pager_title} ", "class:title").label("  " + _("PgUp/PgDn scroll, Esc or Enter back to the table"))
         if self.pager_is_sheet:
             head.label(" " + _("(score shows it again)"))
+        clock = self._sheet_clock() if self.pager_is_sheet else None
+        if clock is not None:
+            head.nl().text(clock[0], clock[1])
         rows: list[list[tuple[str, str]]] = [[]]
         for line in self.pager or []:
             body = Painter(self.ascii, width)
@@ -530,6 +533,30 @@ class TableApp:
         for row in rows[self.pager_offset:]:
             out += row + [("", "\n")]
         return out
+
+    def _sheet_clock(self) -> tuple[str, str] | None:
+        """While a score sheet is open the table plays on: the next deal's
+        turn and the same countdown the header and every other player show,
+        so that nobody's time runs out unseen behind the sheet."""
+        session = self.session
+        info = session.match_info() if session is not None else {}
+        phase = info.get("phase")
+        number = info.get("deal_index", 0) + 1
+        if phase == PHASE_PLAYING:
+            who = session.to_act()
+            if who is None or getattr(session, "pause_line", lambda: None)():
+                return None
+            left = fmt_clock(self.remaining) if self.remaining is not None else None
+            if who == session.seat:
+                text = (_("Deal {number}: your move, {clock} left. Enter takes you back to the table.")
+                        if left else _("Deal {number}: your move. Enter takes you back to the table."))
+                return text.format(number=number, clock=left), "class:turn"
+            name = seat_name(session.names, who)
+            text = _("Deal {number}: {name} to play, {clock} left.") if left else _("Deal {number}: {name} to play.")
+            return text.format(number=number, name=name, clock=left), "class:other-turn"
+        if phase == PHASE_BETWEEN and info.get("deals_go_on"):
+            return _("The next deal is being dealt…"), "class:warn"
+        return None
 
     def open_pager(self, title: str, text: str, keep_message: bool = False) -> None:
         self.pager = text.splitlines()
