@@ -138,6 +138,7 @@ class TablePeer:
         self._changed = trio.Event()
         self._to_write = trio.Event()
         self._progress_at = trio.current_time()
+        self._turn_restarted: tuple[int, int] | None = None  # (seat due, log length) of the last restart
         self._published = 1
         self.backlog = list(backlog or [])  # mesh events that came before this peer ran
         # Saves this seat's state file (seeds, the entry about to be sent) before
@@ -204,6 +205,21 @@ class TablePeer:
         if culprit is not None and culprit in self.down_since:
             deadline = max(deadline, self.down_since[culprit] + self.options.rejoin_timeout)
         return deadline
+
+    def _restart_turn(self, back: int, cut_off: bool) -> None:
+        """Seat ``back``'s connection came back (table.md §3): if it is the
+        seat due, the turn's clock starts afresh here, as it does in that
+        seat's own client (a resumed one starts it then; one cut off from
+        every other seat restarts it at its first connection back, never
+        later than the others do). Once per entry, so that coming and going
+        cannot stall the table."""
+        due = self.machine.expect().author
+        place = (due, len(self.driver.log))
+        if due is None or not self.head_final() or self._turn_restarted == place:
+            return
+        if back == due or (due == self.seat and cut_off):
+            self._turn_restarted = place
+            self._progress_at = trio.current_time()
 
     def gives_up_at(self, culprit: int) -> float:
         """When this seat stops waiting for ``culprit``: its ``turn_deadline``,
@@ -433,8 +449,10 @@ class TablePeer:
         async for event in events():
             if isinstance(event, PeerUp):
                 self._last_up = trio.current_time()
+                cut_off = all(s in self.down_since for s in self.others())  # from every other seat
                 if self.down_since.pop(event.seat, None) is not None:
                     self._news(event.seat, "back")
+                    self._restart_turn(event.seat, cut_off)
                 self.left_on_purpose.discard(event.seat)
                 await self.mesh.send(event.seat, {"t": "have", "next": self.driver.final_len})
                 if self.end_hash is not None and self.seat in self.end_offers:

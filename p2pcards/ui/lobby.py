@@ -10,7 +10,9 @@ from p2pcards.i18n import _, ngettext
 # The table's own settings (runner.TABLE_DEFAULTS), in words.
 _SETTINGS = {
     "turn_timeout": lambda v: _("turn time: {seconds} s").format(seconds=v),
-    "rejoin_timeout": lambda v: _("time to come back after a lost connection: {seconds} s").format(seconds=v),
+    # The least: for the player whose move it is, their turn time runs on too (table.md §3).
+    "rejoin_timeout": lambda v: _("time to come back after a lost connection: at least {seconds} s").format(
+        seconds=v),
     "deals": lambda v: _("no deal limit") if v == 0 else _deals_at_most(v),
     "pauses": lambda v: _("pauses a player may ask for: {n}").format(n=v),
     "pause_time": lambda v: _("longest pause: {seconds} s").format(seconds=v),
