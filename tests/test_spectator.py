@@ -513,3 +513,140 @@ async def test_a_table_entry_for_another_table_than_announced_is_refused(bura_ga
         with trio.fail_after(30), pytest.raises(WatchError, match="the table entry is for another table than"):
             await spectator.run()
     assert spectator.driver is None
+
+
+# ----- the host goes and comes back
+
+
+class FakeWatch:
+    """One connection's feed as ``watch_table`` gives it: ``items``, then an
+    end (``reason``) or a broken connection (``lost``)."""
+
+    def __init__(self, items, reason="the game is over", lost=False):
+        self.items, self.ended, self.lost = list(items), None, lost
+        self.reason = reason
+
+    def __aiter__(self):
+        return self._feed()
+
+    async def _feed(self):
+        for item in self.items:
+            await trio.sleep(0)
+            yield item
+        self.ended = self.reason
+
+
+def fake_connections(*feeds):
+    """A ``connect`` for Spectator: each call the next of ``feeds``: a
+    FakeWatch, or None for a host not there (the connection refused)."""
+    from p2pcards.net import NetError
+
+    feeds = list(feeds)
+
+    @asynccontextmanager
+    async def connect():
+        feed = feeds.pop(0) if feeds else None
+        await trio.sleep(1)
+        if feed is None:
+            raise NetError("cannot connect: Connection refused")
+        yield feed
+
+    return connect
+
+
+async def test_the_watch_waits_for_the_host_and_goes_on_when_it_is_back(bura_game, autojump_clock):
+    """The host's connection breaks mid-game (it quit and resumes): the
+    table waits for it, and so does the spectator, which picks the feed up
+    again from where it was (the host sends it from entry 0 again)."""
+    from p2pcards.net import LogEntry
+
+    table, early, _ = bura_game
+    entries = [LogEntry(i, e.raw) for i, e in enumerate(table.results[0].driver.log.entries)]
+    described = early.spectator.table
+    first = FakeWatch([described, *entries[:12]], reason="closed the connection", lost=True)
+    again = FakeWatch([described, *entries])
+    spectator = Spectator((LOCAL, 1), connect=fake_connections(first, None, None, None, again))
+    seen = []
+    await spectator.run(lambda: seen.append((spectator.host_back_by is not None, spectator.host_returned)))
+    assert spectator.finished and spectator.error is None
+    assert spectator.log.to_bytes() == table.results[0].driver.log.to_bytes()
+    assert (True, False) in seen and seen[-1] == (False, True)
+
+
+async def test_the_watch_stops_once_the_table_stops_waiting_for_the_host(bura_game, autojump_clock):
+    from p2pcards.net import LogEntry
+
+    table, early, _ = bura_game
+    entries = [LogEntry(i, e.raw) for i, e in enumerate(table.results[0].driver.log.entries)]
+    first = FakeWatch([early.spectator.table, *entries[:12]], reason="closed the connection", lost=True)
+    spectator = Spectator((LOCAL, 1), connect=fake_connections(first))
+    start = trio.current_time()
+    with pytest.raises(WatchError, match="the host stopped after entry 11, before the game ended"):
+        await spectator.run()
+    waited = trio.current_time() - start
+    assert 120 <= waited < 125  # the table's time to come back (entry 0's default), no more
+
+
+async def test_a_host_back_with_another_entry_than_before_stops_the_watch(bura_game, autojump_clock):
+    import dataclasses
+
+    from p2pcards.net import LogEntry
+
+    table, early, _ = bura_game
+    entries = [LogEntry(i, e.raw) for i, e in enumerate(table.results[0].driver.log.entries)]
+    first = FakeWatch([early.spectator.table, *entries[:12]], reason="closed the connection", lost=True)
+    forged = entries[:5] + [dataclasses.replace(entries[5], data=entries[6].data)] + entries[6:]
+    spectator = Spectator((LOCAL, 1), connect=fake_connections(first, FakeWatch([early.spectator.table, *forged])))
+    with pytest.raises(WatchError, match="another entry 5 than it sent before"):
+        await spectator.run()
+
+
+async def test_the_host_that_crashed_and_resumed_is_watched_to_the_end(tmp_path):
+    """Real peers on loopback: the host (seat 0) crashes mid-game and comes
+    back (``p2pcards resume``) on its port; the spectator watching there
+    waits for it and follows the game to its end, every entry checked."""
+    from p2pcards import identity
+    from p2pcards.peer.seating import resume_seat
+
+    key0 = identity.load_or_create(tmp_path / "host.pem")
+    state_files, port, results, peers = [], [], {}, []
+    ready = trio.Event()
+    spectator_box = []
+
+    async def host():
+        config = SeatConfig(name="Hana", private_key=key0.private_key, key_path=str(key0.path), bind=LOCAL, port=0,
+                            log_dir=str(tmp_path / "l0"), strategy="random", bot_seed="h",
+                            on_state=state_files.append, on_port=lambda p: (port.append(p), ready.set()))
+        config.game, config.players = "bura", 2
+        config.options = {"table.deals": 1, "table.turn_timeout": 20, "table.rejoin_timeout": 60}
+
+        def crash_after_some_entries():
+            if peers and peers[0].driver.written_len >= 14:
+                peers[0].mesh.vanish()  # a crash: no goodbye
+                crashed.cancel()
+
+        with trio.CancelScope() as crashed:
+            await run_seat(config, on_driver=peers.append, on_change=crash_after_some_entries)
+        assert crashed.cancelled_caught
+        results[0] = await resume_seat(state_files[0])
+
+    async def joiner():
+        await ready.wait()
+        config = SeatConfig(name="Jo", private_key=Ed25519PrivateKey.generate(), bind=LOCAL, port=0,
+                            log_dir=str(tmp_path / "l1"), strategy="random", bot_seed="j", join=(LOCAL, port[0]))
+        results[1] = await run_seat(config)
+
+    async def watcher():
+        await ready.wait()
+        spectator = Spectator((LOCAL, port[0]), name="watcher")
+        spectator_box.append(spectator)
+        await spectator.run()
+
+    with trio.fail_after(180):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(host)
+            nursery.start_soon(joiner)
+            nursery.start_soon(watcher)
+    spectator = spectator_box[0]
+    assert spectator.finished and spectator.error is None and spectator.host_returned
+    assert spectator.log.to_bytes() == open(results[0].log_path, "rb").read()

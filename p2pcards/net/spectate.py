@@ -178,6 +178,7 @@ class Watch:
         self.dead_after = dead_after
         self.table: TableDescription | None = None
         self.ended: str | None = None
+        self.lost = False  # the connection broke (no 'end' from the host): it may come back
         self._next_index = 0
 
     def __aiter__(self) -> "Watch":
@@ -189,7 +190,7 @@ class Watch:
         try:
             msg = await self.channel.receive_live(self.dead_after)
         except ConnectionClosed as exc:
-            self.ended = str(exc)
+            self.ended, self.lost = str(exc), True
             raise StopAsyncIteration from None
         t = msg["t"]
         if t == "seats":

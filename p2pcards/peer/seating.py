@@ -377,14 +377,20 @@ async def _resume_held_seat(state, state_file, ident, table, decide, strategy, b
         async with open_endpoint(ident.private_key, state.name, bind=state.bind, port=state.port) as endpoint:
             async with open_mesh(endpoint, table, state.seat, ready_timeout=None) as mesh:
                 log.info("seat %d: resuming %s at entry %d", state.seat, state.log_path, len(driver.log))
+                spectators = _serve_spectators_again(endpoint, table, driver) if state.seat == 0 else None
                 peer = TablePeer(driver, mesh, decide, peer_options(settings), on_change=on_change,
                                  persist=persist, pending=state.pending, auto_play=auto_play,
                                  hooks=hooks(state.seat) if hooks is not None else None,
-                                 checkpoint=_checkpointer(state.log_path))
+                                 checkpoint=_checkpointer(state.log_path),
+                                 publish=spectators.publish if spectators is not None else None)
+                peer._publish_final()  # the log so far, for spectators who come back with the host
                 with trio.CancelScope() as alone:
                     async with background_tasks() as nursery:
                         nursery.start_soon(_give_up_if_alone, mesh, settings["rejoin_timeout"], alone)
                         await _play(peer, on_driver, state_file)
+                if spectators is not None and peer.machine.finished:
+                    spectators.end("the game is over")
+                    await spectators.drain()
                 if alone.cancelled_caught:
                     raise RunError(_("nobody from this table answered for {seconds} s, as long as the others "
                                      "wait for a player to come back: the game is over without this seat; its "
@@ -395,6 +401,18 @@ async def _resume_held_seat(state, state_file, ident, table, decide, strategy, b
     if out:
         _copy_out(state.log_path, out)
     return SeatResult(state.log_path, driver, state.seat)
+
+
+def _serve_spectators_again(endpoint, table, driver):
+    """The host back at its game: spectators watch at its port again (wire.md
+    §5), from entry 0, as they did before it left."""
+    from p2pcards.net.spectate import SpectatorHub
+
+    hub = SpectatorHub(table.table_id)
+    endpoint.register("watch", hub)
+    hub.set_final(final_msg(1, table))
+    hub.publish(driver.log[0].raw)
+    return hub
 
 
 async def _give_up_if_alone(mesh, timeout: float, scope: trio.CancelScope) -> None:

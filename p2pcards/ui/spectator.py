@@ -32,8 +32,13 @@ from p2pcards.i18n import _, shown
 from p2pcards.protocol.log import TABLE, Entry, LogError, TableInfo
 from p2pcards.protocol.machine import Violation
 from p2pcards.ui.network_session import NetworkSession
+from p2pcards.ui.render import fmt_clock
 from p2pcards.protocol.driver import SeatDriver
 from p2pcards.ui.session import PHASE_ABORTED, PHASE_OVER
+
+
+RECONNECT_EVERY = 2.0  # seconds between tries to reach a host that went away
+DEFAULT_REJOIN_TIMEOUT = 120.0  # a table's time to come back when entry 0 does not say
 
 
 class WatchError(Exception):
@@ -67,6 +72,10 @@ class Spectator:
         self.ended: str | None = None  # the host's reason, after a clean end
         self.error: str | None = None
         self._progress_at: float | None = None
+        # The host's connection broke mid-game: when the table stops waiting
+        # for it (its time to come back); None while it is there.
+        self.host_back_by: float | None = None
+        self.host_returned = False  # it broke and came back (the screen says so once)
 
     # ----- what a session reads
     @property
@@ -118,29 +127,32 @@ class Spectator:
             raise
 
     async def _run(self, on_change: Callable[[], None]) -> None:
-        from p2pcards.net import LobbyView, LogEntry, NetError, TableDescription, watch_table
+        from p2pcards.net import NetError, ProtocolError
 
         host, port = self.address
-        connect = self._connect or (lambda: watch_table(host, port, private_key=self.private_key, name=self.name,
-                                                        dead_after=self.dead_after))
-        try:
-            async with connect() as watch:
-                async for item in watch:
-                    if isinstance(item, LobbyView):
-                        self.lobby = item
-                    elif isinstance(item, TableDescription):
-                        self.table = item
-                    elif isinstance(item, LogEntry):
-                        self._take(item.index, item.data)
-                        self._progress_at = trio.current_time()
-                    on_change()
-                reason = watch.ended or _("the connection ended")
-        except NetError as exc:
-            if self.driver is None:
-                raise WatchError(_("cannot watch the table at {address}: {error}").format(
-                    address=f"{host}:{port}", error=exc)) from None
-            raise WatchError(_("lost the host after entry {index}: {error}").format(
-                index=len(self.driver.log) - 1, error=exc)) from None
+        while True:
+            try:
+                reason, lost = await self._follow(on_change)
+            except NetError as exc:
+                if self.driver is None:
+                    raise WatchError(_("cannot watch the table at {address}: {error}").format(
+                        address=f"{host}:{port}", error=exc)) from None
+                if isinstance(exc, ProtocolError):  # the host misbehaves: no waiting for it
+                    raise WatchError(_("lost the host after entry {index}: {error}").format(
+                        index=len(self.driver.log) - 1, error=exc)) from None
+                reason, lost = str(exc), True  # gone silent, or not back yet
+            if self.finished or not lost or self.driver is None:
+                break
+            # The host's connection broke mid-game: the table waits for it to
+            # come back (p2pcards resume), and so does the watch.
+            now = trio.current_time()
+            if self.host_back_by is None:
+                self.host_back_by = now + self._rejoin_timeout()
+                on_change()
+            if now >= self.host_back_by:
+                break
+            await trio.sleep(min(RECONNECT_EVERY, self.host_back_by - now))
+        self.host_back_by = None
         if not self.finished:
             # Translators: {reason} is the host's own words (may be English).
             if self.driver is None:
@@ -149,6 +161,43 @@ class Spectator:
                 index=len(self.driver.log) - 1, reason=reason))
         self.ended = reason
         on_change()
+
+    async def _follow(self, on_change: Callable[[], None]) -> tuple[str, bool]:
+        """One connection to the host, followed until it ends: the host's
+        reason, and whether the connection broke (rather than ended)."""
+        from p2pcards.net import LobbyView, LogEntry, TableDescription, watch_table
+
+        host, port = self.address
+        connect = self._connect or (lambda: watch_table(host, port, private_key=self.private_key, name=self.name,
+                                                        dead_after=self.dead_after))
+        async with connect() as watch:
+            if self.host_back_by is not None:
+                self.host_back_by = None  # back: the feed starts again from entry 0
+                self.host_returned = True
+                on_change()
+            async for item in watch:
+                if isinstance(item, LobbyView):
+                    self.lobby = item
+                elif isinstance(item, TableDescription):
+                    if self.table is not None and item.session_id != self.table.session_id:
+                        raise WatchError(_("the host came back with another table"))
+                    self.table = item
+                elif isinstance(item, LogEntry):
+                    if self.driver is not None and item.index < len(self.driver.log):
+                        if self.driver.log[item.index].raw != item.data:
+                            raise WatchError(_("the host came back with another entry {index} than it sent "
+                                               "before").format(index=item.index))
+                        continue  # had it: the feed after a return starts from entry 0
+                    self._take(item.index, item.data)
+                    self._progress_at = trio.current_time()
+                on_change()
+            return watch.ended or _("the connection ended"), getattr(watch, "lost", False)
+
+    def _rejoin_timeout(self) -> float:
+        """How long the table waits for a player (its host too) to come back."""
+        extra = self.driver.log.table.extra if self.driver is not None else None
+        timeout = extra.get("rejoin_timeout") if isinstance(extra, dict) else None
+        return float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else DEFAULT_REJOIN_TIMEOUT
 
     def _take(self, index: int, data: bytes) -> None:
         """Verify entry ``index`` as the next one of the log, or stop the watch."""
@@ -278,6 +327,8 @@ async def watch_on(ui, spectator: Spectator, out: str | None = None) -> int:
     session = SpectatorSession()
     ui.set_status(*spectator.status_lines())
 
+    host_away = [False]
+
     def on_change() -> None:
         if spectator.driver is None:
             ui.set_status(*spectator.status_lines())
@@ -287,6 +338,14 @@ async def watch_on(ui, spectator: Spectator, out: str | None = None) -> int:
             ui.show(session)
             ui.say(_("You are watching: you see what lies open on the table, never a hand. quit leaves."),
                    "class:label")
+        if (spectator.host_back_by is not None) != host_away[0]:
+            host_away[0] = not host_away[0]
+            if host_away[0]:
+                wait = fmt_clock(spectator.host_back_by - trio.current_time())
+                ui.say(_("The host's connection broke; the table waits {clock} for it to come back, "
+                         "and so does this watch.").format(clock=wait), "class:warn")
+            else:
+                ui.say(_("The host is back; the watch goes on."), "class:label")
         session.changed()
 
     try:
