@@ -2,6 +2,7 @@
 over loopback, followed by spectators that verify every entry and see only
 what lies open on the table."""
 
+import re
 from contextlib import asynccontextmanager
 
 import pytest
@@ -650,3 +651,74 @@ async def test_the_host_that_crashed_and_resumed_is_watched_to_the_end(tmp_path)
     spectator = spectator_box[0]
     assert spectator.finished and spectator.error is None and spectator.host_returned
     assert spectator.log.to_bytes() == open(results[0].log_path, "rb").read()
+
+
+TOLD = {"en": ("p1 left the table; the game waits", "p1 is back"),
+        "pl": ("p1 odchodzi od stołu; gra czeka", "p1 wraca do gry"),
+        "hu": ("p1 kilépett; a játék", "p1 visszatért")}
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "hu"])
+async def test_the_spectator_is_told_when_a_player_leaves_and_comes_back(bura_game, autojump_clock, lang):
+    """The host tells its spectators who went and came back (they were told
+    nothing): the watch says it in its language and shows the time the
+    table waits beside the player's name."""
+    from p2pcards import i18n
+    from p2pcards.net import LogEntry, TableNews
+
+    table, early, _ = bura_game
+    entries = [LogEntry(i, e.raw) for i, e in enumerate(table.results[0].driver.log.entries)]
+    session = SpectatorSession()
+    seen = {}
+
+    def on_change():
+        if spectator.driver is None:
+            return
+        if session.peer is None:
+            session.attach(spectator)
+        session.changed()
+        if spectator.down_since and "status" not in seen:
+            seen["status"] = session.peer_status().get(1)
+            seen["left"] = session.last_moves()[-1]
+
+    feed = FakeWatch([early.spectator.table, *entries[:12], TableNews(1, "left"), TableNews(1, "back"),
+                      *entries[12:]])
+    spectator = Spectator((LOCAL, 1), connect=fake_connections(feed))
+    i18n.set_language(lang)
+    try:
+        await spectator.run(on_change)
+        said = session.last_moves()
+    finally:
+        i18n.set_language("en")
+    assert TOLD[lang][0] in seen["left"] and re.search(r"\d:\d\d", seen["left"])
+    assert TOLD[lang][1] in said
+    assert re.search(r"\d:\d\d", seen["status"]) and seen["status"] != "blamed"
+    assert spectator.finished and not spectator.down_since
+
+
+async def test_a_spectator_who_comes_later_hears_who_is_away(bura_game):
+    """The host's hub keeps who is away: a watcher connecting later is told
+    after the log so far."""
+    from p2pcards.net import TableNews
+
+    table, early, _ = bura_game
+    log = table.results[0].driver.log
+    got = []
+    async with open_endpoint(Ed25519PrivateKey.generate(), "host", bind=LOCAL) as endpoint:
+        hub = SpectatorHub(early.spectator.table.table_id)
+        endpoint.register("watch", hub)
+        hub.set_final(final_msg(1, early.spectator.table))
+        for e in log.entries[:5]:
+            hub.publish(e.raw)
+        hub.news(1, "lost")
+        hub.news(0, "left")
+        hub.news(0, "back")
+        from p2pcards.net import watch_table
+
+        with trio.fail_after(30):
+            async with watch_table(LOCAL, endpoint.port) as watch:
+                async for item in watch:
+                    got.append(item)
+                    if len(got) == 7:
+                        break
+    assert got[-1] == TableNews(1, "lost") and not any(isinstance(g, TableNews) for g in got[:-1])

@@ -260,6 +260,7 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
                 peer = TablePeer(driver, mesh, decide, peer_options(settings),
                                  on_change=on_change, backlog=backlog, persist=persist, hooks=hooks,
                                  publish=lobby.spectators.publish if lobby is not None else None,
+                                 news=lobby.spectators.news if lobby is not None else None,
                                  auto_play=auto_play, checkpoint=_checkpointer(str(path)) if persist else None)
                 await _play(peer, on_driver, str(state_path(path)) if persist is not None else None)
                 if lobby is not None:
@@ -382,7 +383,8 @@ async def _resume_held_seat(state, state_file, ident, table, decide, strategy, b
                                  persist=persist, pending=state.pending, auto_play=auto_play,
                                  hooks=hooks(state.seat) if hooks is not None else None,
                                  checkpoint=_checkpointer(state.log_path),
-                                 publish=spectators.publish if spectators is not None else None)
+                                 publish=spectators.publish if spectators is not None else None,
+                                 news=spectators.news if spectators is not None else None)
                 peer._publish_final()  # the log so far, for spectators who come back with the host
                 with trio.CancelScope() as alone:
                     async with background_tasks() as nursery:

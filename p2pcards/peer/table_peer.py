@@ -101,7 +101,8 @@ class TablePeer:
                  on_change: Callable[[], None] | None = None, publish: Callable[[bytes], None] | None = None,
                  backlog: list | None = None, persist: Callable[[bytes | None], None] | None = None,
                  pending: bytes | None = None, hooks: PeerHooks | None = None, auto_play: Decide | None = None,
-                 checkpoint: Callable[[bytes], None] | None = None):
+                 checkpoint: Callable[[bytes], None] | None = None,
+                 news: Callable[[int, str], None] | None = None):
         self.driver = driver
         self.mesh = mesh
         self.decide = decide
@@ -123,6 +124,7 @@ class TablePeer:
         self.options = options or PeerOptions()
         self.on_change = on_change or (lambda: None)
         self.publish = publish  # spectators: called with each final entry
+        self.publish_news = news  # spectators: called with (seat, "left" | "lost" | "back")
         self.acks: dict[int, dict[int, bytes]] = {}
         self.ahead = AheadBuffer()  # verified entries for places past the log's end
         self._gap_asked: dict[int, tuple[int, float]] = {}  # seat -> (place asked for, when)
@@ -961,6 +963,8 @@ class TablePeer:
     def _news(self, seat: int, what: str) -> None:
         self.table_news.append((seat, what))
         del self.table_news[:-64]  # the screen takes them as they come; a flapping link cannot grow this
+        if self.publish_news is not None:
+            self.publish_news(seat, what)
 
     async def leave(self) -> None:
         """The player quits during the game: the others hear that it is on

@@ -209,11 +209,15 @@ class NetworkSession:
             elif status.epoch == 0:
                 out[seat] = "connecting"
             else:
-                left = fmt_clock(self._back_by(seat, status.since) - now)
-                # Translators: a player's connection beside their name; {clock}: the time left, 1:23.
-                out[seat] = (_("left ({clock} to come back)").format(clock=left) if seat in self.peer.left_on_purpose
-                             else _("reconnecting ({clock} left)").format(clock=left))
+                out[seat] = self._away_words(seat, self._back_by(seat, status.since) - now)
         return out
+
+    def _away_words(self, seat: int, left: float) -> str:
+        """Beside the name of a player whose connection is down: how long the table still waits."""
+        clock = fmt_clock(left)
+        # Translators: a player's connection beside their name; {clock}: the time left, 1:23.
+        return (_("left ({clock} to come back)").format(clock=clock) if seat in self.peer.left_on_purpose
+                else _("reconnecting ({clock} left)").format(clock=clock))
 
     def _back_by(self, seat: int, since: float | None = None) -> float:
         """Until when the table waits for ``seat``, whose connection is down,

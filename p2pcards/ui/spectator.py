@@ -34,6 +34,7 @@ from p2pcards.protocol.machine import Violation
 from p2pcards.ui.network_session import NetworkSession
 from p2pcards.ui.render import fmt_clock
 from p2pcards.protocol.driver import SeatDriver
+from p2pcards.peer import PeerOptions, auto_play_margin
 from p2pcards.ui.session import PHASE_ABORTED, PHASE_OVER
 
 
@@ -66,7 +67,11 @@ class Spectator:
         self._connect = connect  # tests: an async context manager factory in place of watch_table
         self.lobby = None  # the latest LobbyView
         self.table = None  # the TableDescription, once the table is made
-        self.table_news: list[tuple[int, str]] = []  # who came and went: a spectator is told nothing
+        # Who came and went, as the host tells it: (seat, "left" | "lost" | "back"), taken by the session;
+        # who is away since when, and who left on purpose (their clocks beside their names).
+        self.table_news: list[tuple[int, str]] = []
+        self.down_since: dict[int, float] = {}
+        self.left_on_purpose: set[int] = set()
         self.driver: SeatDriver | None = None
         self.chat_seen: list[tuple[int, str]] = []  # (seat, text) from logged entries; the session drains it
         self.ended: str | None = None  # the host's reason, after a clean end
@@ -98,6 +103,37 @@ class Spectator:
         extra = self.driver.log.table.extra
         timeout = extra.get("turn_timeout") if isinstance(extra, dict) else None
         return self._progress_at + timeout if isinstance(timeout, (int, float)) and timeout > 0 else None
+
+    @property
+    def options(self) -> PeerOptions:
+        """The table's clocks, as entry 0 sets them."""
+        extra = self.driver.log.table.extra if self.driver is not None else None
+        extra = extra if isinstance(extra, dict) else {}
+        turn = extra.get("turn_timeout")
+        return PeerOptions(turn_timeout=float(turn) if isinstance(turn, (int, float)) and turn > 0 else 120.0,
+                           rejoin_timeout=self._rejoin_timeout())
+
+    def gives_up_at(self, seat: int) -> float:
+        """When the table stops waiting for ``seat``, as near as a spectator
+        can tell: the turn's time and the players' margin from the last
+        entry, or its time to come back if its connection broke."""
+        options = self.options
+        until = (self._progress_at or trio.current_time()) + options.turn_timeout \
+            + auto_play_margin(options.turn_timeout)
+        if seat in self.down_since:
+            until = max(until, self.down_since[seat] + options.rejoin_timeout)
+        return until
+
+    def _heard(self, news: "TableNews") -> None:
+        if news.what == "back":
+            self.down_since.pop(news.seat, None)
+            self.left_on_purpose.discard(news.seat)
+        else:
+            self.down_since.setdefault(news.seat, trio.current_time())
+            if news.what == "left":
+                self.left_on_purpose.add(news.seat)
+        self.table_news.append((news.seat, news.what))
+        del self.table_news[:-64]
 
     def status_lines(self) -> list[str]:
         """The waiting screen before the table: the lobby as it fills."""
@@ -165,7 +201,7 @@ class Spectator:
     async def _follow(self, on_change: Callable[[], None]) -> tuple[str, bool]:
         """One connection to the host, followed until it ends: the host's
         reason, and whether the connection broke (rather than ended)."""
-        from p2pcards.net import LobbyView, LogEntry, TableDescription, watch_table
+        from p2pcards.net import LobbyView, LogEntry, TableDescription, TableNews, watch_table
 
         host, port = self.address
         connect = self._connect or (lambda: watch_table(host, port, private_key=self.private_key, name=self.name,
@@ -190,6 +226,9 @@ class Spectator:
                         continue  # had it: the feed after a return starts from entry 0
                     self._take(item.index, item.data)
                     self._progress_at = trio.current_time()
+                elif isinstance(item, TableNews):
+                    if self.driver is not None and 0 <= item.seat < self.driver.machine.players:
+                        self._heard(item)
                 on_change()
             return watch.ended or _("the connection ended"), getattr(watch, "lost", False)
 
@@ -299,8 +338,18 @@ class SpectatorSession(NetworkSession):
         raise IllegalAction(_("the players deal on by themselves; a spectator waits"))
 
     def peer_status(self) -> dict[int, str]:
+        """Who is blamed, and who is away with the time the table waits for them (as the host tells it)."""
         machine = self._machine
-        return {} if machine is None else {s: "blamed" for s in machine.excluded}
+        if machine is None:
+            return {}
+        out = {s: "blamed" for s in machine.excluded}
+        if machine.finished or machine.aborted:
+            return out
+        now = trio.current_time()
+        for seat in self.peer.down_since:
+            if seat not in out:
+                out[seat] = self._away_words(seat, self._back_by(seat) - now)
+        return out
 
 
 # ----- the command
