@@ -142,3 +142,42 @@ def test_join_with_no_port_dials_7531():
     for bad in ("host:", "host:x", ":80", "a b", "host:70000", "[::1", "[::1]x", "host:0"):
         with pytest.raises(Exception, match="is not an address: HOST or HOST:PORT"):
             _address(bad)
+
+
+@pytest.mark.parametrize("host_lang, join_lang", [("pl", "hu"), ("en", "pl")])
+def test_the_players_chat_at_the_table_they_are_asked_to_accept(tmp_path, host_lang, join_lang):
+    """Two terminals, two languages: at the accept question a player types
+    chat (it answered "Please answer yes or no"); both screens show the line
+    under the table, each in its own words."""
+    heading = {"en": "Chat (chat TEXT says something to the table):", "pl": "Czat (chat TEKST mówi coś do stołu):",
+               "hu": "Csevegés (chat SZÖVEG: szólj az asztalhoz):"}
+    join = re.compile(r"p2pcards join (\d+\.\d+\.\d+\.\d+:\d+)")
+
+    def command(who, lang, args):
+        home = tmp_path / who
+        home.mkdir()
+        return (f"cd {home} && HOME={home} P2PCARDS_HOME={home} P2PCARDS_LANG={lang} PYTHONPATH={REPO} "
+                f"{sys.executable} -m p2pcards {args}; echo EXITED $?; sleep 30")
+
+    host = Terminal(f"p2pcards-chat-host-{os.getpid()}-{host_lang}",
+                    command("hana", host_lang, "host bura --players 2 --bind 127.0.0.1 --port 0 --name Hana"))
+    joiner = None
+    try:
+        where = join.search(host.wait_for(lambda s: join.search(s), "the address to join")).group(1)
+        joiner = Terminal(f"p2pcards-chat-join-{os.getpid()}-{join_lang}",
+                          command("jola", join_lang, f"join {where} --name Jola --new"), columns=120, rows=40)
+        for term in (host, joiner):
+            term.wait_for(lambda s: "(" + {"en": "yes/no", "pl": "tak/nie", "hu": "igen/nem"}[
+                host_lang if term is host else join_lang] + ")>" in s, "the question")
+        joiner.keys("chat dzień dobry, gramy?", "Enter")
+        host.keys("chat jasne", "Enter")
+        for term, lang in ((host, host_lang), (joiner, join_lang)):
+            screen = term.wait_for(lambda s: "Jola: dzień dobry, gramy?" in s and "Hana: jasne" in s, "the chat")
+            assert heading[lang] in screen and "Traceback" not in screen
+            assert all(len(line) <= (80 if term is host else 120) for line in screen.splitlines())
+        joiner.keys("no", "Enter")
+        joiner.wait_for(lambda s: "EXITED" in s, "the joiner to leave")
+    finally:
+        host.close()
+        if joiner is not None:
+            joiner.close()

@@ -103,6 +103,7 @@ class SeatConfig:
     accept: Callable | None = None  # lobby accept hook (None: accept)
     advertise: bool = False  # host: announce the table on the LAN (mDNS) while it fills
     on_update: Callable | None = None
+    lobby_chat: object | None = None  # a net.lobby.LobbyChat: the players talk while the table fills
     on_state: Callable[[str], None] | None = None  # told the state file's path once it exists
     origin: str | None = None  # the command taking the seat (play, host, join, bot), kept in the state file
 
@@ -226,11 +227,13 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
                 rules, _ = split_options(config.options)
                 get_game(config.game).options(config.players, rules)  # refuse bad options before anyone joins
                 lobby = HostLobby(endpoint, config.game, config.players, options=config.options,
-                                  accept=accept, on_update=config.on_update, advertise=config.advertise)
+                                  accept=accept, on_update=config.on_update, advertise=config.advertise,
+                                  chat=config.lobby_chat)
                 table = await lobby.run()
             else:
                 host, port = config.join
-                table = await join_table(endpoint, host, port, accept=accept, on_update=config.on_update)
+                table = await join_table(endpoint, host, port, accept=accept, on_update=config.on_update,
+                                         chat=config.lobby_chat)
             rules, settings = split_options(table.options)
             my_seat = table.seat_of(endpoint.identity.public_key)
             async with open_mesh(endpoint, table, my_seat) as mesh:

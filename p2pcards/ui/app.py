@@ -162,6 +162,8 @@ class TableApp:
         self.remaining: float | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._hint_wanted = False  # "hint" typed on my turn before my client asked for the move
+        # Set by the lobby (trio side): says a line to the table while it fills and is accepted.
+        self.lobby_chat: Callable[[str], None] | None = None
         self._suggested: str | None = None  # the hinted move standing in the input line, untouched
         # A move sent and not yet taken in: the table still says it is my turn
         # until my entry is in the log, but the prompt must not invite another.
@@ -600,7 +602,7 @@ class TableApp:
             word = text.strip().split()[0].lower()
             if word in ("quit", "exit", "q"):
                 self.app.exit()
-            else:
+            elif not self._lobby_chat(text):
                 self.say(_("The table is not ready yet; quit leaves."), "class:label")
             return False
         session = self.session
@@ -614,10 +616,26 @@ class TableApp:
         self._send_action(parsed)
         return False
 
+    def _lobby_chat(self, text: str) -> bool:
+        """``chat TEXT`` typed before the game: said to the table by the lobby. False if it is no chat."""
+        word, _space, rest = text.strip().partition(" ")
+        if (self.lobby_chat is None or self._token is None or self.session is not None
+                or commands._ui_command(word) != "chat"):
+            return False
+        if not rest.strip():
+            self.say(_("chat what? chat TEXT"), "class:error")
+        else:
+            said = rest.strip()
+            self._token.run_sync_soon(self.lobby_chat, said)  # the lobby lives on trio's side
+            self.message = []
+        return True
+
     def _answer(self, text: str) -> bool:
         word = text.strip().lower()
         if word in ("quit", "exit"):
             self._quit()
+            return False
+        if self._lobby_chat(text):
             return False
         said = i18n.answer(word)  # yes/no, and the player's language's words
         if said is not None:
