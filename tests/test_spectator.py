@@ -722,3 +722,27 @@ async def test_a_spectator_who_comes_later_hears_who_is_away(bura_game):
                     if len(got) == 7:
                         break
     assert got[-1] == TableNews(1, "lost") and not any(isinstance(g, TableNews) for g in got[:-1])
+
+
+async def test_the_spectator_sees_the_turn_clock_the_players_see(bura_game, autojump_clock):
+    """The header's countdown (and the open score sheet's) for a spectator:
+    the turn time of the player to act from the last entry (it showed none)."""
+    from p2pcards.net import LogEntry
+    from p2pcards.protocol.machine import ACTION
+
+    table, early, _ = bura_game
+    entries = [LogEntry(i, e.raw) for i, e in enumerate(table.results[0].driver.log.entries)]
+    session = SpectatorSession()
+    clocks = []
+
+    def on_change():
+        if spectator.driver is None or spectator.finished:
+            return
+        if session.peer is None:
+            session.attach(spectator)
+        if spectator.machine.expect().kind == ACTION:
+            clocks.append(session.turn_deadline() - trio.current_time())
+
+    spectator = Spectator((LOCAL, 1), connect=fake_connections(FakeWatch([early.spectator.table, *entries])))
+    await spectator.run(on_change)
+    assert clocks and all(c == pytest.approx(OPTIONS["table.turn_timeout"]) for c in clocks)

@@ -28,12 +28,13 @@ import trio
 
 from p2pcards.games import IllegalAction
 from p2pcards.files import write_atomically
-from p2pcards.i18n import _, shown
+from p2pcards.i18n import _, known, shown
 from p2pcards.protocol.log import TABLE, Entry, LogError, TableInfo
 from p2pcards.protocol.machine import Violation
 from p2pcards.ui.network_session import NetworkSession
 from p2pcards.ui.render import fmt_clock
 from p2pcards.protocol.driver import SeatDriver
+from p2pcards.net.lobby import NOTICES as LOBBY_NOTICES
 from p2pcards.peer import PeerOptions, auto_play_margin
 from p2pcards.ui.session import PHASE_ABORTED, PHASE_OVER
 
@@ -148,7 +149,7 @@ class Spectator:
                                                                         fingerprint=s.fingerprint)
                   for s in view.seats]
         if view.notice:
-            lines.append(view.notice)
+            lines.append(known(view.notice, LOBBY_NOTICES))  # the host's words, in English on the wire
         if self.table is not None:
             lines.append(_("The table is made; waiting for the players to sign it\u2026"))
         return lines
@@ -321,6 +322,18 @@ class SpectatorSession(NetworkSession):
 
     def legal_actions(self) -> list[dict]:
         return []
+
+    def turn_deadline(self) -> float | None:
+        """The clock of the player to act, as near as a spectator can tell it
+        (from when the last entry came); for a player whose connection broke,
+        the table's wait for them."""
+        spectator = self.peer
+        if spectator is None or spectator.turn_deadline() is None:
+            return None
+        waited = spectator.machine.expect().author
+        if waited in spectator.down_since:
+            return self._back_by(waited)
+        return spectator.turn_deadline()
 
     def hint(self) -> dict | None:
         return None
