@@ -4,6 +4,7 @@ what lies open on the table."""
 
 import re
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 
 import pytest
 import trio
@@ -532,6 +533,9 @@ class FakeWatch:
 
     async def _feed(self):
         for item in self.items:
+            if isinstance(item, Later):
+                await trio.sleep(item.seconds)
+                continue
             await trio.sleep(0)
             yield item
         self.ended = self.reason
@@ -653,6 +657,24 @@ async def test_the_host_that_crashed_and_resumed_is_watched_to_the_end(tmp_path)
     assert spectator.log.to_bytes() == open(results[0].log_path, "rb").read()
 
 
+def spectator_due(table, length):
+    """Who is due after the first ``length`` entries of the table's log (None: nobody or a non-action)."""
+    from p2pcards.protocol.machine import ACTION
+
+    driver = SeatDriver(table.results[0].driver.log[0], None)
+    for e in table.results[0].driver.log.entries[1:length]:
+        driver.receive(e)
+    want = driver.machine.expect()
+    return want.author if want.kind == ACTION else None
+
+
+@dataclass(frozen=True)
+class Later:
+    """In a FakeWatch's feed: this many seconds pass."""
+
+    seconds: float
+
+
 TOLD = {"en": ("p1 left the table; the game waits", "p1 is back"),
         "pl": ("p1 odchodzi od stołu; gra czeka", "p1 wraca do gry"),
         "hu": ("p1 kilépett; a játék", "p1 visszatért")}
@@ -680,9 +702,12 @@ async def test_the_spectator_is_told_when_a_player_leaves_and_comes_back(bura_ga
         if spectator.down_since and "status" not in seen:
             seen["status"] = session.peer_status().get(1)
             seen["left"] = session.last_moves()[-1]
+        if "status" in seen and not spectator.down_since and "clock_back" not in seen:
+            seen["clock_back"] = session.turn_deadline() - trio.current_time()
 
-    feed = FakeWatch([early.spectator.table, *entries[:12], TableNews(1, "left"), TableNews(1, "back"),
-                      *entries[12:]])
+    due_1 = next(i for i in range(12, len(entries)) if spectator_due(table, i) == 1)
+    feed = FakeWatch([early.spectator.table, *entries[:due_1], TableNews(1, "left"), Later(30), TableNews(1, "back"),
+                      *entries[due_1:]])
     spectator = Spectator((LOCAL, 1), connect=fake_connections(feed))
     i18n.set_language(lang)
     try:
@@ -692,6 +717,7 @@ async def test_the_spectator_is_told_when_a_player_leaves_and_comes_back(bura_ga
         i18n.set_language("en")
     assert TOLD[lang][0] in seen["left"] and re.search(r"\d:\d\d", seen["left"])
     assert TOLD[lang][1] in said
+    assert seen["clock_back"] == pytest.approx(OPTIONS["table.turn_timeout"])  # seat 1 due, back: a fresh turn
     assert re.search(r"\d:\d\d", seen["status"]) and seen["status"] != "blamed"
     assert spectator.finished and not spectator.down_since
 

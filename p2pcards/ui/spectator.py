@@ -73,6 +73,7 @@ class Spectator:
         self.table_news: list[tuple[int, str]] = []
         self.down_since: dict[int, float] = {}
         self.left_on_purpose: set[int] = set()
+        self._turn_restarted: tuple[int, int] | None = None  # (seat, log length) of its last fresh turn
         self.driver: SeatDriver | None = None
         self.chat_seen: list[tuple[int, str]] = []  # (seat, text) from logged entries; the session drains it
         self.ended: str | None = None  # the host's reason, after a clean end
@@ -129,6 +130,11 @@ class Spectator:
         if news.what == "back":
             self.down_since.pop(news.seat, None)
             self.left_on_purpose.discard(news.seat)
+            place = (news.seat, len(self.driver.log))
+            if self.driver.machine.expect().author == news.seat and self._turn_restarted != place:
+                # As the players do (table.md §3): the seat due, back, has its turn afresh.
+                self._turn_restarted = place
+                self._progress_at = trio.current_time()
         else:
             self.down_since.setdefault(news.seat, trio.current_time())
             if news.what == "left":
