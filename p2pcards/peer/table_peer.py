@@ -208,18 +208,15 @@ class TablePeer:
             deadline = max(deadline, self.down_since[culprit] + self.options.rejoin_timeout)
         return deadline
 
-    def _restart_turn(self, back: int, cut_off: bool) -> None:
+    def _restart_turn(self, back: int) -> None:
         """Seat ``back``'s connection came back (table.md §3): if it is the
-        seat due, the turn's clock starts afresh here, as it does in that
-        seat's own client (a resumed one starts it then; one cut off from
-        every other seat restarts it at its first connection back, never
-        later than the others do). Once per entry, so that coming and going
-        cannot stall the table."""
+        seat due, the turn's clock starts afresh here, as a resumed client's
+        own clock starts when it comes back. The seat due never restarts its
+        own clock this way: it must never wait past the others. Once per
+        entry, so that coming and going cannot stall the table."""
         due = self.machine.expect().author
         place = (due, len(self.driver.log))
-        if due is None or not self.head_final() or self._turn_restarted == place:
-            return
-        if back == due or (due == self.seat and cut_off):
+        if back == due and self.head_final() and self._turn_restarted != place:
             self._turn_restarted = place
             self._progress_at = trio.current_time()
 
@@ -451,10 +448,9 @@ class TablePeer:
         async for event in events():
             if isinstance(event, PeerUp):
                 self._last_up = trio.current_time()
-                cut_off = all(s in self.down_since for s in self.others())  # from every other seat
                 if self.down_since.pop(event.seat, None) is not None:
                     self._news(event.seat, "back")
-                    self._restart_turn(event.seat, cut_off)
+                    self._restart_turn(event.seat)
                 self.left_on_purpose.discard(event.seat)
                 await self.mesh.send(event.seat, {"t": "have", "next": self.driver.final_len})
                 if self.end_hash is not None and self.seat in self.end_offers:
