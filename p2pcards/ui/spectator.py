@@ -40,7 +40,7 @@ from p2pcards.ui.session import PHASE_ABORTED, PHASE_OVER
 
 
 RECONNECT_EVERY = 2.0  # seconds between tries to reach a host that went away
-DEFAULT_REJOIN_TIMEOUT = 120.0  # a table's time to come back when entry 0 does not say
+DEFAULT_TIMEOUT = 120.0  # a table's turn time and time to come back when entry 0 does not say
 
 
 class WatchError(Exception):
@@ -102,18 +102,19 @@ class Spectator:
         after ``turn_timeout``); None while there is no clock to show."""
         if self.driver is None or self.finished or self.error or self._progress_at is None:
             return None
-        extra = self.driver.log.table.extra
-        timeout = extra.get("turn_timeout") if isinstance(extra, dict) else None
-        return self._progress_at + timeout if isinstance(timeout, (int, float)) and timeout > 0 else None
+        return self._progress_at + self.options.turn_timeout
 
     @property
     def options(self) -> PeerOptions:
-        """The table's clocks, as entry 0 sets them."""
+        """The table's clocks, as entry 0 sets them (the defaults where it does not)."""
         extra = self.driver.log.table.extra if self.driver is not None else None
         extra = extra if isinstance(extra, dict) else {}
-        turn = extra.get("turn_timeout")
-        return PeerOptions(turn_timeout=float(turn) if isinstance(turn, (int, float)) and turn > 0 else 120.0,
-                           rejoin_timeout=self._rejoin_timeout())
+
+        def seconds(key: str) -> float:
+            value = extra.get(key)
+            return float(value) if isinstance(value, (int, float)) and value > 0 else DEFAULT_TIMEOUT
+
+        return PeerOptions(turn_timeout=seconds("turn_timeout"), rejoin_timeout=seconds("rejoin_timeout"))
 
     def gives_up_at(self, seat: int) -> float:
         """When the table stops waiting for ``seat``, as near as a spectator
@@ -190,7 +191,7 @@ class Spectator:
             # come back (p2pcards resume), and so does the watch.
             now = trio.current_time()
             if self.host_back_by is None:
-                self.host_back_by = now + self._rejoin_timeout()
+                self.host_back_by = now + self.options.rejoin_timeout
                 on_change()
             if now >= self.host_back_by:
                 break
@@ -238,12 +239,6 @@ class Spectator:
                         self._heard(item)
                 on_change()
             return watch.ended or _("the connection ended"), getattr(watch, "lost", False)
-
-    def _rejoin_timeout(self) -> float:
-        """How long the table waits for a player (its host too) to come back."""
-        extra = self.driver.log.table.extra if self.driver is not None else None
-        timeout = extra.get("rejoin_timeout") if isinstance(extra, dict) else None
-        return float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else DEFAULT_REJOIN_TIMEOUT
 
     def _take(self, index: int, data: bytes) -> None:
         """Verify entry ``index`` as the next one of the log, or stop the watch."""
