@@ -273,6 +273,14 @@ def test_red3_laid_apart_draws_a_replacement():
     refused(state, {"type": "red3", "cards": ["3C"]}, "one red 3")
 
 
+def test_red3_laid_apart_only_while_the_stock_holds_a_replacement():
+    state = act(deal({1: ["3H"] + PLAIN + ["KS"]}), DRAW).evolve()
+    state.stock = []  # set directly: the stock ran out with this draw
+    assert not any(a["type"] == "red3" for a in G.legal_actions(state))
+    refused(state, {"type": "red3", "cards": ["3H"]}, "no replacement")
+    assert discard("3H") in G.legal_actions(state)
+
+
 def test_red3_may_be_discarded_black3_only_discarded():
     state = act(deal({1: ["3H", "3C", "3S", "3S"] + PLAIN[:8]}), DRAW)
     assert discard("3H") in G.legal_actions(state) and discard("3C") in G.legal_actions(state)

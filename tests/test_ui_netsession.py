@@ -261,6 +261,39 @@ def test_a_seat_coming_back_tells_the_deal_so_far_as_it_was_played(tmp_path):
 
 
 
+def test_a_seat_coming_back_after_a_deal_is_over_keeps_that_deals_hands_on_its_score_sheet(tmp_path, monkeypatch):
+    """A resumed game's sheets are the sheets it had: the deals over before
+    the seat came back show every hand at their end, also when the driver
+    kept none of that deal's steps for the screen (a long game)."""
+    from p2pcards.protocol import driver
+    from p2pcards.protocol.machine import REVEAL
+
+    path = tmp_path / "seat.log"
+
+    def into_the_second_deal(log) -> bool:  # a few moves after the first deal's reveals
+        last_reveal = max((i for i, e in enumerate(log) if e.kind == REVEAL), default=None)
+        return last_reveal is not None and sum(1 for e in log[last_reveal:] if e.kind == ACTION) >= 3
+
+    mine, _watching, drivers = followed_match("warkocz", 2, {"target": 100}, every=(1,), log_path=path,
+                                              stop=into_the_second_deal)
+    me = drivers[-1]
+    assert me.machine.deal.index == 1 and not me.machine.finished
+    before = mine[1].finished_deals()
+    assert len(before) == 1 and before[0].hands is not None
+    me.finalize()
+    me.write_final()
+    me.close()
+    monkeypatch.setattr(driver, "STEPS_KEPT", 2)  # only the last two entries kept: none of the first deal
+    back = SeatDriver.reopen(path, me.seat, me.signer, seeds=me.me.seeds)
+    session = NetworkSession(None)
+    session.attach(SimpleNamespace(driver=back, machine=back.machine, seat=back.seat, chat_seen=[], table_news=[],
+                                   mesh=None))
+    [deal] = session.finished_deals()
+    assert deal.hands == before[0].hands
+    sheet = deal_sheet(session.game, session.names, session.options, deal)
+    assert "Hands at the end:" in sheet
+
+
 def test_an_abort_that_takes_the_place_of_a_move_already_told_is_told():
     from p2pcards.protocol.machine import Violation
 

@@ -244,11 +244,24 @@ def cmd_selfplay(args) -> int:
     return 0
 
 
+def _readable(*paths) -> None:
+    """A file that cannot be opened at all (a wrong name) is a plain error in
+    one line, not an audit's verdict nor a replay's."""
+    from p2pcards.files import unreadable
+
+    for path in paths:
+        why = unreadable(path) if path is not None else None
+        if why is not None:
+            raise CliError(shown(why))
+
+
 def cmd_audit(args) -> int:
     from p2pcards.audit import audit_file, audit_pair
 
     if args.json:  # for tools: English and identifiers, whatever the reader's language
         i18n.set_language("en")
+    else:
+        _readable(args.file, args.other)
     report = audit_pair(args.file, args.other) if args.other else audit_file(args.file)
     if args.json:
         print(json.dumps(report.as_json()))
@@ -357,6 +370,7 @@ def cmd_replay(args) -> int:
 
     if args.json:  # for tools: English and identifiers, whatever the reader's language
         i18n.set_language("en")
+    _readable(args.file)
     try:
         replay = (load_replay if args.text or args.json else open_replay)(args.file)
     except ReplayError as exc:

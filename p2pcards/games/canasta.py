@@ -705,7 +705,14 @@ class CanastaGame(Game):
             rank = "W"
         return rank, nat, wild, None
 
+    def black_threes_melded(self, options) -> bool:
+        """May black 3s be melded at all (as the last meld of going out)? The
+        variant says, and its option ``black3_meld_going_out`` where it has one."""
+        return self.black_three_melds and options.get("black3_meld_going_out", True)
+
     def _new_meld_error(self, state, owner: int, rank: str, nat: int, wild: int, size: int) -> str | None:
+        if rank == "3" and not self.black_threes_melded(state.options):
+            return N_("3s are never melded")
         err = self.shape_error(rank, nat, wild, size)
         if err:
             return err
@@ -1244,7 +1251,7 @@ class CanastaGame(Game):
         targets = [(r, nat[r]) for r in MELD_RANKS if r in nat]
         if self.allows_wild_melds and (wild[0] or wild[1] or must):
             targets.append(("W", ()))
-        if black and self.black_three_melds and not must:
+        if black and self.black_threes_melded(state.options) and not must:
             targets.append(("3", black))
         taken = ({m.rank for m in state.melds if m.owner == owner}
                  if state.options.get("one_meld_per_rank") else ())

@@ -39,6 +39,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from p2pcards import PROTOCOL_VERSION, limits
+from p2pcards.files import cannot_read
 from p2pcards.i18n import N_, message_of
 from p2pcards.identity import PUBLIC_KEY_SIZE, key_problem
 
@@ -852,8 +853,7 @@ def _read_bytes(path: str | os.PathLike) -> bytes:
         with open(path, "rb") as f:
             return f.read()
     except OSError as e:
-        raise LogError(None, N_("cannot read {path}: {error}",
-                                path=os.fspath(path), error=str(e.strerror or e))) from None
+        raise LogError(None, cannot_read(path, e)) from None
 
 
 def read_table(path: str | os.PathLike) -> tuple[GameLog, int]:

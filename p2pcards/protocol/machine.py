@@ -131,6 +131,7 @@ class DealRecord:
     key_messages: list[tuple[int, list]] = dataclasses.field(default_factory=list)  # (seat, [[pos, key]...])
     codes: list[str] | None = None  # every position's card, after the final reveal
     match_before: Match | None = None  # the match as this deal began (what start() was given)
+    final_state: Any = None  # the deal's last state with every card known (the hands a score sheet shows)
     scores: dict | None = None
 
 
@@ -655,7 +656,7 @@ class TableMachine:
         if self.aborted or self.findings:
             return  # the match stops here; the end entry comes next
         everything = {unknown(p): c for p, c in enumerate(deal.codes)}
-        final_state = substitute(self.state, everything)
+        final_state = deal.final_state = substitute(self.state, everything)
         deal.scores = self.game.deal_scores(final_state)
         self.match = self.game.end_deal(self.match, final_state)
         played = len([d for d in self.deals if d.scores is not None])

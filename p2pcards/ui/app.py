@@ -600,7 +600,7 @@ class TableApp:
             return False
         if self.session is None:
             word = text.strip().split()[0].lower()
-            if word in ("quit", "exit", "q"):
+            if word == "q" or commands.table_command(word) == "quit":
                 self.app.exit()
             elif not self._lobby_chat(text):
                 self.say(_("The table is not ready yet; quit leaves."), "class:label")
@@ -620,7 +620,7 @@ class TableApp:
         """``chat TEXT`` typed before the game: said to the table by the lobby. False if it is no chat."""
         word, _space, rest = text.strip().partition(" ")
         if (self.lobby_chat is None or self._token is None or self.session is not None
-                or commands._ui_command(word) != "chat"):
+                or commands.table_command(word) != "chat"):
             return False
         if not rest.strip():
             self.say(_("chat what? chat TEXT"), "class:error")
@@ -632,7 +632,7 @@ class TableApp:
 
     def _answer(self, text: str) -> bool:
         word = text.strip().lower()
-        if word in ("quit", "exit"):
+        if commands.table_command(word) == "quit":
             self._quit()
             return False
         if self._lobby_chat(text):

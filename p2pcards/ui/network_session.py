@@ -10,8 +10,8 @@ from collections import Counter, deque
 import trio
 
 from p2pcards.bots.strong import DEFAULT_THINK, reason, search
-from p2pcards.cards import is_code, unknown
-from p2pcards.games import IllegalAction, NeedReveal, get_game, substitute
+from p2pcards.cards import is_code
+from p2pcards.games import IllegalAction, NeedReveal, get_game
 from p2pcards.i18n import _, ngettext, worded
 from p2pcards.protocol.machine import ACTION, REVEAL
 from p2pcards.protocol.narration import abort_kind, narrate_entry, pause_status, told_at_table
@@ -45,7 +45,6 @@ class NetworkSession:
         self._sent: list[dict] = []  # my moves on their way to the log, as I typed them (cards I know)
         self._my_draw: tuple[int, list[str]] | None = None  # (line number, hand before) of my draw
         self._told: deque[tuple[int, bytes]] = deque(maxlen=64)  # (seq, hash) of the latest entries told
-        self._play_state: tuple[int, object] | None = None  # (deal index, its last state seen)
         self._actions_send, self._actions_recv = trio.open_memory_channel(1)
         self._waiting = False
         self._hint: tuple[int, dict | None] | None = None
@@ -316,8 +315,6 @@ class NetworkSession:
                 if (entry.author, text) in unshown:
                     unshown.remove((entry.author, text))
                     self._say(f"{seat_name(self.names, entry.author)}: {text}")
-            if step.state_before is not None:
-                self._play_state = (step.deal_before, step.state_before)
             self._line_for(step, machine, deal_after, state_after)
             self._told.append((entry.seq, entry.hash))
             self._name_my_draw(machine, deal_after, state_after)
@@ -325,8 +322,6 @@ class NetworkSession:
                                              and nxt.deal_before == step.deal_before):
                 self._tell_deals_over(machine, upto=step.deal_before)  # its last reveal scored the deal
         self._seen = len(log)
-        if machine.state is not None:
-            self._play_state = (machine.deal.index, machine.state)
         self._tell_deals_over(machine)
         for seat, text in unshown:  # said just now, not logged yet
             self._say(f"{seat_name(self.names, seat)}: {text}")
@@ -358,14 +353,11 @@ class NetworkSession:
 
     def _finished_deal(self, machine, deal) -> FinishedDeal:
         """The deal's score sheet data: the match as it stood right after it,
-        every hand from the last state of its play with the revealed cards."""
+        every hand from the deal's last state (also for a deal over before
+        this session began: a resumed game's sheets keep their hands)."""
         position = machine.deals.index(deal)
         after = machine.deals[position + 1].match_before if position + 1 < len(machine.deals) else machine.match
-        hands = None
-        if self._play_state is not None and self._play_state[0] == deal.index and deal.codes is not None:
-            state = self._play_state[1]
-            if self.game.deal_over(state):  # else the screen missed the deal's last move: no hands
-                hands = final_hands(self.game, substitute(state, {unknown(p): c for p, c in enumerate(deal.codes)}))
+        hands = final_hands(self.game, deal.final_state) if deal.final_state is not None else None
         return FinishedDeal(deal.index + 1, deal.scores, hands, list(after.scores),
                             list(after.chips) if after.chips is not None else None, after.bank)
 
