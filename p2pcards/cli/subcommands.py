@@ -7,6 +7,7 @@ import argparse
 import json
 import os
 from collections import Counter
+import re
 from functools import partial
 
 from p2pcards.cli.args import CliError, game_id, load_identity, parse_options, rank_options
@@ -16,11 +17,25 @@ from p2pcards.i18n import N_, _, shown
 DEFAULT_SELFPLAY_TIMEOUT = 10
 
 
+DEFAULT_PORT = 7531  # net.endpoint.DEFAULT_PORT: a table's port when none is typed (not imported: --help starts fast)
+
+
+# HOST:PORT, HOST, [IPv6]:PORT, [IPv6], or an IPv6 address without brackets (it has two colons or more).
+_ADDRESS = re.compile(r"\[(?P<v6>[^\[\]\s/]+)\](?::(?P<v6port>\d{1,5}))?"
+                      r"|(?P<host>[^\[\]\s/:]+)(?::(?P<port>\d{1,5}))?"
+                      r"|(?P<bare>[^\[\]\s/]*:[^\[\]\s/]*:[^\[\]\s/]*)")
+
+
 def _address(text: str) -> tuple[str, int]:
-    host, sep, port = text.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise argparse.ArgumentTypeError(_("{text} is not ADDR:PORT (e.g. 192.168.1.20:7531)").format(text=repr(text)))
-    return host.strip("[]"), int(port)
+    """Where a table is, as typed after ``join``/``bot``; with no port, 7531.
+    The one place an address is read from the command line."""
+    m = _ADDRESS.fullmatch(text.strip())
+    port = int((m.group("v6port") or m.group("port") or DEFAULT_PORT) if m else 0)
+    if not m or not 0 < port < 65536:
+        raise argparse.ArgumentTypeError(
+            _("{text} is not an address: HOST or HOST:PORT (e.g. 192.168.1.20 or 192.168.1.20:7531)").format(
+                text=repr(text)))
+    return m.group("v6") or m.group("host") or m.group("bare"), port
 
 
 def _seat_entry(text: str) -> tuple[int, int]:
@@ -452,7 +467,8 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_host, strategy=None)
 
     p = sub.add_parser("join", help=_("join a table; with no address, list LAN tables and pick one"))
-    p.add_argument("address", type=_address, nargs="?", metavar=_("ADDR:PORT"))
+    p.add_argument("address", type=_address, nargs="?", metavar=_("ADDR:PORT"),
+                   help=_("the table's address, as its host shows it; with no port, 7531"))
     p.add_argument("--watch", action="store_true", help=_("follow the table as a spectator (public cards only)"))
     p.add_argument("--ascii", action="store_true", help=_("plain letters for suits"))
     rank_options(p)

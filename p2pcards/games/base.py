@@ -90,6 +90,16 @@ def shuffled_deck(game_id: str, seed: int | str, deal_index: int = 0) -> list[st
     return deck
 
 
+def yes_no(yes: Text, no: Text):
+    """The words of a true/false option: what it means either way."""
+    return lambda value: yes if value is True else no if value is False else None
+
+
+def count(words):
+    """The words of a number option: ``words(n)`` a ``lazy.ngettext`` Text."""
+    return lambda value: words(value) if type(value) is int else None
+
+
 def parse_option_value(text: str) -> Any:
     """``-o KEY=VALUE`` values: true/false, integers, otherwise the text."""
     low = text.strip().lower()
@@ -234,6 +244,10 @@ class Game:
     # option name -> (default, description); a default may depend on the
     # player count through ``default_options``.
     option_help: dict[str, str] = {}
+    # Each option in a player's words, as the rules text's house rules say it:
+    # option name -> a function of its value giving a Text (None: no words for
+    # that value). Made with ``yes_no`` and ``count``; the lobby shows them.
+    option_words: dict = {}
     # Action types whose cards go face down: on the network their "cards" are
     # the unknown tokens of the positions played, and no key is published.
     face_down_actions: frozenset = frozenset()
@@ -292,6 +306,12 @@ class Game:
             opts[key] = value
         self.check_options(players, opts)
         return opts
+
+    def describe_option(self, key: str, value) -> Text | None:
+        """Option ``key`` set to ``value`` in the player's words (``option_words``);
+        None for an option or a value it has no words for."""
+        words = self.option_words.get(key)
+        return words(value) if words is not None else None
 
     def check_options(self, players: int, opts: dict) -> None:
         """Refuse option combinations that make no sense (IllegalAction)."""

@@ -99,7 +99,7 @@ from itertools import combinations, permutations
 
 from p2pcards.cards import bura_deck, is_code, is_unknown
 from p2pcards.games.base import (
-    Game, IllegalAction, Match, NeedReveal, State, Verb, by, card_list, not_held, shuffled_deck,
+    Game, IllegalAction, Match, NeedReveal, State, Verb, by, card_list, count, not_held, shuffled_deck, yes_no,
 )
 from p2pcards.i18n import N_, Text, lazy
 
@@ -220,6 +220,14 @@ class Bura(Game):
         "chips": "each player's starting stack",
         "target": "points a declaration needs to win the bank",
         "bessa": "three trumps or three aces in hand may be shown to take the bank",
+    }
+    option_words = {
+        "ante": count(lambda n: lazy.ngettext("everybody pays {n} chip into the bank each round",
+                                              "everybody pays {n} chips into the bank each round", n)),
+        "rounds": count(lambda n: lazy.ngettext("{n} round in a match", "{n} rounds in a match", n)),
+        "chips": count(lambda n: lazy.ngettext("{n} chip each to start with", "{n} chips each to start with", n)),
+        "target": count(lambda n: lazy.ngettext("a declaration needs {n} point", "a declaration needs {n} points", n)),
+        "bessa": yes_no(N_("bessas are played"), N_("no bessas")),
     }
     face_down_actions = frozenset({"throw"})
     any_card_actions = frozenset({"throw"})

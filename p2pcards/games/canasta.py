@@ -42,7 +42,7 @@ from functools import lru_cache
 
 from p2pcards import cards as C
 from p2pcards.games.base import (
-    Game, IllegalAction, Match, NeedReveal, State, Verb, by, card_list, not_held, shuffled_deck,
+    Game, IllegalAction, Match, NeedReveal, State, Verb, by, card_list, count, not_held, shuffled_deck, yes_no,
 )
 from p2pcards.i18n import N_, Text, lazy
 
@@ -256,6 +256,12 @@ class CanastaGame(Game):
     canasta_names: dict = {}
     canasta_size = 7  # cards a meld needs to be a canasta
     layout = "melds"
+    option_words = {
+        "pairs": yes_no(N_("four players in two pairs"), N_("each for themselves")),
+        "target": count(lambda n: lazy.ngettext("the match ends at {n} point", "the match ends at {n} points", n)),
+        "one_meld_per_rank": yes_no(N_("one combination of each rank per player or pair"),
+                                    N_("a second combination of a rank may be laid")),
+    }
     any_card_actions = frozenset({"discard", "red3"})  # red 3s are laid apart, not played
 
     def card_moves(self, count: int) -> tuple[str, ...]:

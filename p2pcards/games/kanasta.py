@@ -84,7 +84,7 @@ from p2pcards.games.canasta import (
     KIND, MELD_RANKS, WILD, CanastaGame, Meld, _remove, card_key, describe,
 )
 from p2pcards import cards as C
-from p2pcards.games.base import Verb
+from p2pcards.games.base import Verb, count, yes_no
 from p2pcards.games.canasta import ADD_VERB, DRAW_VERB, MELD_VERB
 
 
@@ -135,6 +135,17 @@ class Kanasta(CanastaGame):
         "go_out_canasta": "a player needs a canasta of their own to go out",
         "one_meld_per_rank": "a player may not lay a second meld of a rank they already have",
         "cards_score_to_layer": "a card laid onto another player's meld scores for the player who laid it",
+    }
+    option_words = {
+        **CanastaGame.option_words,
+        "first_meld": count(lambda n: N_("a first combination worth at least {n}", n=n)),
+        "play_before_first_meld": yes_no(
+            N_("adding to others' combinations and swapping before one's own first combination"),
+            N_("no adding or swapping before one's own first combination")),
+        "swap_twos": yes_no(N_("a 2 may be swapped out like a joker"), N_("only jokers are swapped out")),
+        "go_out_canasta": yes_no(N_("going out needs a kanasta of one's own"), N_("going out needs no kanasta")),
+        "cards_score_to_layer": yes_no(N_("a card added to another's combination counts for whoever added it"),
+                                       N_("every card of a combination counts for its owner")),
     }
 
     def default_options(self, players: int) -> dict:

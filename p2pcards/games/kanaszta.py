@@ -111,7 +111,7 @@ from p2pcards.games.canasta import (
     ALONE_ONTO_MELD, BLACK3, KIND, NAT, WILD, WITH_HAND_INTO_NEW_MELD, WITH_TWO_NATURALS, CanastaGame, Meld,
 )
 from p2pcards.i18n import N_
-from p2pcards.games.base import Verb
+from p2pcards.games.base import Verb, yes_no
 from p2pcards.games.canasta import ADD_VERB, DRAW_VERB, MELD_VERB
 
 
@@ -177,6 +177,22 @@ class Kanaszta(CanastaGame):
         "plain_two_stops": "a 2 discarded plainly (not crosswise) is a stop card, like a joker",
         "freeze_binds_own_side": "a frozen pile binds the side that froze it too, not only its opponents",
         "black3_meld_going_out": "black 3s may be melded (3 or 4, no wilds) as the last meld of going out",
+    }
+    option_words = {
+        **CanastaGame.option_words,
+        "red3_replacement": yes_no(N_("a red 3 laid apart is replaced from the stock"),
+                                   N_("a red 3 laid apart is not replaced")),
+        "go_out_canasta": yes_no(N_("going out needs a kanaszta"), N_("going out needs no kanaszta")),
+        "empty_stock_ends": yes_no(N_("with the stock empty, drawing may end the deal"),
+                                   N_("with the stock empty, whoever can take the pile must")),
+        "partner_hand_counts": yes_no(N_("the partner of whoever went out counts their hand as minus"),
+                                      N_("the partner of whoever went out does not count their hand")),
+        "plain_two_stops": yes_no(N_("a 2 discarded plainly stops the next player taking the pile"),
+                                  N_("only a black 3 or a joker stops the next player taking the pile")),
+        "freeze_binds_own_side": yes_no(N_("a frozen pile binds every side"),
+                                        N_("a frozen pile binds only the opponents of the side that froze it")),
+        "black3_meld_going_out": yes_no(N_("black 3s may be laid in the turn one goes out"),
+                                        N_("black 3s are never laid, only discarded")),
     }
 
     def default_options(self, players: int) -> dict:

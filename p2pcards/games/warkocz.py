@@ -91,9 +91,9 @@ import dataclasses
 
 from p2pcards.cards import RANKS, Rank, is_code, is_unknown, rank, warkocz_deck
 from p2pcards.games.base import (
-    Game, IllegalAction, Match, NeedReveal, State, Verb, by, card_list, not_held, shuffled_deck,
+    Game, IllegalAction, Match, NeedReveal, State, Verb, by, card_list, count, not_held, shuffled_deck, yes_no,
 )
-from p2pcards.i18n import N_, Text
+from p2pcards.i18n import N_, Text, lazy
 
 WARKOCZ = "9C"
 W_RANKS = RANKS[:-1]  # 2..K: no aces in this deck
@@ -194,6 +194,25 @@ class Warkocz(Game):
         "must_play": "a player holding a natural card of the needed rank may not pass",
         "two_of_a_kind": "allow laying exactly 2 cards of a rank together",
         "hand_size": "cards dealt to each player (18/16/12 for 2/3/4 players)",
+    }
+    option_words = {
+        "target": count(lambda n: lazy.ngettext("{n} point wins the match and the bank",
+                                                "{n} points win the match and the bank", n)),
+        "ante": count(lambda n: lazy.ngettext("everybody pays {n} chip into the bank at the start",
+                                              "everybody pays {n} chips into the bank at the start", n)),
+        "deal_fee": count(lambda n: lazy.ngettext("the dealer pays {n} chip into the bank each deal",
+                                                  "the dealer pays {n} chips into the bank each deal", n)),
+        "warkocz_fee": count(lambda n: lazy.ngettext("a warkocz earns {n} chip from every other player",
+                                                     "a warkocz earns {n} chips from every other player", n)),
+        "chips": count(lambda n: lazy.ngettext("{n} chip each to start with", "{n} chips each to start with", n)),
+        "debt": yes_no(N_("a player short of chips pays all the same and goes into debt"),
+                       N_("a player short of chips pays what they have")),
+        "must_play": yes_no(N_("a player holding a card of the needed rank may not pass"),
+                            N_("passing is always allowed")),
+        "two_of_a_kind": yes_no(N_("two cards of a rank may be laid together too"),
+                                N_("never just two cards of a rank together")),
+        "hand_size": count(lambda n: lazy.ngettext("{n} card dealt to each player", "{n} cards dealt to each player",
+                                                   n)),
     }
     layout = "row"
     wild_card = WARKOCZ  # the warkocz: it stands for any rank, which the play's "as" names

@@ -101,7 +101,8 @@ class TablePeer:
                  on_change: Callable[[], None] | None = None, publish: Callable[[bytes], None] | None = None,
                  backlog: list | None = None, persist: Callable[[bytes | None], None] | None = None,
                  pending: bytes | None = None, hooks: PeerHooks | None = None, auto_play: Decide | None = None,
-                 checkpoint: Callable[[bytes], None] | None = None):
+                 checkpoint: Callable[[bytes], None] | None = None,
+                 news: Callable[[int, str], None] | None = None):
         self.driver = driver
         self.mesh = mesh
         self.decide = decide
@@ -123,6 +124,7 @@ class TablePeer:
         self.options = options or PeerOptions()
         self.on_change = on_change or (lambda: None)
         self.publish = publish  # spectators: called with each final entry
+        self.publish_news = news  # spectators: called with (seat, "left" | "lost" | "back")
         self.acks: dict[int, dict[int, bytes]] = {}
         self.ahead = AheadBuffer()  # verified entries for places past the log's end
         self._gap_asked: dict[int, tuple[int, float]] = {}  # seat -> (place asked for, when)
@@ -138,6 +140,7 @@ class TablePeer:
         self._changed = trio.Event()
         self._to_write = trio.Event()
         self._progress_at = trio.current_time()
+        self._turn_restarted: tuple[int, int] | None = None  # (seat due, log length) of the last restart
         self._published = 1
         self.backlog = list(backlog or [])  # mesh events that came before this peer ran
         # Saves this seat's state file (seeds, the entry about to be sent) before
@@ -204,6 +207,18 @@ class TablePeer:
         if culprit is not None and culprit in self.down_since:
             deadline = max(deadline, self.down_since[culprit] + self.options.rejoin_timeout)
         return deadline
+
+    def _restart_turn(self, back: int) -> None:
+        """Seat ``back``'s connection came back (table.md §3): if it is the
+        seat due, the turn's clock starts afresh here, as a resumed client's
+        own clock starts when it comes back. The seat due never restarts its
+        own clock this way: it must never wait past the others. Once per
+        entry, so that coming and going cannot stall the table."""
+        due = self.machine.expect().author
+        place = (due, len(self.driver.log))
+        if back == due and self.head_final() and self._turn_restarted != place:
+            self._turn_restarted = place
+            self._progress_at = trio.current_time()
 
     def gives_up_at(self, culprit: int) -> float:
         """When this seat stops waiting for ``culprit``: its ``turn_deadline``,
@@ -435,6 +450,7 @@ class TablePeer:
                 self._last_up = trio.current_time()
                 if self.down_since.pop(event.seat, None) is not None:
                     self._news(event.seat, "back")
+                    self._restart_turn(event.seat)
                 self.left_on_purpose.discard(event.seat)
                 await self.mesh.send(event.seat, {"t": "have", "next": self.driver.final_len})
                 if self.end_hash is not None and self.seat in self.end_offers:
@@ -943,6 +959,8 @@ class TablePeer:
     def _news(self, seat: int, what: str) -> None:
         self.table_news.append((seat, what))
         del self.table_news[:-64]  # the screen takes them as they come; a flapping link cannot grow this
+        if self.publish_news is not None:
+            self.publish_news(seat, what)
 
     async def leave(self) -> None:
         """The player quits during the game: the others hear that it is on

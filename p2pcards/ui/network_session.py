@@ -199,7 +199,6 @@ class NetworkSession:
             # The table has closed its connections: nobody is coming back.
             return {s: "blamed" for s in self.peer.machine.excluded}
         now = trio.current_time()
-        waited = self.peer.machine.expect().author
         out = {}
         for seat, status in self.peer.mesh.peer_status().items():
             if seat in self.peer.machine.excluded:
@@ -209,17 +208,26 @@ class NetworkSession:
             elif status.epoch == 0:
                 out[seat] = "connecting"
             else:
-                # The time the table still waits for this player to come back:
-                # for the one it waits for now, the same clock as the header's.
-                down = self.peer.down_since.get(seat, status.since)
-                until = down + self.peer.options.rejoin_timeout
-                if seat == waited:
-                    until = max(until, self.peer.gives_up_at(seat))
-                left = fmt_clock(until - now)
-                # Translators: a player's connection beside their name; {clock}: the time left, 1:23.
-                out[seat] = (_("left ({clock} to come back)").format(clock=left) if seat in self.peer.left_on_purpose
-                             else _("reconnecting ({clock} left)").format(clock=left))
+                out[seat] = self._away_words(seat, self._back_by(seat, status.since) - now)
         return out
+
+    def _away_words(self, seat: int, left: float) -> str:
+        """Beside the name of a player whose connection is down: how long the table still waits."""
+        clock = fmt_clock(left)
+        # Translators: a player's connection beside their name; {clock}: the time left, 1:23.
+        return (_("left ({clock} to come back)").format(clock=clock) if seat in self.peer.left_on_purpose
+                else _("reconnecting ({clock} left)").format(clock=clock))
+
+    def _back_by(self, seat: int, since: float | None = None) -> float:
+        """Until when the table waits for ``seat``, whose connection is down,
+        to come back: its time to come back, and if it is the seat the table
+        waits for now, the table's whole wait (the header's clock). The one
+        clock of a player gone, beside their name and in the news of it."""
+        down = self.peer.down_since.get(seat, trio.current_time() if since is None else since)
+        until = down + self.peer.options.rejoin_timeout
+        if seat == self.peer.machine.expect().author:
+            until = max(until, self.peer.gives_up_at(seat))
+        return until
 
     # ----- pauses (table.md §3a)
     def pause_line(self) -> str | None:
@@ -319,7 +327,8 @@ class NetworkSession:
             self._say(f"{seat_name(self.names, seat)}: {text}")
         news, self.peer.table_news = self.peer.table_news, []
         for seat, what in news:
-            name, wait = seat_name(self.names, seat), fmt_clock(self.peer.options.rejoin_timeout)
+            name = seat_name(self.names, seat)
+            wait = fmt_clock(self._back_by(seat) - trio.current_time()) if what != "back" else ""
             self._say({"left": _("{name} left the table; the game waits {clock} for them to come back"),
                        "lost": _("{name}'s connection broke; the game waits {clock} for them to come back"),
                        "back": _("{name} is back")}[what].format(name=name, clock=wait))
