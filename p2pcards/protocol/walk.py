@@ -68,7 +68,7 @@ class LogWalk:
         if checked is not None:
             checked(entry)
         step = Step(entry, self.machine.deal.index, self.machine.state)
-        self.machine.accept(entry)  # leaves the machine as it was on Violation
+        self.machine.accept(entry, self.table_before)  # leaves the machine as it was on Violation
         self.log.append(entry)  # its signatures were checked above: not again
         return step
 
@@ -88,7 +88,7 @@ class LogWalk:
                 before(entry, machine)
             step = Step(entry, machine.deal.index, machine.state)
             try:
-                machine.accept(entry)
+                machine.accept(entry, self.table_before)
             except Violation as v:
                 step.refused = v
             if observe is not None:
@@ -96,6 +96,11 @@ class LogWalk:
             if step.refused is not None:
                 return step
         return None
+
+    def table_before(self, seq: int) -> TableMachine:
+        """A fresh table as it stood before entry ``seq`` of this log: what
+        judging an abort's evidence for an earlier place needs (``evidence``)."""
+        return machine_at(self.log, seq)
 
 
 def machine_at(log: GameLog, seq: int) -> TableMachine:
