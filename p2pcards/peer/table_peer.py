@@ -653,8 +653,10 @@ class TablePeer:
             if now > self.turn_deadline():
                 await self._silence()
                 continue
+            changed = self._changed
             await self.hooks.idle(self)
-            await self._wait(self.turn_deadline() - now)
+            if not changed.is_set():  # what came in while the hook ran is looked at first
+                await self._wait(self.turn_deadline() - now)
 
     async def _silence(self) -> None:
         """Nothing came in time: attest who kept us waiting; the referee writes
