@@ -79,20 +79,17 @@ def _judged(m, k: int, abort: Entry, prefix: list[Entry] | None = None) -> int:
     return live
 
 
-def _bad_shuffle(m, k):
-    payload = copy.deepcopy(m.entries[k].payload)
-    deck = bytearray(payload["shuffle"]["deck"])
-    deck[33:66] = deck[0:33]
-    payload["shuffle"]["deck"] = bytes(deck)
-    return payload
+def _card_twice(step: str):
+    """The entry's shuffle or re-key deck with its first card over its second."""
 
+    def make(m, k):
+        payload = copy.deepcopy(m.entries[k].payload)
+        deck = bytearray(payload[step]["deck"])
+        deck[33:66] = deck[0:33]
+        payload[step]["deck"] = bytes(deck)
+        return payload
 
-def _bad_rekey(m, k):
-    payload = copy.deepcopy(m.entries[k].payload)
-    deck = bytearray(payload["rekey"]["deck"])
-    deck[33:66] = deck[0:33]
-    payload["rekey"]["deck"] = bytes(deck)
-    return payload
+    return make
 
 
 def _wrong_key(m, k):
@@ -112,7 +109,7 @@ def _illegal_move(m, k):
 
 
 # kind -> (place k where the victim's faulty entry is made, the faulty payload)
-FAULTS = {"bad-shuffle": (2, _bad_shuffle), "bad-rekey": (5, _bad_rekey), "wrong-key": (8, _wrong_key),
+FAULTS = {"bad-shuffle": (2, _card_twice("shuffle")), "bad-rekey": (5, _card_twice("rekey")), "wrong-key": (8, _wrong_key),
           "phantom-card": (13, _phantom_card), "illegal-move": (13, _illegal_move)}
 VARIANTS = ["none", "own", "own-earlier", "unrelated", "other-session", "genuine"]
 
