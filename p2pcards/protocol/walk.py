@@ -73,19 +73,15 @@ class LogWalk:
         return step
 
     def follow(self, upto: int | None = None,
-               observe: Callable[[Step, TableMachine], None] | None = None,
-               before: Callable[[Entry, TableMachine], None] | None = None) -> Step | None:
+               observe: Callable[[Step, TableMachine], None] | None = None) -> Step | None:
         """Feed the machine the entries the log holds and it has not taken in
-        yet (up to entry ``upto``, excluded). ``before(entry, machine)`` as the
-        machine is about to take an entry (it must not change the machine),
-        ``observe(step, machine)`` after, refused or not. Returns the refused
-        step, where the walk stopped, or None."""
+        yet (up to entry ``upto``, excluded), ``observe(step, machine)`` after
+        each, refused or not. Returns the refused step, where the walk
+        stopped, or None."""
         machine = self.machine
         end = len(self.log) if upto is None else min(upto, len(self.log))
         while machine.seq < end:
             entry = self.log[machine.seq]
-            if before is not None:
-                before(entry, machine)
             step = Step(entry, machine.deal.index, machine.state)
             try:
                 machine.accept(entry, self.table_before)

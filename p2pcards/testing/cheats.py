@@ -72,6 +72,7 @@ BASELESS = {"baseless-abort": ("bad-shuffle", "none"), "own-entry-abort": ("ille
             "unrelated-abort": ("bad-shuffle", "unrelated"), "empty-equivocate": ("equivocate", "none"),
             "chained-false-accusation": ("false-accusation", "own")}
 FLOOD_AHEAD = 2000  # entries a flood-ahead cheater sends
+FLOOD_CHUNK = 200  # of those, sent each time it is idle
 NOBODY_ABORTS = 60  # aborts a nobody-abort-flood cheater sends
 FORGED_SUFFIX = ".forged.p2plog"  # forged-evidence: the log the forger would show an auditor
 
@@ -360,12 +361,12 @@ class Cheater:
 
     async def _flood_places_ahead(self, peer, bound: bool) -> None:
         """Signed entries for places ahead of the log, built on its last entry
-        (so they belong to this table) or on nothing it holds; a few hundred
-        each time this seat is idle."""
+        (so they belong to this table) or on nothing it holds; FLOOD_CHUNK
+        each time this seat is idle (a hook that blocked would hold up its own turns)."""
         driver = peer.driver
         start = driver.log.next_seq
         payload = {"deal": peer.machine.deal.index, "action": {"type": "pass"}, "positions": [], "keys": []}
-        for _ in range(200):
+        for _ in range(FLOOD_CHUNK):
             prev = driver.log.head_hash if bound else secrets.token_bytes(32)
             raw = make_entry(start + 1 + self.sent % 300, prev, peer.seat, ACTION, payload, driver.signer).raw
             await peer.mesh.broadcast({"t": "entry", "raw": raw})
