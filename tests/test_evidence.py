@@ -292,3 +292,27 @@ def test_a_silence_abort_for_a_seat_that_owed_no_entry(m, kind, due):
     assert _judged(m, k, abort) == (REFEREE if kind == "timeout" and not due else culprit)
     with pytest.raises(Violation):  # a silence abort carries attestations, not evidence
         _spectator(m, k).receive(_abort(m, k, REFEREE, culprit, kind, [m.entries[k - 1].raw], attestations=atts))
+
+
+def test_what_has_no_room_ahead_costs_no_signature_check():
+    """Item 5: an entry for a place ahead is checked for room among what is
+    kept of its author before its signature is verified; ``has_room`` never
+    says no to an entry ``offer`` would keep."""
+    import random
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from p2pcards.peer.ahead import AheadBuffer
+    from p2pcards.protocol.log import make_entry
+
+    key = Ed25519PrivateKey.generate()
+    rng = random.Random(7)
+    buffer = AheadBuffer(per_author=3, bytes_per_author=2_000, window=40)
+    for _ in range(2000):
+        e = make_entry(rng.randrange(1, 60), rng.randbytes(32), rng.randrange(3), "action",
+                       {"pad": b"p" * rng.randrange(900)}, key)
+        nxt = rng.randrange(1, 10)
+        room = buffer.has_room(e, nxt)
+        assert buffer.offer(e, nxt) <= room, (e.seq, nxt)
+        if rng.random() < 0.05:
+            buffer.take(rng.randrange(1, 20))

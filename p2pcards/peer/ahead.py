@@ -37,7 +37,8 @@ class AheadBuffer:
         kept = self._by_author.get(entry.author, {})
         if (entry.seq, entry.hash) in kept or len(kept) < self.per_author:
             return True
-        return entry.seq < max(seq for seq, _ in kept)
+        # ``offer`` pushes out the farthest (the larger of two at one place) first.
+        return (entry.seq, len(entry.raw)) <= max((seq, len(e.raw)) for (seq, _), e in kept.items())
 
     def offer(self, entry: Entry, next_seq: int) -> bool:
         """Keep ``entry`` (verified, for a place past ``next_seq``) if there is
