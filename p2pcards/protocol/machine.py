@@ -23,7 +23,9 @@ A match in the log (``protocol/table.md`` is the normative description):
 
 An ``abort`` (kind "abort") may stand anywhere: it names a culprit (or none,
 when only the final reveal can tell) and stops the game; then the seats not
-blamed make their final reveal and sign the end.
+blamed make their final reveal and sign the end. It is taken in only if it
+proves what it says (``p2pcards.protocol.evidence``, the one rule for every
+peer and the audit); otherwise it is refused, blaming its author.
 """
 
 from __future__ import annotations
