@@ -294,7 +294,7 @@ class TablePeer:
         if await self.hooks.on_entry(self, entry):
             return
         nxt = self.driver.log.next_seq
-        if await self._misplaced(entry):
+        if self._misplaced(entry):
             return
         if entry.seq > nxt:
             if not self.ahead.has_room(entry, nxt):
@@ -336,7 +336,7 @@ class TablePeer:
         for later in self.ahead.take(self.driver.log.next_seq):
             await self._take(later)
 
-    async def _misplaced(self, entry: Entry) -> bool:
+    def _misplaced(self, entry: Entry) -> bool:
         """An entry built on an entry of our log but for another place than
         the next after it (table.md §6, ``misplaced``): its author is accused.
         True if it was that."""
