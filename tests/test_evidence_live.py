@@ -15,7 +15,7 @@ from tests.helpers import play_network_match
 # (cheat, the kind of the abort that answers it at the live table)
 BASELESS = [("baseless-abort", "false-accusation"), ("own-entry-abort", "false-accusation"),
             ("unrelated-abort", "false-accusation"), ("empty-equivocate", "false-accusation"),
-            ("chained-false-accusation", "false-accusation")]
+            ("chained-false-accusation", "false-accusation"), ("own-place-abort", "false-accusation")]
 # The flooder sends from its own turn loop, a few hundred entries while others
 # are to play: a turn time it does not miss on a loaded machine.
 FLOOD_TURN_TIMEOUT = 10

@@ -34,6 +34,8 @@ proves nothing. Every peer refuses it and the referee is blamed, never the victi
     unrelated-abort    bad-shuffle, another seat's valid entry as evidence
     empty-equivocate   equivocate, no entries
     chained-false-accusation  false-accusation, the victim's entry, which chains onto the log
+    own-place-abort    illegal-move, at the place of the victim's valid entry, which it takes as
+                       "evidence" (never acknowledging it)
 
 Floods (table.md §6, §5):
 
@@ -66,7 +68,8 @@ from p2pcards.protocol.machine import ABORT, ACTION, KEYS, REKEY, REVEAL, SHUFFL
 CHEATS = ("bad-shuffle", "wrong-key", "phantom-card", "illegal-move", "out-of-turn", "false-pass",
           "equivocate", "withhold-key", "rekey-peek", "frame-accuser", "false-timeout", "forged-evidence",
           "rewrite-end", "baseless-abort", "own-entry-abort", "unrelated-abort", "empty-equivocate",
-          "chained-false-accusation", "nobody-abort-flood", "flood-ahead", "flood-ahead-unbound")
+          "chained-false-accusation", "own-place-abort", "nobody-abort-flood", "flood-ahead",
+          "flood-ahead-unbound")
 # The baseless accusations: (kind of the abort, what its evidence is).
 BASELESS = {"baseless-abort": ("bad-shuffle", "none"), "own-entry-abort": ("illegal-move", "own"),
             "unrelated-abort": ("bad-shuffle", "unrelated"), "empty-equivocate": ("equivocate", "none"),
@@ -105,6 +108,8 @@ class Cheater:
             return await self._accuse_of_silence(peer, entry)
         if self.kind == "forged-evidence" and self.shown is not None and not self.done:
             return await self._forge_evidence(peer, entry)
+        if self.kind == "own-place-abort" and not self.done:
+            return await self._accuse_at_its_place(peer, entry)
         return False
 
     def after_game(self, peer) -> None:
@@ -345,6 +350,23 @@ class Cheater:
         self.done = True
         abort = driver.log.make_next(peer.seat, ABORT, payload, driver.signer)
         await peer.mesh.broadcast({"t": "entry", "raw": abort.raw})
+
+    async def _accuse_at_its_place(self, peer, entry) -> bool:
+        """As referee: a seat's valid entry, never acknowledged, called an
+        illegal move by an abort at its place with itself as the evidence."""
+        driver = peer.driver
+        if (entry.author == peer.seat or entry.seq != driver.log.next_seq or entry.kind not in (KEYS, ACTION)
+                or peer.machine.aborted or peer.referee(entry.author) != peer.seat):
+            return False
+        try:
+            driver.log.check(entry)
+        except LogError:
+            return False
+        self.done = True
+        payload = {"culprit": entry.author, "kind": "illegal-move", "detail": "made up", "evidence": [entry.raw]}
+        abort = driver.log.make_next(peer.seat, ABORT, payload, driver.signer)
+        await peer.mesh.broadcast({"t": "entry", "raw": abort.raw})
+        return True
 
     async def _flood_nobody_aborts(self, peer) -> None:
         """Aborts naming nobody, each with about 1 MB of junk, a few each time
