@@ -272,12 +272,7 @@ class Cheater:
         """As referee: take a player's genuine entry, never acknowledge it, and
         abort at its place, blaming that player for silence."""
         driver = peer.driver
-        if (entry.author == peer.seat or entry.seq != driver.log.next_seq or entry.kind not in (SHUFFLE, REKEY, KEYS, ACTION)
-                or peer.machine.aborted or peer.referee(entry.author) != peer.seat):
-            return False
-        try:
-            driver.log.check(entry)
-        except LogError:
+        if not _next_of_a_refereed_seat(peer, entry, (SHUFFLE, REKEY, KEYS, ACTION)):
             return False
         self.done = True
         culprit, place, head = entry.author, driver.log.next_seq, driver.log.head_hash
@@ -355,12 +350,7 @@ class Cheater:
         """As referee: a seat's valid entry, never acknowledged, called an
         illegal move by an abort at its place with itself as the evidence."""
         driver = peer.driver
-        if (entry.author == peer.seat or entry.seq != driver.log.next_seq or entry.kind not in (KEYS, ACTION)
-                or peer.machine.aborted or peer.referee(entry.author) != peer.seat):
-            return False
-        try:
-            driver.log.check(entry)
-        except LogError:
+        if not _next_of_a_refereed_seat(peer, entry, (KEYS, ACTION)):
             return False
         self.done = True
         payload = {"culprit": entry.author, "kind": "illegal-move", "detail": "made up", "evidence": [entry.raw]}
@@ -395,6 +385,20 @@ class Cheater:
             await _not_overflowing(peer)
             self.sent += 1
         self.done = self.sent >= FLOOD_AHEAD
+
+
+def _next_of_a_refereed_seat(peer, entry, kinds) -> bool:
+    """``entry`` is another seat's next entry, of one of ``kinds``, that fits
+    the log, and this seat referees that seat in a game still going."""
+    driver = peer.driver
+    if (entry.author == peer.seat or entry.seq != driver.log.next_seq or entry.kind not in kinds
+            or peer.machine.aborted or peer.referee(entry.author) != peer.seat):
+        return False
+    try:
+        driver.log.check(entry)
+    except LogError:
+        return False
+    return True
 
 
 async def _not_overflowing(peer) -> None:
