@@ -293,6 +293,7 @@ KIND_WORDS = {
     "silent": N_("stopped answering"),
     "left": N_("left the table"),
     "bad-pause": N_("a pause the table's rules do not allow"),
+    "misplaced": N_("an entry signed for another place than the one after the entry it follows"),
 }
 
 

@@ -166,6 +166,7 @@ ABORT_KINDS = {
     "hidden-rule": N_("hidden-rule"), "illegal-move": N_("illegal-move"), "no-card": N_("no-card"),
     "out-of-turn": N_("out-of-turn"), "phantom-card": N_("phantom-card"), "timeout": N_("timeout"),
     "silent": N_("silent"), "left": N_("left"), "wrong-key": N_("wrong-key"), "bad-pause": N_("bad-pause"),
+    "misplaced": N_("misplaced"),
 }
 
 
