@@ -11,6 +11,7 @@ import subprocess
 import sys
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from functools import partial
 
 import pytest
 import trio
@@ -20,7 +21,7 @@ from p2pcards.limits import MAX_ENTRY
 from p2pcards.protocol.log import Entry, make_entry
 from p2pcards.net import Message
 from p2pcards.peer.seating import SeatConfig, agree_genesis, run_seat, split_options
-from tests.helpers import SeatOrder, environment, run_cli
+from tests.helpers import SeatOrder, environment, frame, run_cli
 
 LOCAL = "127.0.0.1"
 
@@ -129,6 +130,27 @@ def test_resume_of_files_that_are_no_state_file_is_one_line(tmp_path):
     line = run_cli(["resume", str(log)], tmp_path).one_clear_line()
     assert "is a game's log" in line and f"{log}.state" in line
     assert "no state file" in run_cli(["resume", str(tmp_path / "gone.state")], tmp_path).one_clear_line()
+
+
+ESCAPES = "\x1b]0;owned\x07\x1b[2J\x1b[31mred\x9b1m"  # a title, a screen clear, colour, a C1 CSI
+
+
+async def test_a_refusal_with_escape_sequences_is_shown_filtered(tmp_path):
+    """Whoever answers a join may refuse it before any authentication; its
+    reason is shown, but never its control characters (item 7 of issue 23)."""
+    async def refuse(stream) -> None:
+        async with stream:
+            await stream.receive_some(65536)  # the joiner's hello
+            await stream.send_all(frame({"t": "error", "reason": "go away" + ESCAPES}))
+
+    async with trio.open_nursery() as nursery:
+        listeners = await nursery.start(partial(trio.serve_tcp, refuse, 0, host=LOCAL))
+        port = listeners[0].socket.getsockname()[1]
+        for args, tty in ((["join", f"{LOCAL}:{port}"], True), (["bot", f"{LOCAL}:{port}"], False)):
+            line = (await trio.to_thread.run_sync(lambda: run_cli(args, tmp_path, tty=tty))).one_clear_line()
+            assert "go away" in line and "red" in line, line
+            assert "\x1b" not in line and "\x07" not in line and "\x9b" not in line, repr(line)
+        nursery.cancel_scope.cancel()
 
 
 async def test_joining_a_table_already_in_play_is_one_line(tmp_path):

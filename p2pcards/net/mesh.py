@@ -22,7 +22,7 @@ from .endpoint import Endpoint
 from .errors import HandshakeError, MeshError, NetError, ProtocolError
 from .framing import pack_message
 from .handshake import Channel, Hello
-from .messages import get_str
+from .messages import get_text
 from .agreement import SeatInfo, TableDescription
 from .tasks import background_tasks
 
@@ -306,11 +306,11 @@ class Mesh:
                         raise ProtocolError("'app' message without 'm'")
                     await self._post_message(Message(peer.info.seat, msg["m"], epoch, channel.framed.last_size))
                 elif t == "bye":
-                    outcome.append(("peer closed the mesh: " + (get_str(msg, "reason", optional=True) or ""),
+                    outcome.append(("peer closed the mesh: " + (get_text(msg, "reason", optional=True) or ""),
                                     True, False))
                     break
                 elif t == "error":
-                    outcome.append((f"peer closed with error: {get_str(msg, 'reason')}", False, False))
+                    outcome.append((f"peer closed with error: {get_text(msg, 'reason')}", False, False))
                     break
                 else:
                     raise ProtocolError(f"unexpected {t!r} on the mesh")

@@ -18,7 +18,7 @@ from ..i18n import N_
 from .endpoint import dial
 from .errors import ConnectionClosed, HandshakeError, NetError, ProtocolError
 from .handshake import DEFAULT_HANDSHAKE_TIMEOUT, Channel, Hello, Identity
-from .messages import get_bytes, get_int, get_str
+from .messages import get_bytes, get_int, get_text
 from .agreement import LobbyView, TableDescription, parse_final_msg, parse_seats_msg
 
 log = logging.getLogger("p2pcards.net.spectate")
@@ -206,7 +206,7 @@ class Watch:
             self._next_index += 1
             return LogEntry(index, get_bytes(msg, "e", max_len=MAX_ENTRY))
         if t in ("end", "error"):
-            self.ended = get_str(msg, "reason")
+            self.ended = get_text(msg, "reason")
             raise StopAsyncIteration
         raise ProtocolError(f"unexpected {t!r} message to a spectator")
 
