@@ -132,6 +132,36 @@ def test_resume_of_files_that_are_no_state_file_is_one_line(tmp_path):
     assert "no state file" in run_cli(["resume", str(tmp_path / "gone.state")], tmp_path).one_clear_line()
 
 
+def _state_file_with(tmp_path, **fields) -> str:
+    """A state file whose fields are a sound one's, but for ``fields``."""
+    import msgpack
+
+    from p2pcards.peer.statefile import SeatState
+
+    sound = SeatState(str(tmp_path / "bura-1-seat1.p2plog"), 1, "Ada", str(tmp_path / "key"), "127.0.0.1", 4000,
+                      {"t": "final"}, {0: b"s" * 32}, None, "greedy", "bot")
+    raw = msgpack.unpackb(sound.to_bytes(), raw=False)
+    raw.update(fields)
+    path = tmp_path / "hostile.state"
+    path.write_bytes(msgpack.packb(raw, use_bin_type=True))
+    path.chmod(0o600)
+    return str(path)
+
+
+@pytest.mark.parametrize("fields", [
+    {"seeds": [[0, (1 << 64) - 1]]},  # the red team's: bytes(n) of a huge n
+    {"seeds": [[1 << 62, b"s" * 32]]}, {"seeds": [[0, b"short"]]}, {"seeds": [[0, b"s" * 32, 1]]},
+    {"seeds": 7}, {"seat": 1 << 63}, {"seat": "1"}, {"port": -1}, {"port": 1 << 40}, {"log": 12},
+    {"log": "x" * 100000}, {"name": "\x1b]0;owned\x07"}, {"name": "x" * 100000}, {"table": []},
+    {"pending": "not bytes"}, {"pending": b"x" * (MAX_ENTRY + 1)}, {"strategy": ["greedy"]}, {"key": None},
+    {"v": "x" * 100000},
+])
+def test_a_hostile_state_file_is_one_clear_line(tmp_path, fields):
+    line = run_cli(["resume", _state_file_with(tmp_path, **fields)], tmp_path).one_clear_line()
+    assert "damaged" in line or "another version" in line, line
+    assert len(line) < 400 and "\x1b" not in line
+
+
 ESCAPES = "\x1b]0;owned\x07\x1b[2J\x1b[31mred\x9b1m"  # a title, a screen clear, colour, a C1 CSI
 
 
