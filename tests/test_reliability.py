@@ -277,6 +277,58 @@ async def test_flooding_seated_player_is_bounded_and_blamed(tmp_path):
 
 
 
+class _StuckMesh:
+    """A mesh whose queue to the asking seat drains only when the test says."""
+
+    def __init__(self) -> None:
+        self.queued, self.entries = 0, 0
+
+    def queued_bytes(self, seat: int) -> int:
+        return self.queued
+
+    async def send(self, seat: int, msg: dict) -> bool:
+        self.queued += len(msg["raw"])
+        self.entries += 1
+        return True
+
+
+class _Sized:
+    def __init__(self, size: int) -> None:
+        self.raw = b"e" * size
+
+
+async def test_have_answers_are_limited_in_rate_and_bytes_and_an_honest_asker_still_gets_everything(
+        autojump_clock):
+    """Issue 23, item 4, at the asked seat: a seat asking again and again, and
+    reading nothing, gets at most HAVE_BURST answers at once and HAVE_RATE a
+    second after, and never more than HAVE_QUEUE_BYTES (and one entry) queued;
+    a seat that reads what comes and asks again gets the whole log."""
+    from p2pcards.limits import HAVE_BURST, HAVE_QUEUE_BYTES, HAVE_RATE, MAX_AHEAD
+    from p2pcards.peer.answers import HaveAnswers
+
+    log = [_Sized(300_000) for _ in range(2 * MAX_AHEAD)]
+    flooded = _StuckMesh()
+    answers = HaveAnswers(flooded)
+    for _ in range(10_000):
+        await answers.answer(1, log, 1)
+    assert flooded.queued <= HAVE_QUEUE_BYTES + MAX_ENTRY
+    assert answers.refused >= 10_000 - HAVE_BURST
+    refused = answers.refused
+    await trio.sleep(10)  # the virtual clock: ten seconds, then another flood
+    for _ in range(10_000):
+        await answers.answer(1, log, 1)
+    assert 10_000 - (answers.refused - refused) <= HAVE_BURST + 1  # the bucket holds at most a burst
+    assert flooded.queued <= HAVE_QUEUE_BYTES + MAX_ENTRY
+
+    honest = _StuckMesh()
+    answers, have = HaveAnswers(honest), 1
+    while have < len(log):
+        have += await answers.answer(1, log, have)
+        honest.queued = 0  # it read them all
+        await trio.sleep(1 / HAVE_RATE)  # and asks again when the gap watch does
+    assert honest.entries == len(log) - 1
+
+
 async def test_an_entry_too_big_to_be_evidence_does_not_crash_the_referee(tmp_path):
     """Our due entry, a broken abort of the greatest size an entry may have: it
     cannot go into the host's abort as evidence; the host goes on, and when our

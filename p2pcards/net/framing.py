@@ -28,8 +28,10 @@ TAG_LEN = 16  # Poly1305 tag; a plaintext body may be at most max_frame - TAG_LE
 SEND_FAILED = N_("send to {peer} failed: {reason}")
 RECEIVE_FAILED = N_("receive from {peer} failed: {reason}")
 CLOSED = N_("{peer} closed the connection")
-WORDS = (SEND_FAILED, RECEIVE_FAILED, CLOSED)
+NOT_READING = N_("{peer} took nothing we sent for {seconds}s")
+WORDS = (SEND_FAILED, RECEIVE_FAILED, CLOSED, NOT_READING)
 _RECV_CHUNK = 64 * 1024
+_SEND_CHUNK = 64 * 1024  # a frame goes out in pieces this big, each with its own stall timeout
 
 
 @dataclass(frozen=True)
@@ -200,6 +202,9 @@ class FramedStream:
         self._recv_cipher: FrameCipher | None = None
         self.closed = False
         self.last_size = 0  # bytes of the last frame received
+        # Seconds a send may make no progress at all before the connection is
+        # given up (a peer that does not read); None: no limit.
+        self.send_stall: float | None = None
 
     def seal_with(self, send_key: bytes, receive_key: bytes) -> None:
         self._send_cipher, self._recv_cipher = FrameCipher(send_key), FrameCipher(receive_key)
@@ -220,7 +225,17 @@ class FramedStream:
 
     async def _send_all(self, frame: bytes) -> None:
         try:
-            await self.stream.send_all(frame)
+            if self.send_stall is None:
+                await self.stream.send_all(frame)
+                return
+            view = memoryview(frame)
+            for start in range(0, len(frame), _SEND_CHUNK):
+                with trio.move_on_after(self.send_stall):
+                    await self.stream.send_all(view[start:start + _SEND_CHUNK])
+                    continue
+                # Part of a frame went out: this stream can carry nothing more.
+                self.closed = True
+                raise ConnectionClosed(NOT_READING.format(peer=self.peer, seconds=f"{self.send_stall:g}"))
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
             raise ConnectionClosed(SEND_FAILED.format(peer=self.peer, reason=exc or type(exc).__name__)) from None
 
