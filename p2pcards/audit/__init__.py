@@ -42,6 +42,7 @@ from p2pcards.protocol.machine import (
     TableMachine,
     Violation,
 )
+from p2pcards.protocol.machine import ACTION, KEYS, PAUSE, REKEY, REVEAL, SHUFFLE
 from p2pcards.protocol.silence import SILENCE_KINDS
 from p2pcards.protocol.walk import LogWalk, Step, blamed, machine_at
 
@@ -64,8 +65,19 @@ SILENCE_OUT_OF_TURN = N_("blamed seat {seat} for silence when it was not its tur
 NO_EVIDENCE = N_("accused seat {seat} of {kind} without evidence that shows it")
 SILENCE_DENIED = N_("accused seat {seat} of silence at entry {entry}, where the log holds seat {seat}'s entry")
 TWO_VERSIONS = N_("seat {seat} signed two different versions of entry {entry} ({first} and {second})")
+# Where a log stops unfinished: whose entry, of what kind, the table was waiting for.
+WAITING_FOR = {
+    SHUFFLE: N_("the table was waiting for seat {seat}'s shuffle (entry {entry})"),
+    REKEY: N_("the table was waiting for seat {seat}'s re-key (entry {entry})"),
+    KEYS: N_("the table was waiting for seat {seat}'s keys to cards (entry {entry})"),
+    ACTION: N_("the table was waiting for seat {seat}'s move (entry {entry})"),
+    REVEAL: N_("the table was waiting for seat {seat}'s final reveal (entry {entry})"),
+    PAUSE: N_("the table was waiting for seat {seat}'s answer to a pause (entry {entry})"),
+    ABORT: N_("the table was waiting for seat {seat}'s abort (entry {entry})"),
+}
 NOTES = (REPLAY_STOPPED, STOPS_BEFORE_END, END_NOT_SIGNED, MINORITY_SILENCE, LOGS_PART, NO_ENTRY, NOT_ONE_GAME,
-         HIDDEN_RULE, BAD_SCORE, NO_TWO_ENTRIES, SILENCE_OUT_OF_TURN, NO_EVIDENCE, SILENCE_DENIED, TWO_VERSIONS)
+         HIDDEN_RULE, BAD_SCORE, NO_TWO_ENTRIES, SILENCE_OUT_OF_TURN, NO_EVIDENCE, SILENCE_DENIED, TWO_VERSIONS,
+         *WAITING_FOR.values())
 
 
 class Unverifiable(Exception):
@@ -188,6 +200,7 @@ def _audit_log(log: GameLog, verify_proofs: bool, observe=None) -> AuditReport:
             return _report(log, machine, players, violations, note=REPLAY_STOPPED.format(entry=entry.seq))
     if machine.stopped and unfinished is None:
         unfinished = MINORITY_SILENCE
+    waiting = _waiting_for(machine, before_abort) if unfinished is not None else None
 
     # 5a. Accusations against their evidence.
     standing = {s.entry for s in machine.silences if s.stands}
@@ -203,7 +216,7 @@ def _audit_log(log: GameLog, verify_proofs: bool, observe=None) -> AuditReport:
         if deal.codes is None:
             continue
         violations.extend(_replay_deal(machine, deal))
-    return _report(log, machine, players, violations, unfinished=unfinished)
+    return _report(log, machine, players, violations, unfinished=unfinished, waiting=waiting)
 
 
 @dataclasses.dataclass
@@ -214,6 +227,20 @@ class _BeforeAbort:
 
     want: Expect | None
     own_place: dict[bytes, Violation | None]
+
+
+def _waiting_for(machine: TableMachine, before_abort: dict[int, "_BeforeAbort"]) -> str | None:
+    """Whose entry the table of an unfinished log was waiting for, in words:
+    after a silence too few attested, what was due at that abort's place;
+    else what is due after the log's last entry."""
+    if machine.stopped and machine.silences:
+        place = machine.silences[-1].entry
+        want = before_abort[place].want if place in before_abort else None
+    else:
+        place, want = machine.seq, _due(machine)
+    if want is None or want.author is None or want.kind not in WAITING_FOR:
+        return None
+    return WAITING_FOR[want.kind].format(seat=want.author, entry=place)
 
 
 def _due(machine: TableMachine) -> Expect | None:
@@ -251,7 +278,7 @@ def _probes_for(log: GameLog, machine: TableMachine, abort_entry: Entry) -> dict
 
 
 def _report(log: GameLog, machine: TableMachine, players: list[dict], violations: list[dict],
-            note: str | None = None, unfinished: str | None = None) -> AuditReport:
+            note: str | None = None, unfinished: str | None = None, waiting: str | None = None) -> AuditReport:
     result = machine.game.match_result(machine.match)
     sides = len(result["scores"])
     pairs = sides != machine.players
@@ -275,7 +302,7 @@ def _report(log: GameLog, machine: TableMachine, players: list[dict], violations
     report = AuditReport(code == CLEAN, machine.game.id, players, len(log), deals, unique, scores, chips, code,
                          silences=[s.as_dict() for s in machine.silences],
                          complete=log.is_finished and unfinished is None and not machine.stopped)
-    for text in (note, unfinished):
+    for text in (note, unfinished, waiting):
         if text:
             report.notes.append(text)
     return report
