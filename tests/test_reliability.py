@@ -699,6 +699,10 @@ def test_the_ahead_buffer_keeps_the_nearest_places_within_its_bounds():
     assert not buffer.offer(entry(5, author=3, size=20_000), 4)  # over the bytes of one author
     assert len(buffer) == 3 and [e.seq for e in buffer.take(6)] == [6] and len(buffer) == 2
     assert sorted(e.author for e in buffer.take(8)) == [2] and len(buffer) == 0  # place 7 forgotten
+    # 3,000 bytes of empty arrays decode to 3,000 objects: counted as what they hold, not as their bytes.
+    hollow = make_entry(5, bytes(32), 4, "action", {"deal": 0, "pad": [[]] * 3_000}, key)
+    assert len(hollow.raw) < 10_000 and not buffer.offer(hollow, 4)
+    assert buffer.offer(entry(5, author=4, size=3_000), 4)
 
 
 async def test_one_address_cannot_take_every_spectator_seat():

@@ -42,6 +42,9 @@ class Limits:
     max_str_len: int = 64 * 1024
     max_array_len: int = 16 * 1024
     max_map_len: int = 1024
+    # Items of all arrays and maps of one frame together: a frame of 1 MiB of
+    # empty arrays would otherwise decode to a million objects, some 64 MB.
+    max_items: int = 64 * 1024
 
     def __post_init__(self) -> None:
         if not 16 <= self.max_frame <= 0xFFFFFFFF:
@@ -50,6 +53,12 @@ class Limits:
 
 def _reject_ext(code: int, data: bytes) -> Any:
     raise ValueError(f"msgpack extension type {code} is not allowed")
+
+
+# What one decoded value may cost in memory beyond its bytes, at most (a
+# pointer and a small object): a received frame is charged its body's size
+# plus this for every item of its arrays and maps (FramedStream.last_size).
+ITEM_COST = 64  # bytes
 
 
 def _strict_map(pairs: list) -> dict:
@@ -92,6 +101,20 @@ def encode_frame(body: bytes, limits: Limits = Limits()) -> bytes:
 
 def decode_body(body: bytes, limits: Limits = Limits()) -> dict:
     """Strictly decode one frame body; anything unexpected is a ProtocolError."""
+    return decode_counted(body, limits)[0]
+
+
+def decode_counted(body: bytes, limits: Limits = Limits()) -> tuple[dict, int]:
+    """``decode_body``, and the number of array and map items the message holds."""
+    items = 0
+
+    def counted(container):
+        nonlocal items
+        items += len(container)
+        if items > limits.max_items:  # checked as the decoder goes: it stops there
+            raise ProtocolError(f"frame holds more than {limits.max_items} values")
+        return container
+
     try:
         msg = msgpack.unpackb(
             body,
@@ -104,7 +127,8 @@ def decode_body(body: bytes, limits: Limits = Limits()) -> dict:
             max_map_len=limits.max_map_len,
             max_ext_len=0,
             ext_hook=_reject_ext,
-            object_pairs_hook=_strict_map,
+            list_hook=counted,
+            object_pairs_hook=lambda pairs: _strict_map(counted(pairs)),
         )
     except ProtocolError:
         raise
@@ -115,7 +139,7 @@ def decode_body(body: bytes, limits: Limits = Limits()) -> dict:
     t = msg.get("t")
     if not isinstance(t, str):
         raise ProtocolError("message has no str 't' field")
-    return msg
+    return msg, items
 
 
 class FrameDecoder:
@@ -201,7 +225,7 @@ class FramedStream:
         self._send_cipher: FrameCipher | None = None
         self._recv_cipher: FrameCipher | None = None
         self.closed = False
-        self.last_size = 0  # bytes of the last frame received
+        self.last_size = 0  # what the last frame received costs in memory, at most (its bytes and its items)
         # Seconds a send may make no progress at all before the connection is
         # given up (a peer that does not read); None: no limit.
         self.send_stall: float | None = None
@@ -244,10 +268,11 @@ class FramedStream:
         while True:
             body = self._decoder.next_body()
             if body is not None:
-                self.last_size = len(body)
                 if self._recv_cipher is not None:
                     body = self._recv_cipher.open(body)
-                return body, decode_body(body, self.limits)
+                msg, items = decode_counted(body, self.limits)
+                self.last_size = len(body) + ITEM_COST * items
+                return body, msg
             try:
                 data = await self.stream.receive_some(_RECV_CHUNK)
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
