@@ -8,8 +8,9 @@ as it can: its entry at place 2 is an abort naming nobody, carrying one
 signed entry of about 1 MB as evidence (what the red team did; where the
 table refuses it, the log stays small and the figure says so). Then it stops
 reading (its mesh's inbox fills and its socket is read no further) and sends
-``{"t": "have", "next": 1}`` as fast as TCP takes it, for ``--seconds``,
-redialling whenever the host drops the connection. The host's RSS is read
+``{"t": "have", "next": 1}`` as fast as TCP takes it, for ``--seconds``;
+whenever the host drops the connection, it reads what is left, redials and
+floods again. The host's RSS is read
 from /proc (VmHWM: the kernel's high-water mark, so no peak is missed).
 
     PYTHONPATH=. python benchmarks/have_flood.py [--seconds 60]
@@ -33,23 +34,8 @@ from pathlib import Path
 import trio
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from p2pcards.limits import MAX_ENTRY  # noqa: E402
-from p2pcards.net import Message  # noqa: E402
-from p2pcards.protocol.log import make_entry  # noqa: E402
-from tests.test_reliability import bot_host, seated_intruder  # noqa: E402
-
-EVIDENCE = MAX_ENTRY - 8 * 1024  # bytes of padding in the one evidence entry
-
-
-def memory_mb(pid: int) -> dict[str, float]:
-    """The process's resident memory now (VmRSS) and at its highest so far
-    (VmHWM, kept by the kernel: no peak is missed between two readings)."""
-    found = {}
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(("VmRSS:", "VmHWM:")):
-                found[line.split(":")[0]] = int(line.split()[1]) / 1024
-    return found
+from p2pcards.net import Message, PeerDown  # noqa: E402
+from tests.test_reliability import bot_host, have_flood, make_the_log_costly, rss_mb, seated_intruder  # noqa: E402
 
 
 async def answer_bytes(me, seconds: float = 3.0) -> int:
@@ -67,41 +53,29 @@ async def answer_bytes(me, seconds: float = 3.0) -> int:
 async def flood(seconds: float, tmp: Path) -> dict:
     async with bot_host(tmp, options=("table.turn_timeout=600", "table.rejoin_timeout=600")) as host:
         async with seated_intruder(host.port) as me:
-            first = await me.next_entry()  # the host's shuffle, entry 1; entry 2 is ours
-            padding = make_entry(1, os.urandom(32), me.seat, "action", {"junk": b"j" * EVIDENCE}, me.key)
-            abort = make_entry(2, first.hash, me.seat, "abort",
-                               {"culprit": None, "kind": "no-card", "detail": "see the evidence",
-                                "evidence": [padding.raw]}, me.key)
-            await me.send_paced({"t": "entry", "raw": abort.raw})
+            await make_the_log_costly(me)
             await trio.sleep(2)
             per_answer = await answer_bytes(me)
-            await trio.sleep(1)
-            baseline = memory_mb(host.pid)
-            haves, cuts = 0, 0
+            before = rss_mb(host.pid)
+            haves, connections = 0, set()
             end = trio.current_time() + seconds
-            # From here on nothing reads our mesh: its inbox fills, then our socket.
             while trio.current_time() < end:
-                channel = me.mesh.peers[0].channel
-                if channel is None:
+                peer = me.mesh.peers[0]
+                if peer.channel is None or peer.epoch in connections:
                     await trio.sleep(0.05)  # dropped by the host: our mesh redials
                     continue
-                try:
-                    with trio.move_on_at(end):
-                        while True:
-                            await channel.send({"t": "app", "m": {"t": "have", "next": 1}})
-                            haves += 1
-                except Exception:  # the host dropped us
-                    cuts += 1
-                    await trio.sleep(0.05)
-            await trio.sleep(1)
-            after = memory_mb(host.pid)
+                connections.add(peer.epoch)
+                haves += await have_flood(me, end)
+                with trio.move_on_at(end):  # dropped: read what is left, so our mesh sees it and redials
+                    while not isinstance(await me.mesh.receive(), PeerDown):
+                        pass
+            peak, after = rss_mb(host.pid, "VmHWM"), rss_mb(host.pid)
             alive = host.proc.returncode is None
         host.proc.kill()
     return {
-        "flood_s": seconds, "log_answer_bytes": per_answer, "haves_sent": haves, "connections_lost": cuts,
-        "host_rss_mb": {"before": round(baseline["VmRSS"], 1), "peak_before": round(baseline["VmHWM"], 1),
-                        "peak": round(after["VmHWM"], 1), "after": round(after["VmRSS"], 1)},
-        "rise_mb": round(after["VmHWM"] - baseline["VmRSS"], 1), "host_alive": alive,
+        "flood_s": seconds, "log_answer_bytes": per_answer, "haves_sent": haves, "connections": len(connections),
+        "host_rss_mb": {"before": round(before, 1), "peak": round(peak, 1), "after": round(after, 1)},
+        "rise_mb": round(peak - before, 1), "host_alive": alive,
     }
 
 

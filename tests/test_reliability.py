@@ -4,6 +4,7 @@ Real processes and real sockets on loopback."""
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import socket
@@ -32,12 +33,14 @@ def closed_port() -> int:
         return s.getsockname()[1]
 
 
-def rss_mb(pid: int) -> float:
+def rss_mb(pid: int, field: str = "VmRSS") -> float:
+    """A process's resident memory now, or with ``field="VmHWM"`` at its
+    highest so far (the kernel's high-water mark: no peak is missed)."""
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
-    raise AssertionError("no VmRSS")
+    raise AssertionError(f"no {field}")
 
 
 def open_fds(pid: int) -> int:
@@ -275,6 +278,60 @@ async def test_flooding_seated_player_is_bounded_and_blamed(tmp_path):
     report = audit_file(log_path)
     assert [(v["seat"], v["kind"]) for v in report.violations] == [(me.seat, "bad-entry")], report.violations
 
+
+
+EVIDENCE_PADDING = MAX_ENTRY - 8 * 1024  # bytes of the one entry an abort carries as evidence
+
+
+async def make_the_log_costly(me) -> None:
+    """Our entry at place 2 (after the host's shuffle): an abort naming
+    nobody whose evidence is one signed entry of about 1 MB (as the red team
+    did), so that every answer to `have` from the start carries 1 MB."""
+    from p2pcards.protocol.log import make_entry
+
+    first = await me.next_entry()
+    padding = make_entry(1, os.urandom(32), me.seat, "action", {"junk": b"j" * EVIDENCE_PADDING}, me.key)
+    abort = make_entry(2, first.hash, me.seat, "abort", {"culprit": None, "kind": "no-card",
+                                                         "detail": "see the evidence", "evidence": [padding.raw]},
+                       me.key)
+    await me.send_paced({"t": "entry", "raw": abort.raw})
+
+
+async def have_flood(me, deadline: float = math.inf) -> int:
+    """Ask the host for its whole log again and again on the current
+    connection, as fast as TCP takes it, reading nothing (our mesh's inbox
+    fills, then our socket is read no further), until the host drops the
+    connection or ``deadline``; returns how many were sent."""
+    from p2pcards.net import NetError
+
+    channel, sent = me.mesh.peers[0].channel, 0
+    with trio.move_on_at(deadline):
+        try:
+            while True:
+                await channel.send({"t": "app", "m": {"t": "have", "next": 1}})
+                sent += 1
+        except NetError:
+            pass
+    return sent
+
+
+async def test_a_have_flood_by_a_seated_player_that_stops_reading_costs_the_host_little(tmp_path):
+    """Issue 23, item 4 through real peers: the host answers within its
+    bounds and drops the connection of a peer that reads nothing (a lost
+    connection, no blame). The red team measured +560 to +680 MiB here;
+    benchmarks/have_flood.py measures it over a minute."""
+    async with bot_host(tmp_path, options=("table.turn_timeout=600", "table.rejoin_timeout=600")) as host:
+        async with seated_intruder(host.port) as me:
+            await make_the_log_costly(me)
+            before = rss_mb(host.pid)
+            with trio.fail_after(180):
+                sent = await have_flood(me)  # until the host drops us
+            peak = rss_mb(host.pid, "VmHWM")
+            assert host.proc.returncode is None
+            host.proc.kill()
+    print(f"\nhave flood: {sent} asked; host RSS {before:.0f} -> peak {peak:.0f} MB")
+    assert sent > 1000
+    assert peak - before < 64, (before, peak)
 
 
 class _StuckMesh:
