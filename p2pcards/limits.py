@@ -41,6 +41,10 @@ HAVE_BURST = 16  # answers
 HAVE_RATE = 4.0  # answers a second
 HAVE_QUEUE_BYTES = 2 * MAX_FRAME  # bytes
 
+# A joiner's message to the host's lobby (accept, refuse, reveal: a few dozen
+# bytes), counted as the inbox counts it (its bytes and 64 bytes an item).
+MAX_LOBBY_MESSAGE = 16 * 1024  # bytes
+
 # Connections not yet authenticated (p2pcards.net.endpoint).
 PRE_AUTH_TIMEOUT = 3.0  # seconds a new connection has to present its hello
 MAX_PRE_AUTH = 64  # connections waiting for their hello, in all

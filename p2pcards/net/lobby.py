@@ -15,7 +15,7 @@ from typing import Any, Awaitable, Callable
 
 import trio
 
-from .. import PROTOCOL_VERSION
+from .. import PROTOCOL_VERSION, limits
 from ..i18n import N_
 from .endpoint import Endpoint
 from .errors import DiscoveryUnavailable, HandshakeError, LobbyError, NetError, ProtocolError, TableRefused
@@ -163,6 +163,10 @@ class HostLobby:
                     try:
                         while True:
                             msg = await channel.receive_live(self.dead_after)
+                            if channel.framed.last_size > limits.MAX_LOBBY_MESSAGE:
+                                # What waits for the host's lobby loop stays small (256 events of this at most).
+                                raise ProtocolError(f"a lobby message of {channel.framed.last_size} bytes "
+                                                    f"(at most {limits.MAX_LOBBY_MESSAGE})")
                             await self._events_send.send(("msg", j, msg))
                     except ProtocolError as exc:
                         self.refusals.warning("lobby connection %s broke the protocol: %s", channel.describe(), exc)
