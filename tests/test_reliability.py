@@ -165,6 +165,13 @@ def test_a_hostile_state_file_is_one_clear_line(tmp_path, fields):
     assert len(line) < 400 and "\x1b" not in line
 
 
+
+def test_a_hostile_state_file_is_named_in_the_players_language(tmp_path):
+    line = run_cli(["--lang", "pl", "resume", _state_file_with(tmp_path, seeds=[[0, (1 << 64) - 1]])],
+                   tmp_path).one_clear_line()
+    assert "plik stanu jest uszkodzony (tajne ziarna rozdań)" in line, line
+
+
 ESCAPES = "\x1b]0;owned\x07\x1b[2J\x1b[31mred\x9b1m"  # a title, a screen clear, colour, a C1 CSI
 
 
