@@ -229,6 +229,7 @@ class FramedStream:
         # Seconds a send may make no progress at all before the connection is
         # given up (a peer that does not read); None: no limit.
         self.send_stall: float | None = None
+        self.stalled = False  # a send gave up for that: nothing more can go out
 
     def seal_with(self, send_key: bytes, receive_key: bytes) -> None:
         self._send_cipher, self._recv_cipher = FrameCipher(send_key), FrameCipher(receive_key)
@@ -248,6 +249,8 @@ class FramedStream:
             await self._send_all(frame)
 
     async def _send_all(self, frame: bytes) -> None:
+        if self.stalled:  # a frame was cut short: another would be read as its rest
+            raise ConnectionClosed(NOT_READING.format(peer=self.peer, seconds=f"{self.send_stall:g}"))
         try:
             if self.send_stall is None:
                 await self.stream.send_all(frame)
@@ -258,7 +261,7 @@ class FramedStream:
                     await self.stream.send_all(view[start:start + _SEND_CHUNK])
                     continue
                 # Part of a frame went out: this stream can carry nothing more.
-                self.closed = True
+                self.closed = self.stalled = True
                 raise ConnectionClosed(NOT_READING.format(peer=self.peer, seconds=f"{self.send_stall:g}"))
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
             raise ConnectionClosed(SEND_FAILED.format(peer=self.peer, reason=exc or type(exc).__name__)) from None

@@ -285,7 +285,7 @@ class Mesh:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._reader, peer, channel, epoch, outcome, nursery.cancel_scope)
                 nursery.start_soon(self._writer, channel, queue, outcome, nursery.cancel_scope)
-                nursery.start_soon(self._pinger, channel)
+                nursery.start_soon(self._pinger, channel, outcome, nursery.cancel_scope)
         reason, final, tell = outcome[0] if outcome else (peer.reason or "connection cancelled", False, False)
         if peer.epoch == epoch:
             if tell:
@@ -340,11 +340,16 @@ class Mesh:
             outcome.append((str(exc), False, False))
         scope.cancel()
 
-    async def _pinger(self, channel: Channel) -> None:
+    async def _pinger(self, channel: Channel, outcome: list, scope: trio.CancelScope) -> None:
         try:
             await channel.keepalive(self.keepalive)
-        except NetError:
-            pass  # the reader sees the broken connection too
+        except NetError as exc:
+            # A broken connection the reader sees too (and says why: a bye, an
+            # error); but a peer that takes no bytes, not even our pings, only
+            # the sending side can see.
+            if channel.framed.stalled:
+                outcome.append((str(exc), False, False))
+                scope.cancel()
 
     async def _dialer(self, peer: _Peer) -> None:
         delay = self.backoff[0]
