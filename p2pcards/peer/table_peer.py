@@ -42,6 +42,7 @@ import msgpack
 import trio
 
 from p2pcards.peer.ahead import AheadBuffer
+from p2pcards.peer.answers import HaveAnswers
 from p2pcards.games import IllegalAction
 from p2pcards.limits import MAX_AHEAD
 from p2pcards.net.messages import printable
@@ -130,6 +131,7 @@ class TablePeer:
         self.ahead = AheadBuffer()  # verified entries for places past the log's end
         self._gap_asked: dict[int, tuple[int, float]] = {}  # seat -> (place asked for, when)
         self._acked_beyond: dict[int, int] = {}  # seat -> highest place it acknowledged past our log
+        self.have_answers = HaveAnswers(mesh)
         self.bad_input_log = RateLimitedLog(log)  # what peers send wrong: a flood of it must not flood the log
         self.accusation: tuple[Violation, list[bytes]] | None = None
         self.end_offers: dict[int, tuple[bytes, bytes]] = {}  # seat -> (hash of the body, signature)
@@ -527,8 +529,7 @@ class TablePeer:
             start = msg["next"]
             if type(start) is not int or start < 1:
                 raise ValueError("bad have")
-            for entry in self.driver.log[start:start + MAX_AHEAD]:
-                await self.mesh.send(sender, {"t": "entry", "raw": entry.raw})
+            await self.have_answers.answer(sender, self.driver.log, start)  # limited in rate and bytes
         elif kind == "endsig":
             digest, sig = msg["hash"], msg["sig"]
             if not isinstance(digest, bytes) or not isinstance(sig, bytes):
