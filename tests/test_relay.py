@@ -1,0 +1,188 @@
+"""Issue 23, item 1: every signed message is relayed over the mesh and taken
+for its signer (protocol/table.md §5). Acknowledgements are signed (the
+vector), a relaying cheater can drop (a cut link), replay (harmless) or
+forge (refused), and a flood it starts is bounded."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from fuzz import kit
+from p2pcards.peer import TablePeer
+from p2pcards.peer.relay import Flood
+from p2pcards.protocol import ack, silence
+from p2pcards.protocol.driver import SeatDriver
+from p2pcards.protocol.log import Player, TableInfo
+
+
+@pytest.fixture(scope="module")
+def bura3():
+    return kit.match("bura3")
+
+
+class FakeMesh:
+    def __init__(self):
+        self.sent: list[tuple[int | None, dict]] = []
+
+    async def broadcast(self, msg):
+        self.sent.append((None, msg))
+
+    async def send(self, seat, msg):
+        self.sent.append((seat, msg))
+        return True
+
+
+def _peer(m, seat: int, k: int, final: int | None = None) -> tuple[TablePeer, FakeMesh]:
+    """Seat ``seat`` holding the match's entries before k, the last not final."""
+    driver = SeatDriver(m.genesis, seat, m.signers[seat], seeds=m.seeds[seat])
+    for e in m.entries[1:k]:
+        driver.receive(e)
+    driver.finalize(k - 1 if final is None else final)
+    mesh = FakeMesh()
+    return TablePeer(driver, mesh, None), mesh
+
+
+def _ack(m, seat: int, k: int, digest: bytes | None = None, signer=None) -> bytes:
+    table = TableInfo.from_payload(m.genesis.payload)
+    return ack.make(signer or m.signers[seat], table, seat, k, digest or m.entries[k].hash).raw
+
+
+def test_the_ack_vector():
+    """protocol/vectors/ack.json, byte for byte."""
+    v = json.loads((Path(__file__).parent.parent / "protocol" / "vectors" / "ack.json").read_text())
+    key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(v["private_seed"]))
+    session, digest = bytes.fromhex(v["session"]), bytes.fromhex(v["hash"])
+    players = (Player("p0", bytes(32), bytes(32)), Player("p1", bytes.fromhex(v["public_key"]), bytes(32)))
+    table = TableInfo(2, "bura", session, {}, players)
+    assert ack.statement(session, v["acker"], v["seq"], digest).hex() == v["statement"]
+    made = ack.make(key, table, v["acker"], v["seq"], digest)
+    assert made.raw.hex() == v["ack"]
+    parsed = ack.parse(bytes.fromhex(v["ack"]), table)
+    assert (parsed.acker, parsed.seq, parsed.hash) == (1, 17, digest)
+    # Another table, another statement kind, another seat: none verifies.
+    other = TableInfo(2, "bura", bytes(16), {}, players)
+    with pytest.raises(ack.AckError):
+        ack.parse(made.raw, other)
+    att = silence.attest(key, table, 1, 0, 17, digest, "timeout")
+    with pytest.raises(ack.AckError):
+        ack.parse(att.raw, table)
+
+
+def test_acks_are_parsed_typed_and_never_raise_anything_else(bura3):
+    table = TableInfo.from_payload(bura3.genesis.payload)
+    good = _ack(bura3, 1, 3)
+    for raw in [b"", b"\xc1", None, 7, "text", good[:-1], good + b"\x00", b"\x94" + b"\x00" * 40, bytes(200),
+                _ack(bura3, 1, 3, signer=Ed25519PrivateKey.generate())]:
+        with pytest.raises(ack.AckError):
+            ack.parse(raw, table)
+    assert ack.parse(good, table).acker == 1
+
+
+async def test_a_relayed_ack_counts_for_its_signer_and_is_passed_on_once(bura3):
+    """Seat 2 holds entry k (not final); seat 0's ack of it comes through
+    seat 1 (the 0-2 link is cut): it counts for seat 0, goes on to seat 0's
+    other peers once, and a second copy changes nothing."""
+    m = bura3
+    k = 6
+    peer, mesh = _peer(m, 2, k + 1)
+    peer.acks.setdefault(k, {}).update({1: m.entries[k].hash, 2: m.entries[k].hash})
+    relayed = {"t": "ack", "ack": _ack(m, 0, k)}
+    await peer._message(1, relayed)
+    assert peer.acks[k][0] == m.entries[k].hash
+    assert peer.driver.final_len == k + 1  # every seat acknowledged it: final
+    assert mesh.sent == [(0, relayed)]  # on to every other seat but the one it came from
+    await peer._message(0, relayed)
+    assert mesh.sent == [(0, relayed)]
+
+
+async def test_a_forged_ack_counts_for_nobody(bura3):
+    """An ack in seat 0's name signed by another key (or for another place
+    than it says) is refused, whoever relays it; so is an unsigned one."""
+    m = bura3
+    k = 6
+    peer, mesh = _peer(m, 2, k + 1)
+    for msg in ({"t": "ack", "ack": _ack(m, 0, k, signer=m.signers[1])},
+                {"t": "ack", "seq": k, "hash": m.entries[k].hash}):
+        with pytest.raises((ack.AckError, KeyError)):
+            await peer._message(1, msg)
+    assert 0 not in peer.acks.get(k, {}) and not mesh.sent
+
+
+async def test_a_replayed_old_message_goes_no_further(bura3):
+    """A relaying cheater replays old signed messages: an ack and an entry of
+    places long final, an attestation about a place behind. Each is true (or
+    was) and taken for what it says, but none is passed on, and none changes
+    what is final."""
+    m = bura3
+    k = 12
+    peer, mesh = _peer(m, 2, k + 1, final=k + 1)
+    table = peer.machine.table
+    old_att = silence.attest(m.signers[0], table, 0, 1, 5, m.entries[4].hash, "timeout").raw
+    for msg in ({"t": "ack", "ack": _ack(m, 0, 5)}, {"t": "entry", "raw": m.entries[5].raw},
+                {"t": "silence", "att": old_att}):
+        await peer._message(1, msg)
+    assert not [sent for sent in mesh.sent if sent[1]["t"] != "have"]
+    assert peer.driver.final_len == k + 1 and peer.accusation is None and not peer.attestations
+
+
+async def test_a_relayed_entry_is_passed_on_once_and_only_if_signed(bura3):
+    m = bura3
+    k = 6
+    peer, mesh = _peer(m, 2, k)
+    entry = m.entries[k]
+    await peer._message(1, {"t": "entry", "raw": entry.raw})
+    assert (0, {"t": "entry", "raw": entry.raw}) in mesh.sent
+    assert len(peer.driver.log) == k + 1
+    relayed = len([s for s in mesh.sent if s[1]["t"] == "entry"])
+    await peer._message(0, {"t": "entry", "raw": entry.raw})
+    assert len([s for s in mesh.sent if s[1]["t"] == "entry"]) == relayed
+    # An entry whose signature fails is neither taken nor passed on.
+    peer2, mesh2 = _peer(m, 2, k)
+    forged = kit.raw_entry(k, entry.prev_hash, entry.author, entry.kind, entry.payload, m.signers[0])
+    await peer2._message(1, {"t": "entry", "raw": forged})
+    assert not [s for s in mesh2.sent if s[1]["t"] == "entry"] and len(peer2.driver.log) == k
+
+
+async def test_junk_end_signatures_cannot_push_out_a_verified_one(bura3):
+    """At the end, seat 0's genuine end signature is verified and kept; junk
+    in seat 0's name, relayed by anybody, is never counted and never
+    replaces it."""
+    m = bura3
+    n = len(m.entries) - 1
+    peer, mesh = _peer(m, 2, n, final=n)
+    body = peer.driver.end_body()
+    genuine = {s: SeatDriver.sign_end(_seat_at(m, s, n), body) for s in (0, 1)}
+    await peer._message(1, {"t": "endsig", "seat": 0, "hash": _sha(body), "sig": genuine[0]})
+    await peer._end()
+    assert 0 in peer.end_sigs
+    for i in range(10):
+        await peer._message(1, {"t": "endsig", "seat": 0, "hash": _sha(body), "sig": bytes([i]) * 64})
+    await peer._message(1, {"t": "endsig", "seat": 1, "hash": _sha(body), "sig": genuine[1]})
+    await peer._end()
+    assert peer.machine.finished and peer.driver.log[n].raw == m.entries[n].raw
+
+
+def _seat_at(m, seat, k):
+    d = SeatDriver(m.genesis, seat, m.signers[seat], seeds=m.seeds[seat])
+    for e in m.entries[1:k]:
+        d.receive(e)
+    return d
+
+
+def _sha(body: bytes) -> bytes:
+    import hashlib
+
+    return hashlib.sha256(body).digest()
+
+
+def test_the_flood_memory_is_bounded():
+    flood = Flood(keep=100)
+    for i in range(1000):
+        assert flood.first({"t": "ack", "ack": i.to_bytes(4, "big")})
+    assert len(flood._seen) == 100
+    assert flood.first({"t": "ack", "ack": (0).to_bytes(4, "big")})  # forgotten: passed on again, once
+    assert not flood.first({"t": "ack", "ack": (999).to_bytes(4, "big")})
