@@ -47,6 +47,9 @@ class Outcome:
     gave_up: list[bool]
     seconds: float  # mock time the match took
     messages: int
+    ended_at: list[float]  # mock time each seat stopped, from the start
+    cut_at: float | None  # when the fault came
+    stop_reasons: list[str | None]
 
     def blamed(self, seat: int) -> set[int]:
         report = self.reports[seat]
@@ -81,9 +84,12 @@ async def play(players: int, timeouts: tuple[float, float], fault: Fault | None,
                        PeerOptions(turn_timeout=turn, rejoin_timeout=rejoin), on_change=on_change)
              for s in range(players)]
     start = trio.current_time()
+    ended_at = [0.0] * players
+    cut_at = []
 
     async def seat(s: int) -> None:
         await peers[s].run()
+        ended_at[s] = trio.current_time() - start
         net.leave(s)
 
     async def inject() -> None:
@@ -92,6 +98,7 @@ async def play(players: int, timeouts: tuple[float, float], fault: Fault | None,
         links = fault.links(players)
         for a, b in links:
             net.cut(a, b)
+        cut_at.append(trio.current_time() - start)
         await trio.sleep(fault.seconds)
         for a, b in links:
             net.heal(a, b)
@@ -106,7 +113,8 @@ async def play(players: int, timeouts: tuple[float, float], fault: Fault | None,
             nursery.cancel_scope.cancel()
     logs = [[e.raw for e in p.driver.log.entries[:p.driver.final_len]] for p in peers]
     return Outcome(players, logs, [p.machine.finished for p in peers], [_audit(p) for p in peers],
-                   [p.gave_up for p in peers], trio.current_time() - start, net.delivered)
+                   [p.gave_up for p in peers], trio.current_time() - start, net.delivered, ended_at,
+                   cut_at[0] if cut_at else None, [p.stop_reason for p in peers])
 
 
 def _audit(peer: TablePeer):

@@ -6,6 +6,7 @@ nothing is judged a false accusation while a reveal it needs is missing."""
 from __future__ import annotations
 
 import pytest
+import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from fuzz import kit
@@ -15,6 +16,7 @@ from p2pcards.protocol.log import Entry, GameLog, make_entry
 from p2pcards.protocol.machine import ABORT, ACTION, SHUFFLE, Violation
 from p2pcards.peer import TablePeer, auto_play_margin
 from p2pcards.protocol.driver import SeatDriver
+from tests.helpers import FakeMesh
 
 
 @pytest.fixture(scope="module")
@@ -156,17 +158,6 @@ def test_no_abort_after_the_fully_signed_end(bura3):
         d.machine.accept(late)
 
 
-class FakeMesh:
-    def __init__(self):
-        self.sent: list[tuple[int | None, dict]] = []
-
-    async def broadcast(self, msg):
-        self.sent.append((None, msg))
-
-    async def send(self, seat, msg):
-        self.sent.append((seat, msg))
-
-
 async def _peer(m, seat: int, k: int) -> tuple[TablePeer, FakeMesh]:
     driver = _seats_at(m, k)[seat]
     mesh = FakeMesh()
@@ -214,10 +205,11 @@ async def test_a_peer_holding_the_entry_answers_a_false_silence_abort(bura3):
 @pytest.mark.parametrize("attesters", [[0], [0, 2]])
 async def test_the_heal_race_never_blames_the_referee(bura3, attesters):
     """Issue 23: seat 1's entry for k (not final: the referee never had it)
-    and the referee's silence abort for k cross as a cut heals. Whoever holds
-    the entry lets the abort take its place, as any abort takes the place of
-    an entry not final, and accuses nobody; seat 1 itself too. All end with
-    the same log, and its audit blames the referee in no case."""
+    and the referee's silence abort for k cross as a cut heals (a majority
+    attests it, or the referee's connection broke after the entry came).
+    Whoever holds the entry lets the abort take its place, as any abort takes
+    the place of an entry not final, and accuses nobody; seat 1 itself too.
+    All end with the same log, and its audit blames the referee in no case."""
     m = bura3
     k = _first(m, ACTION, 1)
     spectator = _at(m, k)
@@ -226,6 +218,8 @@ async def test_the_heal_race_never_blames_the_referee(bura3, attesters):
     for seat in (1, 2):
         peer, mesh = await _peer(m, seat, k + 1)
         assert peer.driver.final_len == k
+        peer._taken_at[k] = trio.current_time()
+        peer._last_down[0] = trio.current_time() + 1  # the link to the referee broke after the entry came
         await peer._take(abort)
         assert peer.driver.log[k].raw == abort.raw and len(peer.driver.log) == k + 1
         assert peer.accusation is None
@@ -241,6 +235,23 @@ async def test_the_heal_race_never_blames_the_referee(bura3, attesters):
     late = m.entries[k]
     await peer._take(late)
     assert peer.accusation is None and peer.driver.log[k].raw == abort.raw
+
+
+async def test_a_minority_abort_of_an_entry_the_referee_had_from_us_is_a_false_accusation(bura3):
+    """The cheat the race must not excuse: seat 2 took seat 1's entry and
+    passed it to the referee over a connection that never broke; the
+    referee alone accuses seat 1 of silence there. The entry stays, goes to
+    everybody again, and the referee is accused."""
+    m = bura3
+    k = _first(m, ACTION, 1)
+    spectator = _at(m, k)
+    abort = _silence_abort(m, spectator, 0, 1, [_attest(m, spectator, 0, 1)])
+    peer, mesh = await _peer(m, 2, k + 1)
+    peer._taken_at[k] = trio.current_time()
+    await peer._take(abort)
+    assert peer.driver.log[k].raw == m.entries[k].raw
+    assert (None, {"t": "entry", "raw": m.entries[k].raw}) in mesh.sent
+    assert (peer.accusation[0].seat, peer.accusation[0].kind) == (0, "false-accusation")
 
 
 async def test_a_silence_abort_waits_for_the_peers_own_clock(bura3):

@@ -18,8 +18,11 @@ fault:
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
+from p2pcards.audit import UNFINISHED
 from p2pcards.protocol import silence
 from p2pcards.protocol.log import Entry
 from tests.partitions import DEFAULT, SHORT, Fault, Outcome, run
@@ -81,3 +84,35 @@ def test_a_partition_convicts_no_honest_seat(players, timeouts, cut, seconds, at
 def test_a_partition_convicts_no_honest_seat_sweep(players, timeouts, cut, seconds, at, seed):
     fault = Fault(*CUTS[cut], at, seconds)
     check(run(players, TIMEOUTS[timeouts], fault, seed=seed), fault, TIMEOUTS[timeouts])
+
+
+@pytest.mark.parametrize("players,cut_at", [(3, 9), (3, 18), (4, 14)])
+@pytest.mark.parametrize("timeouts", TIMEOUTS)
+def test_a_seat_cut_off_for_good_gives_up_while_it_runs(players, cut_at, timeouts):
+    """Item 6: seat 1 is cut off and never comes back. The others blame it
+    (a majority attests its silence) and finish; seat 1, running all along,
+    gives up the rejoin timeout after its last connection went, with one
+    line for its player, and keeps its log: a prefix of theirs, which audits
+    as unfinished (exit 3) blaming nobody."""
+    turn, rejoin = TIMEOUTS[timeouts]
+    fault = Fault("isolate", 1, None, cut_at, math.inf)
+    outcome = run(players, TIMEOUTS[timeouts], fault, seed=0)  # a match of 29 entries (3 players), 46 (4)
+    check(outcome, fault, TIMEOUTS[timeouts])
+    assert outcome.gave_up[1] and not outcome.finished[1]
+    assert outcome.ended_at[1] == pytest.approx(outcome.cut_at + rejoin, abs=1.0)
+    assert "every other player has left or cannot be reached" in outcome.stop_reasons[1]
+    assert outcome.reports[1].exit_code == UNFINISHED and not outcome.reports[1].violations
+    others = [s for s in range(players) if s != 1]
+    assert all(outcome.finished[s] and outcome.stop_reasons[s] is None for s in others)
+
+
+def test_a_seat_whose_peers_all_ended_gives_up():
+    """Item 6, the case of the red team: seat 2 loses the link to every
+    other seat as the match ends; the others finish and leave. Seat 2 stops
+    the rejoin timeout later instead of asking for entries for ever."""
+    turn, rejoin = DEFAULT
+    fault = Fault("isolate", 2, None, 28, math.inf)  # the match's 29th entry is its end
+    outcome = run(3, DEFAULT, fault, seed=0)
+    check(outcome, fault, DEFAULT)
+    assert outcome.ended_at[2] <= outcome.cut_at + rejoin + 1.0
+    assert outcome.reports[2].exit_code in (0, UNFINISHED) and not outcome.reports[2].violations

@@ -17,23 +17,12 @@ from p2pcards.peer.relay import Flood
 from p2pcards.protocol import ack, silence
 from p2pcards.protocol.driver import SeatDriver
 from p2pcards.protocol.log import Player, TableInfo
+from tests.helpers import FakeMesh
 
 
 @pytest.fixture(scope="module")
 def bura3():
     return kit.match("bura3")
-
-
-class FakeMesh:
-    def __init__(self):
-        self.sent: list[tuple[int | None, dict]] = []
-
-    async def broadcast(self, msg):
-        self.sent.append((None, msg))
-
-    async def send(self, seat, msg):
-        self.sent.append((seat, msg))
-        return True
 
 
 def _peer(m, seat: int, k: int, final: int | None = None) -> tuple[TablePeer, FakeMesh]:

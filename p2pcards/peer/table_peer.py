@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import os
 import time
 from collections.abc import Awaitable, Callable
@@ -48,6 +49,7 @@ import trio
 from p2pcards.peer.ahead import AheadBuffer
 from p2pcards.peer.relay import Flood
 from p2pcards.games import IllegalAction
+from p2pcards.i18n import _
 from p2pcards.limits import MAX_AHEAD
 from p2pcards.net.messages import printable
 from p2pcards.net.ratelog import RateLimitedLog
@@ -159,12 +161,15 @@ class TablePeer:
         self._checkpointed = len(driver.log)
         self._unsaved_checkpoint: tuple[int, bytes] | None = None  # (entries it covers, the checkpoint)
         self.down_since: dict[int, float] = {}
+        self._last_down: dict[int, float] = {}  # seat -> when its connection last broke
+        self._taken_at: dict[int, float] = {}  # place not final -> when we took (or wrote) our entry there
         # Silence (table.md §6): attestations by (accused, place, head) -> attester -> attestation,
         # when this seat attested, and silence aborts that wait for this seat's own clock.
         self.attestations: dict[tuple[int, int, bytes], dict[int, silence.Attestation]] = {}
         self.attested_at: dict[tuple[int, int, bytes], float] = {}
         self.pending_silence: dict[bytes, Entry] = {}
         self.gave_up = False  # no majority could be had for a silence: this seat stops, convicting nobody
+        self.stop_reason: str | None = None  # why this seat stopped without the end, for its player (translated)
         self._resend_pending(pending)
         self.bytes_sent = 0
         trace_dir = os.environ.get("P2PCARDS_TRACE")
@@ -276,6 +281,7 @@ class TablePeer:
         if self.persist is not None:
             await trio.to_thread.run_sync(self.persist, entry.raw)
         self._progress_at = trio.current_time()  # the others' acknowledgements are due from now
+        self._taken_at[entry.seq] = self._progress_at
         self._trace("write", entry, len(entry.raw))
         await self._broadcast({"t": "entry", "raw": entry.raw})
         await self._ack(entry)
@@ -315,6 +321,8 @@ class TablePeer:
             self.driver.finalize(length)
             for seq in [seq for seq in self.signed_acks if seq < length - 1]:
                 del self.signed_acks[seq]  # final: only the last final entry's are still passed on
+            for seq in [seq for seq in self._taken_at if seq < length]:
+                del self._taken_at[seq]
             self._to_write.set()
             self._progress_at = trio.current_time()
             self._publish_final()
@@ -366,6 +374,7 @@ class TablePeer:
             self._accuse(Violation(culprit, v.kind, v.detail), [entry.raw])
             return
         self._progress_at = trio.current_time()
+        self._taken_at[entry.seq] = self._progress_at
         self._trace("take", entry)
         await self._ack(entry)
         self._chats_logged(entry)
@@ -488,6 +497,7 @@ class TablePeer:
                 if event.seat not in self.down_since and not self.machine.finished:
                     self._news(event.seat, "left" if event.seat in self.left_on_purpose or event.final else "lost")
                 self.down_since.setdefault(event.seat, trio.current_time())
+                self._last_down[event.seat] = trio.current_time()
                 if event.final:
                     self._said_bye.add(event.seat)  # it will not come back
                 self._wake()
@@ -664,6 +674,8 @@ class TablePeer:
         end signature or entries). A peer cut off as the game ended comes back
         for the end entry: for it we wait as long as the table waits for a
         player to come back, and a moment more once it is back."""
+        if self.gave_up:
+            return  # stopped unfinished: the others stopped waiting for us, or are gone
         start = trio.current_time()
         while True:
             end = len(self.driver.log) - 1
@@ -680,12 +692,41 @@ class TablePeer:
             await self._wait(deadline - now)
 
     async def _wait(self, timeout: float) -> None:
+        alone_until = self.alone_until()
+        if alone_until is not None and alone_until > trio.current_time():
+            timeout = min(timeout, alone_until - trio.current_time())  # then _main gives up
         with trio.move_on_after(max(timeout, 0.001)):
             await self._changed.wait()
+
+    def alone_until(self) -> float | None:
+        """While no other seat is connected (all ended, left or cut off):
+        when this seat stops waiting for them, ``rejoin_timeout`` after the
+        last went (table.md §6); None while some connection is up."""
+        gone = [self.down_since.get(s) for s in range(self.machine.players) if s != self.seat]
+        if not gone or None in gone:
+            return None
+        return max(gone) + self.options.rejoin_timeout
+
+    def _give_up(self, reason: str) -> None:
+        """Stop here, the log unfinished (what is final stays in the file)."""
+        self.gave_up = True
+        self.stop_reason = reason
+        self._wake()
+
+    def _alone_too_long(self) -> bool:
+        alone_until = self.alone_until()
+        if alone_until is None or trio.current_time() < alone_until:
+            return False
+        log.warning("seat %s: no other seat for %g s; stopping", self.seat, self.options.rejoin_timeout)
+        self._give_up(_("every other player has left or cannot be reached for {seconds} s: the game stops here, "
+                        "unfinished (its log is kept)").format(seconds=f"{self.options.rejoin_timeout:g}"))
+        return True
 
     async def _main(self) -> None:
         driver = self.driver
         while not (driver.machine.finished or driver.machine.stopped or self.gave_up):
+            if self._alone_too_long():
+                break
             await self._retry_pending_silence()
             if self.accusation is not None and not self.machine.aborted:
                 violation, evidence = self.accusation
@@ -728,7 +769,8 @@ class TablePeer:
             # A blamed seat follows the game but attests nothing (its word no longer counts).
             self._progress_at = trio.current_time()
             return
-        if trio.current_time() < self.turn_deadline(culprit):
+        attested = self._silence_key(culprit) in self.attested_at  # then its own clock runs (gives_up_at)
+        if not attested and trio.current_time() < self.turn_deadline(culprit):
             await self._wait(self.turn_deadline(culprit) - trio.current_time())  # it may still come back
             return
         await self._attest_silence(culprit, kind)
@@ -771,7 +813,8 @@ class TablePeer:
                 return
         elif now >= give_up:
             log.warning("seat %s: no majority attests the silence of seat %s; stopping", self.seat, culprit)
-            self.gave_up = True
+            self._give_up(_("seat {seat} stopped answering, and too few players confirm it to blame anyone: "
+                            "the game stops here").format(seat=culprit))
             return
         await self._wait(give_up - now)
 
@@ -870,7 +913,7 @@ class TablePeer:
             mine = log_[entry.seq]
             if mine.author != culprit or mine.prev_hash != entry.prev_hash:
                 return False
-            if entry.seq >= self.driver.final_len:
+            if entry.seq >= self.driver.final_len and self._may_have_crossed(entry, culprit):
                 return True
             await self._broadcast({"t": "entry", "raw": mine.raw})
             self._accuse(Violation(entry.author, FALSE_ACCUSATION,
@@ -892,6 +935,28 @@ class TablePeer:
         if len(self.pending_silence) < MAX_SILENCE_KEYS:
             self.pending_silence[entry.raw] = entry
         return False
+
+    def _may_have_crossed(self, abort: Entry, culprit: int) -> bool:
+        """The accused's entry we hold at the abort's place (not final) and
+        the abort may have crossed (table.md §6, the heal race): a majority
+        attests the silence, or we did ourselves, or the accuser's connection
+        to us broke since we took that entry (so it need not have had it from
+        us). Otherwise the accuser had it from us, directly, at once."""
+        if (culprit, abort.seq, abort.prev_hash) in self.attested_at:
+            return True
+        attesters = set()
+        for raw in abort.payload.get("attestations") or []:
+            try:
+                att = silence.parse(raw, self.machine.table)
+            except silence.AttestationError:
+                continue
+            if att.about == (culprit, abort.seq, abort.prev_hash) and att.attester not in self.machine.excluded:
+                attesters.add(att.attester)
+        if silence.majority(attesters, self.machine.players):
+            return True
+        accuser = abort.author
+        return accuser in self.down_since or self._last_down.get(accuser, -math.inf) >= self._taken_at.get(
+            abort.seq, -math.inf)
 
     async def _retry_pending_silence(self) -> None:
         """Silence aborts that waited for our own clock: taken once it runs out."""
@@ -1071,7 +1136,7 @@ class TablePeer:
             self._end_asked = now
             await self._broadcast({"t": "have", "next": len(driver.log)})
         culprit = next(s for s in signers if s not in self.end_sigs)
-        if now > self.turn_deadline(culprit):
+        if now > self.turn_deadline(culprit) or self._silence_key(culprit) in self.attested_at:
             await self._attest_silence(culprit, "silent")
             return
         await self._wait(min(self.turn_deadline(culprit) - now, GAP_ASK_INTERVAL))
