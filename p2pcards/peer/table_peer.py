@@ -71,6 +71,7 @@ LINGER = 3.0  # seconds a finished peer stays to help slower ones finish
 CHECKPOINT_EVERY = 64  # written entries between two checkpoints (resume replays at most about this many)
 END_OFFERS_KEPT = 4  # end signatures kept per seat (for different end bodies), the latest
 RELAYED = ("entry", "ack", "endsig", "silence")  # the signed messages every peer forwards (table.md §5)
+ENTRY_RELAY_DELAY = 1.0  # seconds before an entry is passed on to a seat that has not acknowledged it yet
 
 
 @dataclass
@@ -175,6 +176,7 @@ class TablePeer:
         trace_dir = os.environ.get("P2PCARDS_TRACE")
         self._trace_file = open(os.path.join(trace_dir, f"trace-{driver.seat}.txt"), "a", buffering=1) if trace_dir else None
         self.hooks = hooks or PeerHooks()
+        self._nursery: trio.Nursery | None = None  # while running: for entries passed on a moment later
 
     # ----- small helpers
     @property
@@ -269,6 +271,39 @@ class TablePeer:
         for seat in range(self.machine.players):
             if seat != self.seat and seat != came_from:
                 await self.mesh.send(seat, msg)
+
+    async def _relay_entry(self, entry: Entry, came_from: int) -> None:
+        """Entries are big: each is passed on, a moment later, only to the
+        seats that have not acknowledged it by then (its author sent it to
+        every seat directly; while all links work, nobody needs a copy)."""
+        msg = {"t": "entry", "raw": entry.raw}
+        if not self.flood.first(msg):
+            return
+        if self._nursery is None:  # not running (a test driving the peer by hand): at once
+            await self._pass_on(entry, msg, came_from)
+            return
+
+        async def later() -> None:
+            await trio.sleep(ENTRY_RELAY_DELAY)
+            await self._pass_on(entry, msg, came_from)
+
+        self._nursery.start_soon(later)
+
+    async def _pass_on(self, entry: Entry, msg: dict, came_from: int) -> None:
+        for seat in range(self.machine.players):
+            if seat not in (self.seat, came_from, entry.author) and not self._holds(seat, entry):
+                if self._trace_file is not None:
+                    self.bytes_sent += len(entry.raw)
+                await self.mesh.send(seat, msg)
+
+    def _holds(self, seat: int, entry: Entry) -> bool:
+        """``seat`` acknowledged ``entry``, or a later entry of our log (which chains it)."""
+        log_ = self.driver.log
+        if self.acks.get(entry.seq, {}).get(seat) == entry.hash:
+            return True
+        if not (entry.seq < len(log_) and log_[entry.seq].hash == entry.hash):
+            return False
+        return any(self.acks.get(j, {}).get(seat) == log_[j].hash for j in range(entry.seq + 1, len(log_)))
 
     async def _ask_for(self, start: int, *seats: int | None) -> None:
         """Ask these seats (once each) for the entries from ``start`` on:
@@ -535,7 +570,7 @@ class TablePeer:
         if kind == "entry":
             entry = Entry.from_wire(msg["raw"])
             if self._worth_relaying(entry):
-                await self._relay({"t": "entry", "raw": entry.raw}, sender)
+                await self._relay_entry(entry, sender)
             await self._take(entry, sender)
         elif kind == "ack":
             relayed = {"t": "ack", "ack": msg["ack"]}
@@ -604,6 +639,7 @@ class TablePeer:
         self._trace("start", None)
         try:
             async with trio.open_nursery() as nursery:
+                self._nursery = nursery
                 nursery.start_soon(self._reader)
                 nursery.start_soon(self._writer)
                 nursery.start_soon(self._gap_watch)
