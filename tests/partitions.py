@@ -57,7 +57,8 @@ class Outcome:
 
 
 async def play(players: int, timeouts: tuple[float, float], fault: Fault | None, seed: int = 0,
-               game: str = "bura", options: dict | None = None) -> Outcome:
+               game: str = "bura", options: dict | None = None, wrap=None) -> Outcome:
+    """``wrap(seat, mesh)``, if given, may put a cheater's mesh in place of a seat's."""
     rng = random.Random(f"partition/{players}/{seed}")
     turn, rejoin = timeouts
     genesis, signers = make_genesis(game, players, options or {"rounds": 1},
@@ -80,7 +81,8 @@ async def play(players: int, timeouts: tuple[float, float], fault: Fault | None,
 
         return decide
 
-    peers = [TablePeer(SeatDriver(genesis, s, signers[s], seeds=seeds[s]), net.meshes[s], bot_decide(s),
+    meshes = [net.meshes[s] if wrap is None else wrap(s, net.meshes[s]) for s in range(players)]
+    peers = [TablePeer(SeatDriver(genesis, s, signers[s], seeds=seeds[s]), meshes[s], bot_decide(s),
                        PeerOptions(turn_timeout=turn, rejoin_timeout=rejoin), on_change=on_change)
              for s in range(players)]
     start = trio.current_time()
@@ -125,6 +127,7 @@ def _audit(peer: TablePeer):
     return audit_log(log)
 
 
-def run(players: int, timeouts: tuple[float, float], fault: Fault | None, seed: int = 0) -> Outcome:
+def run(players: int, timeouts: tuple[float, float], fault: Fault | None, seed: int = 0, wrap=None) -> Outcome:
     """One match in mock time: no wall time is spent waiting."""
-    return trio.run(play, players, timeouts, fault, seed, clock=trio.testing.MockClock(autojump_threshold=0))
+    return trio.run(lambda: play(players, timeouts, fault, seed, wrap=wrap),
+                    clock=trio.testing.MockClock(autojump_threshold=0))

@@ -175,3 +175,62 @@ def test_the_flood_memory_is_bounded():
     assert len(flood._seen) == 100
     assert flood.first({"t": "ack", "ack": (0).to_bytes(4, "big")})  # forgotten: passed on again, once
     assert not flood.first({"t": "ack", "ack": (999).to_bytes(4, "big")})
+
+
+class Replayer:
+    """A seat's mesh that, besides relaying honestly, sends every other seat
+    again, each time something comes in, a few of the signed messages it has
+    seen so far (old entries, acknowledgements, attestations, end signatures)."""
+
+    def __init__(self, mesh, rng):
+        self._mesh, self.rng = mesh, rng
+        self.seen: list[dict] = []
+        self.replayed = 0
+
+    def __getattr__(self, name):
+        return getattr(self._mesh, name)
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        from p2pcards.net import Message
+
+        event = await self._mesh.__anext__()
+        if isinstance(event, Message) and isinstance(event.msg, dict) and event.msg.get("t") in (
+                "entry", "ack", "silence", "endsig"):
+            self.seen.append(event.msg)
+            for old in self.rng.sample(self.seen, min(4, len(self.seen))):
+                await self._mesh.broadcast(old)
+                self.replayed += 1
+        return event
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_a_replaying_relay_changes_nothing_and_is_not_amplified(players):
+    """Through real peers (an in-process mesh): seat 1 replays old signed
+    messages to everybody all match long, four for every message it gets.
+    The match finishes as without it, every log the same, nobody blamed; and
+    the honest seats pass on none of it (their traffic grows by far less than
+    what the replayer sends)."""
+    import random
+
+    from tests.partitions import SHORT, run
+
+    base = run(players, SHORT, None, seed=3)
+    replayers = {}
+
+    def wrap(seat, mesh):
+        if seat != 1:
+            return mesh
+        replayers[seat] = Replayer(mesh, random.Random(seat))
+        return replayers[seat]
+
+    outcome = run(players, SHORT, None, seed=3, wrap=wrap)
+    assert all(outcome.finished) and len({tuple(log) for log in outcome.logs}) == 1
+    assert outcome.logs[0] == base.logs[0]
+    assert all(report.exit_code == 0 and not report.violations for report in outcome.reports)
+    sent_by_replayer = replayers[1].replayed * (players - 1)
+    assert sent_by_replayer > 1000
+    # Everything beyond the honest match's messages is the replayer's own copies, bar a few answers.
+    assert outcome.messages - base.messages <= sent_by_replayer * 1.05 + 200, (outcome.messages, base.messages)
