@@ -234,3 +234,24 @@ def test_a_replaying_relay_changes_nothing_and_is_not_amplified(players):
     assert sent_by_replayer > 1000
     # Everything beyond the honest match's messages is the replayer's own copies, bar a few answers.
     assert outcome.messages - base.messages <= sent_by_replayer * 1.05 + 200, (outcome.messages, base.messages)
+
+
+async def test_an_attestation_is_answered_with_what_it_says_never_came(bura3):
+    """Seat 0 attests that seat 1 sent nothing at k; seat 2 holds seat 1's
+    entry there (not final): it sends it to everybody again (each copy is
+    relayed), so if any path reaches seat 0, seat 0 gets it. At the head, it
+    answers with seat 1's acknowledgement it holds instead."""
+    m = bura3
+    k = next(i for i, e in enumerate(m.entries) if i > 5 and e.author == 1)
+    table = TableInfo.from_payload(m.genesis.payload)
+    peer, mesh = _peer(m, 2, k + 1)
+    att = silence.attest(m.signers[0], table, 0, 1, k, m.entries[k - 1].hash, "timeout").raw
+    await peer._message(0, {"t": "silence", "att": att})
+    assert (None, {"t": "entry", "raw": m.entries[k].raw}) in mesh.sent
+    # The acknowledgement case: seat 1 owes seat 0 its ack of the head k.
+    peer2, mesh2 = _peer(m, 2, k + 1)
+    signed = _ack(m, 1, k)
+    await peer2._message(1, {"t": "ack", "ack": signed})
+    att = silence.attest(m.signers[0], table, 0, 1, k + 1, m.entries[k].hash, "silent").raw
+    await peer2._message(0, {"t": "silence", "att": att})
+    assert (None, {"t": "ack", "ack": signed}) in mesh2.sent

@@ -1151,6 +1151,7 @@ class TablePeer:
         if self.end_hash != digest:
             self.end_hash = digest
             self.end_sigs = {self.seat: driver.sign_end(body)}
+            self._end_asked = trio.current_time()  # the others' come unasked; asked for after a second
             await self._broadcast(self._end_sig_message(self.seat))
         for signer, offers in list(self.end_offers.items()):  # (more may come in while we pass these on)
             sig = offers.get(digest)
