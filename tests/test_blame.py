@@ -218,8 +218,8 @@ async def test_the_heal_race_never_blames_the_referee(bura3, attesters):
     for seat in (1, 2):
         peer, mesh = await _peer(m, seat, k + 1)
         assert peer.driver.final_len == k
-        peer._taken_at[k] = trio.current_time()
-        peer._last_down[0] = trio.current_time() + 1  # the link to the referee broke after the entry came
+        # The entry came just as the referee gave up on it, the turn's time after the place opened.
+        peer._head_final_at = (k, trio.current_time() - peer.options.turn_timeout - 1)
         await peer._take(abort)
         assert peer.driver.log[k].raw == abort.raw and len(peer.driver.log) == k + 1
         assert peer.accusation is None
@@ -237,17 +237,17 @@ async def test_the_heal_race_never_blames_the_referee(bura3, attesters):
     assert peer.accusation is None and peer.driver.log[k].raw == abort.raw
 
 
-async def test_a_minority_abort_of_an_entry_the_referee_had_from_us_is_a_false_accusation(bura3):
-    """The cheat the race must not excuse: seat 2 took seat 1's entry and
-    passed it to the referee over a connection that never broke; the
-    referee alone accuses seat 1 of silence there. The entry stays, goes to
-    everybody again, and the referee is accused."""
+async def test_a_premature_minority_abort_of_an_entry_we_hold_is_a_false_accusation(bura3):
+    """The cheat the race must not excuse: seat 2 holds seat 1's entry, and
+    the referee alone accuses seat 1 of silence there sooner than anybody's
+    turn could have run out. The entry stays, goes to everybody again, and
+    the referee is accused."""
     m = bura3
     k = _first(m, ACTION, 1)
     spectator = _at(m, k)
     abort = _silence_abort(m, spectator, 0, 1, [_attest(m, spectator, 0, 1)])
     peer, mesh = await _peer(m, 2, k + 1)
-    peer._taken_at[k] = trio.current_time()
+    peer._head_final_at = (k, trio.current_time() - 1)  # the place opened a second ago
     await peer._take(abort)
     assert peer.driver.log[k].raw == m.entries[k].raw
     assert (None, {"t": "entry", "raw": m.entries[k].raw}) in mesh.sent

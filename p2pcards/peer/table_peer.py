@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import math
 import os
 import time
 from collections.abc import Awaitable, Callable
@@ -162,8 +161,7 @@ class TablePeer:
         self._checkpointed = len(driver.log)
         self._unsaved_checkpoint: tuple[int, bytes] | None = None  # (entries it covers, the checkpoint)
         self.down_since: dict[int, float] = {}
-        self._last_down: dict[int, float] = {}  # seat -> when its connection last broke
-        self._taken_at: dict[int, float] = {}  # place not final -> when we took (or wrote) our entry there
+        self._head_final_at = (driver.final_len, trio.current_time())  # (final length, since when)
         # Silence (table.md §6): attestations by (accused, place, head) -> attester -> attestation,
         # when this seat attested, and silence aborts that wait for this seat's own clock.
         self.attestations: dict[tuple[int, int, bytes], dict[int, silence.Attestation]] = {}
@@ -316,7 +314,6 @@ class TablePeer:
         if self.persist is not None:
             await trio.to_thread.run_sync(self.persist, entry.raw)
         self._progress_at = trio.current_time()  # the others' acknowledgements are due from now
-        self._taken_at[entry.seq] = self._progress_at
         self._trace("write", entry, len(entry.raw))
         await self._broadcast({"t": "entry", "raw": entry.raw})
         await self._ack(entry)
@@ -356,8 +353,7 @@ class TablePeer:
             self.driver.finalize(length)
             for seq in [seq for seq in self.signed_acks if seq < length - 1]:
                 del self.signed_acks[seq]  # final: only the last final entry's are still passed on
-            for seq in [seq for seq in self._taken_at if seq < length]:
-                del self._taken_at[seq]
+            self._head_final_at = (length, trio.current_time())
             self._to_write.set()
             self._progress_at = trio.current_time()
             self._publish_final()
@@ -409,7 +405,6 @@ class TablePeer:
             self._accuse(Violation(culprit, v.kind, v.detail), [entry.raw])
             return
         self._progress_at = trio.current_time()
-        self._taken_at[entry.seq] = self._progress_at
         self._trace("take", entry)
         await self._ack(entry)
         self._chats_logged(entry)
@@ -532,7 +527,6 @@ class TablePeer:
                 if event.seat not in self.down_since and not self.machine.finished:
                     self._news(event.seat, "left" if event.seat in self.left_on_purpose or event.final else "lost")
                 self.down_since.setdefault(event.seat, trio.current_time())
-                self._last_down[event.seat] = trio.current_time()
                 if event.final:
                     self._said_bye.add(event.seat)  # it will not come back
                 self._wake()
@@ -975,9 +969,10 @@ class TablePeer:
     def _may_have_crossed(self, abort: Entry, culprit: int) -> bool:
         """The accused's entry we hold at the abort's place (not final) and
         the abort may have crossed (table.md §6, the heal race): a majority
-        attests the silence, or we did ourselves, or the accuser's connection
-        to us broke since we took that entry (so it need not have had it from
-        us). Otherwise the accuser had it from us, directly, at once."""
+        attests the silence, or we did ourselves, or the abort comes late
+        enough for an honest referee to have waited the turn's time for it.
+        One that comes sooner, by our clock, accused a seat nobody could yet
+        call silent."""
         if (culprit, abort.seq, abort.prev_hash) in self.attested_at:
             return True
         attesters = set()
@@ -990,9 +985,8 @@ class TablePeer:
                 attesters.add(att.attester)
         if silence.majority(attesters, self.machine.players):
             return True
-        accuser = abort.author
-        return accuser in self.down_since or self._last_down.get(accuser, -math.inf) >= self._taken_at.get(
-            abort.seq, -math.inf)
+        opened, since = self._head_final_at
+        return opened != abort.seq or trio.current_time() >= since + self.options.turn_timeout
 
     async def _retry_pending_silence(self) -> None:
         """Silence aborts that waited for our own clock: taken once it runs out."""
