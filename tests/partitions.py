@@ -41,7 +41,7 @@ class Fault:
 @dataclasses.dataclass
 class Outcome:
     players: int
-    logs: list[list[bytes]]  # every seat's log as it holds it at the end (raw entries)
+    logs: list[list[bytes]]  # every seat's final entries (what its log file holds), raw
     finished: list[bool]
     reports: list
     gave_up: list[bool]

@@ -48,9 +48,6 @@ class LinkNet:
             for me, other in ((a, b), (b, a)):
                 self.meshes[me].post(PeerUp(other, self._epoch[link]))
 
-    def links_of(self, seat: int) -> list[tuple[int, int]]:
-        return [(seat, other) for other in range(self.players) if other != seat]
-
     def leave(self, seat: int, final: bool = True) -> None:
         """The seat's process ended (``final``: it said bye, as a closing mesh does)."""
         mesh = self.meshes[seat]
