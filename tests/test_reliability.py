@@ -488,7 +488,9 @@ async def test_silent_connections_do_not_keep_a_player_from_coming_back(caplog):
 
 class LosesOneEntry:
     """A seat's mesh that loses one entry (the first by ``author`` at or past
-    ``seq``) on its way in, as if it had never been sent to this seat."""
+    ``seq``) on its way in, as if it had never been sent to this seat: every
+    copy of it (the author's and the ones the others relay) until this seat
+    asks for it."""
 
     def __init__(self, mesh, author: int, seq: int):
         self._mesh, self.author, self.seq = mesh, author, seq
@@ -505,10 +507,12 @@ class LosesOneEntry:
         while True:
             event = await self._mesh.__anext__()
             msg = event.msg if isinstance(event, Message) else None
-            if self.lost is None and isinstance(msg, dict) and msg.get("t") == "entry":
+            if isinstance(msg, dict) and msg.get("t") == "entry":
                 entry = Entry.from_wire(msg["raw"])
-                if entry.author == self.author and entry.seq >= self.seq:
+                if self.lost is None and entry.author == self.author and entry.seq >= self.seq:
                     self.lost = entry.seq
+                    continue
+                if entry.seq == self.lost and not any(start <= self.lost for start in self.asked):
                     continue
             return event
 
