@@ -624,3 +624,6 @@ class FakeMesh:
     async def send(self, seat, msg):
         self.sent.append((seat, msg))
         return True
+
+    def queued_bytes(self, seat):
+        return 0

@@ -95,5 +95,8 @@ class LinkMesh:
         return {seat: SimpleNamespace(queued=0, connected=self.net.up(self.my_seat, seat))
                 for seat in range(self.net.players) if seat != self.my_seat}
 
+    def queued_bytes(self, seat: int) -> int:
+        return 0  # delivered at once: nothing waits in a send queue here
+
     def vanish(self) -> None:
         self.net.leave(self.my_seat, final=False)
