@@ -1,0 +1,39 @@
+"""The audit says exactly what it said before it was made faster: its JSON and
+exit code, byte for byte, on every log in replays/, on the logs of every cheat
+of ``selfplay --cheat`` (alone and beside the cheater's own log), and on
+hostile logs made by the fuzzers' forgers (forged and re-chained, damaged,
+forged aborts). The answers were written by tools/audit_golden.py with the
+code before the speed work (issue 26)."""
+
+import json
+
+import pytest
+
+from tools import audit_golden
+
+GOLDEN = json.loads(audit_golden.GOLDEN.read_text(encoding="utf-8"))
+
+
+def _compare(answers: dict, names) -> None:
+    for name in names:
+        want = GOLDEN[name]
+        got = answers[name]
+        assert got["sha256"] == want["sha256"], f"{name}: the case itself changed (regenerate its golden answer)"
+        assert audit_golden.canonical(got) == audit_golden.canonical(want), name
+
+
+@pytest.mark.parametrize("source", ["replays", "cheats"])
+def test_the_audit_says_what_it_said_on_real_logs(source, tmp_path):
+    cases = audit_golden.replay_cases() if source == "replays" else audit_golden.cheat_cases()
+    pairs = audit_golden.pair_cases() if source == "cheats" else []
+    assert cases and (source == "replays" or pairs)
+    answers = audit_golden.answers(cases, pairs, tmp_path)
+    _compare(answers, [*cases, *(name for name, _, _ in pairs)])
+
+
+def test_the_audit_says_what_it_said_on_hostile_logs(tmp_path):
+    cases = audit_golden.hostile_cases()
+    assert set(cases) == {name for name in GOLDEN if name.startswith("fuzz/")}
+    # Every kind of answer is among them: clean, violations, unverifiable, unfinished.
+    assert {GOLDEN[name]["exit"] for name in cases} == {0, 1, 2, 3}
+    _compare(audit_golden.answers(cases, [], tmp_path), cases)
