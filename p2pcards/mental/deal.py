@@ -18,8 +18,8 @@ from typing import Iterable, Sequence
 from p2pcards.i18n import N_, message_of
 from p2pcards.mental.encoding import EncodedDeck, encode_deck
 from p2pcards.mental.group import (
-    HASH_LEN, N, SEED_LEN, BadMessage, MentalError, inverse, lincomb, points,
-    scalar_from_bytes, scalar_to_bytes, shuffle_values, strip,
+    HASH_LEN, N, SEED_LEN, BadMessage, MentalError, base_products, inverse, points, products,
+    scalar_from_bytes, scalar_to_bytes, strip,
 )
 from p2pcards.mental.keys import DealSecrets, seed_commitment
 from p2pcards.mental.rekey import card_key_commitment, parse_rekey, verify_rekey
@@ -56,11 +56,12 @@ def rekey_values(secrets: DealSecrets, deck_in: Sequence[bytes],
     k_inv = inverse(secrets.deck_key)
     pts = points(deck_in, "input deck")
     source = range(len(pts)) if source is None else source
-    return [lincomb([secrets.card_key(j) * k_inv % N], [pts[i]]).format() for j, i in enumerate(source)]
+    keys = secrets.card_keys(len(pts))
+    return products([keys[j] * k_inv % N for j in range(len(source))], [pts[i] for i in source])
 
 
 def card_key_commitments(secrets: DealSecrets, size: int) -> list[bytes]:
-    return [card_key_commitment(secrets.card_key(j)) for j in range(size)]
+    return base_products(secrets.card_keys(size))
 
 
 def check_card_key(key: int, commitment: bytes) -> bool:
@@ -229,7 +230,7 @@ def check_deal(record: DealRecord, proofs_verified: bool = False) -> DealAudit:
             out, deck_keys[s] = parsed.deck, parsed.key
         perm = sec.deck_permutation(size) if sec is not None else None
         if perm is not None and (
-            sec.deck_key_point != deck_keys[s] or shuffle_values(sec.deck_key, perm, values) != out
+            sec.deck_key_point != deck_keys[s] or _shuffled(sec.deck_key, perm, values) != out
         ):
             perm = None
             findings.append(Finding(s, "bad-shuffle", N_(
@@ -307,6 +308,13 @@ def check_deal(record: DealRecord, proofs_verified: bool = False) -> DealAudit:
             if i is not None:
                 cards[j], physical[j] = deck.codes[i], i
     return DealAudit(findings, cards, physical)
+
+
+def _shuffled(k: int, perm: Sequence[int], values: Sequence[bytes]) -> list[bytes]:
+    """What a shuffle with deck key ``k`` and ``perm`` makes of ``values``
+    (``group.shuffle_values``, a deck at a time)."""
+    pts = points(values, "input deck")
+    return products([k] * len(perm), [pts[i] for i in perm])
 
 
 def _check_seeds(record: DealRecord, n: int, findings: list[Finding]) -> list[DealSecrets | None]:
