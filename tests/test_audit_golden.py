@@ -37,3 +37,13 @@ def test_the_audit_says_what_it_said_on_hostile_logs(tmp_path):
     # Every kind of answer is among them: clean, violations, unverifiable, unfinished.
     assert {GOLDEN[name]["exit"] for name in cases} == {0, 1, 2, 3}
     _compare(audit_golden.answers(cases, [], tmp_path), cases)
+
+
+def test_the_audit_with_its_deals_checked_in_other_processes_says_the_same(tmp_path):
+    """The deals' final checks in a worker process, on every log however short
+    (by default only long logs have them): where a worker finds a layer the
+    walk took to be right (a re-keyed deck changed, a forged log), the audit
+    walks again in place and says what the sequential audit says."""
+    cases = {**audit_golden.cheat_cases(), **audit_golden.hostile_cases()}
+    cases["replays/warkocz-3p-false-pass.p2plog"] = audit_golden.replay_cases()["replays/warkocz-3p-false-pass.p2plog"]
+    _compare(audit_golden.answers(cases, [], tmp_path, workers=1), cases)

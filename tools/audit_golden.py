@@ -148,10 +148,10 @@ def digest(data: bytes) -> str:
 
 # ----- the audit's answers -----------------------------------------------------------------
 
-def audit_json(path: Path) -> dict:
+def audit_json(path: Path, **options) -> dict:
     from p2pcards.audit import audit_file
 
-    report = audit_file(path)
+    report = audit_file(path, **options)
     return {"exit": report.exit_code, "report": report.as_json()}
 
 
@@ -162,8 +162,10 @@ def pair_json(a: Path, b: Path) -> dict:
     return {"exit": report.exit_code, "report": report.as_json()}
 
 
-def answers(cases: dict[str, bytes], pairs: list[tuple[str, str, str]], workdir: Path) -> dict[str, dict]:
-    """What the audit (the code on the path) says of every case, with each log's SHA-256."""
+def answers(cases: dict[str, bytes], pairs: list[tuple[str, str, str]], workdir: Path,
+            **options) -> dict[str, dict]:
+    """What the audit (the code on the path) says of every case, with each log's SHA-256
+    (``options``: of ``audit_file``)."""
     workdir.mkdir(parents=True, exist_ok=True)
     paths = {}
     out = {}
@@ -171,7 +173,7 @@ def answers(cases: dict[str, bytes], pairs: list[tuple[str, str, str]], workdir:
         path = workdir / f"case-{i}.p2plog"
         path.write_bytes(data)
         paths[name] = path
-        out[name] = {"sha256": digest(data), **audit_json(path)}
+        out[name] = {"sha256": digest(data), **audit_json(path, **options)}
     for name, a, b in pairs:
         out[name] = {"sha256": digest(cases[a] + cases[b]), **pair_json(paths[a], paths[b])}
     return out

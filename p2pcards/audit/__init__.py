@@ -28,6 +28,7 @@ import copy
 import dataclasses
 from typing import Any
 
+from p2pcards.audit import deals
 from p2pcards.cards import unknown
 from p2pcards.i18n import N_, message_of
 from p2pcards.games import IllegalAction, NeedReveal, substitute
@@ -126,41 +127,58 @@ def load(path) -> GameLog:
     return log
 
 
-def audit_file(path) -> AuditReport:
+def audit_file(path, workers: int | None = None) -> AuditReport:
     try:
         log = load(path)
     except Unverifiable as exc:
         return _unverifiable(message_of(exc))
-    return audit_log(log)
+    return audit_log(log, workers=workers)
 
 
 def _unverifiable(reason: str) -> AuditReport:
     return AuditReport(False, "", [], 0, 0, [], {}, None, UNVERIFIABLE, reason)
 
 
-def audit_log(log: GameLog, observe=None) -> AuditReport:
+def audit_log(log: GameLog, observe=None, restart=None, workers: int | None = None) -> AuditReport:
     """The audit of a log. A first pass defers the dealing proofs and key
     checks to each deal's final check, which recomputes every layer from the
     revealed seeds (cheaper, and says more); if it finds anything wrong, the
     log is audited again with every proof and key checked as the players
     checked them, so that a fault is pinned to the entry where it was made.
 
+    The first pass has the deals' final checks done by ``workers`` other
+    processes (None: as many as are worth it, ``deals.workers_for``) while it
+    walks on; if one of them finds what the walk did not expect, the first
+    pass is walked again with every check in place (``restart()`` is called
+    first), so the report is the same either way.
+
     ``observe(entry, machine, deal_before, state_before, refused)`` is called
     after each entry of the first pass (``refused``: the Violation, or None),
     so that the replay is built from the audit's own walk through the log."""
-    report = _audit_log(log, verify_proofs=False, observe=observe)
+    workers = deals.workers_for(len(log)) if workers is None else workers
+    if workers > 0:
+        with deals.DealChecks(workers) as checks:
+            report = _audit_log(log, verify_proofs=False, observe=observe, deal_checker=checks)
+            confirmed = checks.confirmed()
+        if not confirmed:
+            if restart is not None:
+                restart()
+            report = _audit_log(log, verify_proofs=False, observe=observe)
+    else:
+        report = _audit_log(log, verify_proofs=False, observe=observe)
     if report.exit_code == VIOLATIONS:
         report = _audit_log(log, verify_proofs=True)
     return report
 
 
-def _audit_log(log: GameLog, verify_proofs: bool, observe=None) -> AuditReport:
+def _audit_log(log: GameLog, verify_proofs: bool, observe=None, deal_checker=None) -> AuditReport:
     players = _players(log)
     try:
         walk = LogWalk(log, verify_proofs=verify_proofs)
     except Exception as exc:  # an unknown game or options no engine accepts
         return _unverifiable(f"entry 0: {exc}")
     machine = walk.machine
+    machine.deal_checker = deal_checker
     violations: list[dict] = []
     unfinished = None if log.is_finished else STOPS_BEFORE_END.format(entry=len(log) - 1)
 

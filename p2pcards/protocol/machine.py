@@ -147,6 +147,9 @@ class TableMachine:
         # Entries before this place had their proofs verified by this seat when it took
         # them in (a seat reopening its own log after a crash): not checked twice.
         self.verified_before = 0
+        # The final check of a deal, (mental.DealRecord, proofs verified) -> DealAudit;
+        # None: mental.check_deal. The audit has it done in other processes (audit/deals.py).
+        self.deal_checker = None
         self.game = get_game(table.game)
         self.players = len(table.players)
         extra = table.extra if isinstance(table.extra, dict) else {}

@@ -1,0 +1,70 @@
+"""The final checks of a log's deals in other processes, while the walk goes on.
+
+Each deal's final check (``mental.check_deal``: every layer recomputed from the
+revealed seeds) is nearly all curve arithmetic, and no later entry needs more of
+it than its verdict. When a deal looks clean without that arithmetic
+(``mental.expect_deal``: every seed revealed and matching its commitment,
+every message well formed, every published key the seed's), the walk goes on
+with that expected verdict and the whole check runs in a worker process. Once
+the walk is over, ``confirmed`` compares every whole check with what was
+expected; if any differs, the caller walks the log again with every check done
+in place, so the verdict is always the one the sequential audit gives.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import Future, ProcessPoolExecutor
+
+from p2pcards import mental
+
+# A log shorter than this is walked in place: a worker's start costs more than its deals.
+PARALLEL_MIN_ENTRIES = 300
+
+
+def workers_for(entries: int) -> int:
+    """How many worker processes are worth starting for a log of ``entries``:
+    every core but the walk's own, at most 4; 0 on one core, without fork, or
+    for a short log."""
+    if entries < PARALLEL_MIN_ENTRIES or "fork" not in multiprocessing.get_all_start_methods():
+        return 0
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(0, min(4, cores - 1))
+
+
+class DealChecks:
+    """A ``TableMachine.deal_checker`` that has the whole checks done by ``workers`` processes."""
+
+    def __init__(self, workers: int):
+        # fork: the workers start with every module this process has loaded.
+        self._pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+        self._pending: list[Future] = []
+
+    def __call__(self, record: mental.DealRecord, proofs_verified: bool) -> mental.DealAudit:
+        expected = mental.expect_deal(record, proofs_verified)
+        if expected is None:
+            return mental.check_deal(record, proofs_verified)  # something to find: found here, in order
+        audit, layers = expected
+        self._pending.append(self._pool.submit(mental.layers_match, layers))
+        return audit
+
+    def confirmed(self) -> bool:
+        """Every deal's layers are their recomputations, as the walk took them to be."""
+        return all(future.result() for future in self._pending)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def __deepcopy__(self, memo) -> None:
+        # A copy of the table (a probe of an abort's evidence) checks its deals in place.
+        return None
+
+    def __enter__(self) -> "DealChecks":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
