@@ -146,16 +146,21 @@ def reveal_audiences(game: Game, state, players: int, book: KeyBook) -> dict[int
     seat has not been shown yet."""
     audiences: dict[int, set[int] | None] = {}
     public, *seats = view_tokens(game, state, players)
+    published = book.published
     for token in public:
         position = unknown_position(token)
         if not book.is_public(position):
             audiences[position] = None
     for seat, tokens in enumerate(seats):
-        for token in tokens:
+        # A token of the public view is shown to all or due to all already.
+        for token in tokens - public if public else tokens:
             position = unknown_position(token)
-            if position in audiences or book.knows(seat, position):
+            if position in audiences:
                 continue
-            audiences.setdefault(position, set()).add(seat)
+            have = published.get(position, ())
+            if len(have) - (seat in have) == players - 1:
+                continue  # every other seat's key is public: the seat knows it (KeyBook.knows)
+            audiences[position] = {seat}
     return audiences
 
 
