@@ -47,3 +47,31 @@ def test_the_audit_with_its_deals_checked_in_other_processes_says_the_same(tmp_p
     cases = {**audit_golden.cheat_cases(), **audit_golden.hostile_cases()}
     cases["replays/warkocz-3p-false-pass.p2plog"] = audit_golden.replay_cases()["replays/warkocz-3p-false-pass.p2plog"]
     _compare(audit_golden.answers(cases, [], tmp_path, workers=1), cases)
+
+
+def test_a_replay_walked_again_after_a_worker_found_a_wrong_layer(tmp_path, monkeypatch):
+    """A re-keyed deck with two positions swapped, re-signed and re-chained by
+    a forger: only the recomputation of the layers shows it. With the deals
+    checked in a worker, the replay's walk is done again in place; its frames,
+    moves and verdict are those of the walk without workers."""
+    from p2pcards.audit import VIOLATIONS, deals
+    from p2pcards.audit.replay import load_replay
+
+    path = tmp_path / "rekey.p2plog"
+    path.write_bytes(audit_golden.hostile_cases()["fuzz/bura3-rekey-0"])
+    calls = []
+    confirmed = deals.DealChecks.confirmed
+    monkeypatch.setattr(deals.DealChecks, "confirmed", lambda self: calls.append(confirmed(self)) or calls[-1])
+
+    def replay(workers: int):
+        monkeypatch.setattr(deals, "PARALLEL_MIN_ENTRIES", 0 if workers else 10**9)
+        monkeypatch.setattr(deals, "workers_for", lambda entries: workers)
+        r = load_replay(path)
+        return r.report.as_json(), [(f.index, f.kind, f.deal, f.text) for f in r.frames], \
+            [(m.kind, m.deal, m.seat, m.text, m.first, m.last) for m in r.moves], r.deal_codes, r.findings
+
+    alone, parallel = replay(0), replay(1)
+    assert calls == [False], calls  # the worker found the swapped positions: walked again
+    assert parallel == alone
+    assert alone[0] == GOLDEN["fuzz/bura3-rekey-0"]["report"] and alone[0]["violations"]
+    assert GOLDEN["fuzz/bura3-rekey-0"]["exit"] == VIOLATIONS

@@ -13,9 +13,7 @@ in place, so the verdict is always the one the sequential audit gives.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-from concurrent.futures import Future, ProcessPoolExecutor
 
 from p2pcards import mental
 
@@ -27,7 +25,7 @@ def workers_for(entries: int) -> int:
     """How many worker processes are worth starting for a log of ``entries``:
     every core but the walk's own, at most 4; 0 on one core, without fork, or
     for a short log."""
-    if entries < PARALLEL_MIN_ENTRIES or "fork" not in multiprocessing.get_all_start_methods():
+    if entries < PARALLEL_MIN_ENTRIES or not hasattr(os, "fork"):
         return 0
     try:
         cores = len(os.sched_getaffinity(0))
@@ -40,9 +38,12 @@ class DealChecks:
     """A ``TableMachine.deal_checker`` that has the whole checks done by ``workers`` processes."""
 
     def __init__(self, workers: int):
+        import multiprocessing  # here: a short log, walked in place, does without it
+        from concurrent.futures import ProcessPoolExecutor
+
         # fork: the workers start with every module this process has loaded.
         self._pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
-        self._pending: list[Future] = []
+        self._pending: list = []  # a Future per deal: its layers_match
 
     def __call__(self, record: mental.DealRecord, proofs_verified: bool) -> mental.DealAudit:
         expected = mental.expect_deal(record, proofs_verified)

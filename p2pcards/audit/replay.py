@@ -88,6 +88,7 @@ class Replay:
         self.frames: list[Frame] = []
         self.moves: list[Move] = []
         self.deal_codes: dict[int, list[str]] = {}
+        self._mappings: dict[int, dict[str, str]] = {}  # _revealed
         self.results: dict[int, DealResult] = {}
         self.match_result: dict | None = None  # game.match_result as the log ends
         self.findings: dict[int, list[dict]] = {}
@@ -129,7 +130,7 @@ class Replay:
             self.total, self.finished_log, self.reading = len(self.log), self.log.is_finished, False
             if self.on_progress:
                 self.on_progress()
-            report = audit_log(self.log, observe=self._observe)
+            report = audit_log(self.log, observe=self._observe, restart=self._restart)
             for v in report.violations:
                 self.findings.setdefault(v["entry"] if v["entry"] is not None else 0, []).append(v)
             self.report = report
@@ -146,6 +147,13 @@ class Replay:
             if self.on_progress:
                 self.on_progress()
         return self
+
+    def _restart(self) -> None:
+        """Back to the table entry: the audit walks the log again (a deal's
+        layers were not what its walk took them to be, ``audit_log``)."""
+        self.frames, self.moves = self.frames[:1], self.moves[:1]
+        self.deal_codes, self._mappings, self.results, self.findings = {}, {}, {}, {}
+        self.match_result, self._pending = None, None
 
     def start(self) -> threading.Thread:
         """The walk in a thread (the viewer shows what is read so far)."""
@@ -226,12 +234,22 @@ class Replay:
         return _("{game} for {players}: {seats}").format(game=table.game, players=len(table.players), seats=seats)
 
     # ----- looking at a frame -------------------------------------------------------
+    def _revealed(self, deal: int) -> dict[str, str] | None:
+        """Every token of ``deal`` -> its card, once the reveal made them known (made once a deal)."""
+        codes = self.deal_codes.get(deal)
+        if codes is None:
+            return None
+        mapping = self._mappings.get(deal)
+        if mapping is None:
+            mapping = self._mappings[deal] = {unknown(p): c for p, c in enumerate(codes)}
+        return mapping
+
     def full_state(self, frame: Frame):
         """The deal state at ``frame`` with every card known (after the reveal)."""
-        codes = self.deal_codes.get(frame.deal)
-        if frame.state is None or codes is None:
+        mapping = self._revealed(frame.deal)
+        if frame.state is None or mapping is None:
             return frame.state
-        return substitute(frame.state, {unknown(p): c for p, c in enumerate(codes)})
+        return substitute(frame.state, mapping)
 
     def view(self, frame: Frame, seat: int | None) -> dict | None:
         """The table at ``frame`` as ``seat`` saw it (None: a spectator)."""
@@ -248,10 +266,10 @@ class Replay:
 
     def public_action(self, frame: Frame) -> dict | None:
         """An action with every card the reveal made known."""
-        codes = self.deal_codes.get(frame.deal)
-        if frame.action is None or codes is None:
+        mapping = self._revealed(frame.deal)
+        if frame.action is None or mapping is None:
             return frame.action
-        return substitute(frame.action, {unknown(p): c for p, c in enumerate(codes)})
+        return substitute(frame.action, mapping)
 
     def frame_of(self, move: Move) -> Frame:
         return self.frames[move.last]
