@@ -75,3 +75,27 @@ def test_a_replay_walked_again_after_a_worker_found_a_wrong_layer(tmp_path, monk
     assert parallel == alone
     assert alone[0] == GOLDEN["fuzz/bura3-rekey-0"]["report"] and alone[0]["violations"]
     assert GOLDEN["fuzz/bura3-rekey-0"]["exit"] == VIOLATIONS
+
+
+def test_a_signature_that_fails_in_the_worker_gives_the_sequential_reads_error(tmp_path):
+    """The signatures of a long log are checked by a worker while the walk
+    goes on; one that fails there makes the audit read the file in place,
+    and its verdict is the sequential read's (exit 2, naming the entry)."""
+    from p2pcards.audit import UNVERIFIABLE, audit_file
+    from p2pcards.audit.replay import ReplayError, load_replay
+    from p2pcards.protocol.log import HEADER
+
+    data = bytearray((audit_golden.ROOT / "replays" / "warkocz-3p.p2plog").read_bytes())
+    pos, index = len(HEADER), 0
+    while index < 40:  # to entry 40; its last byte is its signature's
+        pos += 4 + int.from_bytes(data[pos:pos + 4], "big")
+        index += 1
+    size = int.from_bytes(data[pos:pos + 4], "big")
+    data[pos + 4 + size - 1] ^= 1
+    path = tmp_path / "bad-signature.p2plog"
+    path.write_bytes(bytes(data))
+    alone, parallel = audit_file(path, workers=0), audit_file(path, workers=1)
+    assert parallel.as_json() == alone.as_json()
+    assert alone.exit_code == UNVERIFIABLE and "40" in alone.error, alone.error
+    with pytest.raises(ReplayError, match="40"):
+        load_replay(path)

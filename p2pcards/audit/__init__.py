@@ -32,7 +32,7 @@ from p2pcards.audit import deals
 from p2pcards.cards import unknown
 from p2pcards.i18n import N_, message_of
 from p2pcards.games import IllegalAction, NeedReveal, substitute
-from p2pcards.protocol.log import END, Entry, GameLog, LogError, read_log
+from p2pcards.protocol.log import END, Entry, GameLog, LogError, parse_log, read_bytes
 from p2pcards.protocol.machine import (
     ABORT,
     EQUIVOCATE,
@@ -119,7 +119,14 @@ def _violation(v: Violation, entry: int | None) -> dict:
 def load(path) -> GameLog:
     """The log at ``path``, checked as a file (signatures, chain); Unverifiable if not."""
     try:
-        log = read_log(path, strict=True)
+        return _parsed(read_bytes(path))
+    except LogError as exc:
+        raise Unverifiable(message_of(exc)) from None
+
+
+def _parsed(data: bytes, signatures: bool = True) -> GameLog:
+    try:
+        log = parse_log(data, strict=True, signatures=signatures)
     except LogError as exc:
         raise Unverifiable(message_of(exc)) from None
     if len(log) == 0:
@@ -129,14 +136,51 @@ def load(path) -> GameLog:
 
 def audit_file(path, workers: int | None = None) -> AuditReport:
     try:
-        log = load(path)
+        return audit_path(path, workers=workers)[1]
     except Unverifiable as exc:
         return _unverifiable(message_of(exc))
-    return audit_log(log, workers=workers)
 
 
 def _unverifiable(reason: str) -> AuditReport:
     return AuditReport(False, "", [], 0, 0, [], {}, None, UNVERIFIABLE, reason)
+
+
+def audit_path(path, observe=None, restart=None, loaded=None, workers: int | None = None
+               ) -> tuple[GameLog, AuditReport]:
+    """The log at ``path`` and its audit (``audit_log``); Unverifiable if it
+    is not a verifiable log. ``loaded(log)`` is called once the file is read
+    and checked, before the walk.
+
+    A long log is read with its chain and structure checked at once and its
+    signatures checked by a worker process while the walk goes on (one of the
+    workers of the deals' checks, ``deals.DealChecks``); if one fails, the
+    file is read again in place to say which, as the sequential read does
+    (``restart()`` is called first: what the walk showed is void)."""
+    try:
+        data = read_bytes(path)
+    except LogError as exc:
+        raise Unverifiable(message_of(exc)) from None
+    try:
+        log = _parsed(data, signatures=False)
+    except Unverifiable:
+        log = _parsed(data)  # the sequential read's error: an earlier entry's signature may fail first
+    workers = deals.workers_for(len(log)) if workers is None else workers
+    if workers == 0:
+        log = _parsed(data)
+        if loaded is not None:
+            loaded(log)
+        return log, audit_log(log, observe, restart, workers=0)
+    with deals.DealChecks(workers) as checks:
+        signed = checks.signatures_hold(data)
+        if loaded is not None:
+            loaded(log)
+        report = _first_pass(log, observe, restart, checks)
+        if not signed.result():
+            if restart is not None:
+                restart()
+            _parsed(data)  # raises the sequential read's error
+            raise AssertionError("a signature failed in one read of a file and not in the other")
+    return log, _second_pass(log, report)
 
 
 def audit_log(log: GameLog, observe=None, restart=None, workers: int | None = None) -> AuditReport:
@@ -158,16 +202,26 @@ def audit_log(log: GameLog, observe=None, restart=None, workers: int | None = No
     workers = deals.workers_for(len(log)) if workers is None else workers
     if workers > 0:
         with deals.DealChecks(workers) as checks:
-            report = _audit_log(log, verify_proofs=False, observe=observe, deal_checker=checks)
-            confirmed = checks.confirmed()
-        if not confirmed:
-            if restart is not None:
-                restart()
-            report = _audit_log(log, verify_proofs=False, observe=observe)
+            report = _first_pass(log, observe, restart, checks)
     else:
+        report = _first_pass(log, observe, restart, None)
+    return _second_pass(log, report)
+
+
+def _first_pass(log: GameLog, observe, restart, checks: deals.DealChecks | None) -> AuditReport:
+    if checks is None:
+        return _audit_log(log, verify_proofs=False, observe=observe)
+    report = _audit_log(log, verify_proofs=False, observe=observe, deal_checker=checks)
+    if not checks.confirmed():
+        if restart is not None:
+            restart()
         report = _audit_log(log, verify_proofs=False, observe=observe)
+    return report
+
+
+def _second_pass(log: GameLog, report: AuditReport) -> AuditReport:
     if report.exit_code == VIOLATIONS:
-        report = _audit_log(log, verify_proofs=True)
+        return _audit_log(log, verify_proofs=True)
     return report
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 
 from p2pcards import mental
+from p2pcards.protocol.log import LogError, parse_log
 
 # A log shorter than this is walked in place: a worker's start costs more than its deals.
 PARALLEL_MIN_ENTRIES = 300
@@ -53,6 +54,10 @@ class DealChecks:
         self._pending.append(self._pool.submit(mental.layers_match, layers))
         return audit
 
+    def signatures_hold(self, data: bytes):
+        """A Future: whether the log file ``data`` reads with every signature verified."""
+        return self._pool.submit(_signatures_hold, data)
+
     def confirmed(self) -> bool:
         """Every deal's layers are their recomputations, as the walk took them to be."""
         return all(future.result() for future in self._pending)
@@ -69,3 +74,11 @@ class DealChecks:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _signatures_hold(data: bytes) -> bool:
+    try:
+        parse_log(data, strict=True, workers=1)
+    except LogError:
+        return False
+    return True

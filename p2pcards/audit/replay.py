@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 
-from p2pcards.audit import UNFINISHED, Unverifiable, audit_log, load
+from p2pcards.audit import UNFINISHED, Unverifiable, audit_path
 from p2pcards.cards import unknown
 from p2pcards.games import get_game, substitute
 from p2pcards.i18n import _, shown
@@ -122,15 +122,17 @@ class Replay:
 
     def walk(self) -> "Replay":
         """Read the whole log (the audit's walk); frames and moves grow as it goes."""
-        try:
-            try:
-                self.log = load(self.path)
-            except Unverifiable as exc:
-                raise ReplayError(f"cannot replay {self.path}: {exc}") from None
-            self.total, self.finished_log, self.reading = len(self.log), self.log.is_finished, False
+        def loaded(log) -> None:
+            self.log = log
+            self.total, self.finished_log, self.reading = len(log), log.is_finished, False
             if self.on_progress:
                 self.on_progress()
-            report = audit_log(self.log, observe=self._observe, restart=self._restart)
+
+        try:
+            try:
+                _, report = audit_path(self.path, observe=self._observe, restart=self._restart, loaded=loaded)
+            except Unverifiable as exc:
+                raise ReplayError(f"cannot replay {self.path}: {exc}") from None
             for v in report.violations:
                 self.findings.setdefault(v["entry"] if v["entry"] is not None else 0, []).append(v)
             self.report = report

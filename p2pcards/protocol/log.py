@@ -688,7 +688,7 @@ class GameLog:
             raise err
 
     def _extend(self, entries: Iterable[Entry | bytes], workers: int | None,
-                trust_end: bool = False) -> LogError | None:
+                trust_end: bool = False, signatures: bool = True) -> LogError | None:
         # Structure and chain first (cheap, sequential: each needs the previous
         # hash), then all signatures at once; the first failure of either wins.
         staged: list[Entry] = []
@@ -725,6 +725,9 @@ class GameLog:
                 return None
             except LogError:
                 pass  # no attestation to trust: check everything, to find the first fault
+        if not signatures:  # checked by the caller (parse_log(signatures=False))
+            self._entries.extend(staged)
+            return struct_err
         sig_err = _first_bad_signature(staged, keys, start, workers or default_workers())
         good = staged if sig_err is None else staged[: sig_err.index - start]
         self._entries.extend(good)
@@ -800,7 +803,7 @@ def _frame(e: Entry) -> bytes:
 
 def verify_log(entries: Iterable[Entry | bytes], *, session: bytes | None = None, game: str | None = None,
                keys: Sequence[bytes] | None = None, kinds: Iterable[str] | None = None,
-               workers: int | None = None, trust_end: bool = False) -> GameLog:
+               workers: int | None = None, trust_end: bool = False, signatures: bool = True) -> GameLog:
     """Verify a whole log (entries or their raw bytes) and return it; raise
     LogError naming the first bad entry. ``trust_end``: see GameLog.extend."""
     log = GameLog(session=session, game=game, keys=keys, kinds=kinds)
@@ -849,16 +852,19 @@ def log_progress(data: bytes) -> tuple[int, "Entry | None"]:
 
 def parse_log(data: bytes, *, strict: bool = True, finished: bool = False, session: bytes | None = None,
               game: str | None = None, keys: Sequence[bytes] | None = None, kinds: Iterable[str] | None = None,
-              workers: int | None = None, trust_end: bool = False) -> GameLog:
+              workers: int | None = None, trust_end: bool = False, signatures: bool = True) -> GameLog:
     """A log from the bytes of a file. Strict: any fault raises LogError.
     Not strict (recovery after a crash): the longest valid prefix, with
     ``log.cut`` saying what was dropped and why (None if nothing was).
     ``finished`` also refuses a log without its end entry (for the audit: a
     log cut at an entry boundary is otherwise a valid, unfinished log).
-    ``trust_end`` (strict reads only): see GameLog.extend."""
+    ``trust_end`` (strict reads only): see GameLog.extend. Without
+    ``signatures`` (strict reads only) the entries' signatures but the table
+    entry's are left to the caller: ``signature_problem`` (the audit has them
+    checked by another process while it walks the log)."""
     frames, cut = _split_frames(bytes(data))
     log = GameLog(session=session, game=game, keys=keys, kinds=kinds)
-    err = log._extend(frames, workers, trust_end and strict)
+    err = log._extend(frames, workers, trust_end and strict, signatures or not strict)
     if err is not None:
         offset = len(HEADER) + sum(_FRAME_LEN.size + len(f) for f in frames[: len(log)])
         cut = Cut(len(log), offset, len(data) - offset, err.reason)
@@ -871,7 +877,13 @@ def parse_log(data: bytes, *, strict: bool = True, finished: bool = False, sessi
     return log
 
 
-def _read_bytes(path: str | os.PathLike) -> bytes:
+def signature_problem(log: GameLog) -> LogError | None:
+    """The error of the first entry after the table entry whose signature
+    does not verify, or None: what ``parse_log(signatures=False)`` left out."""
+    return _first_bad_signature(log.entries[1:], log._keys, 1, 1)
+
+
+def read_bytes(path: str | os.PathLike) -> bytes:
     try:
         with open(path, "rb") as f:
             return f.read()
@@ -884,7 +896,7 @@ def read_table(path: str | os.PathLike) -> tuple[GameLog, int]:
     """Entry 0 of a log file alone, verified (signed by every player), and how
     many entries the file frames: enough to show the table while the rest of
     the file is read (a replay opens at once)."""
-    data = _read_bytes(path)
+    data = read_bytes(path)
     frames, _ = _split_frames(data)
     log = GameLog()
     err = log._extend(frames[:1], None)
@@ -897,7 +909,7 @@ def read_table(path: str | os.PathLike) -> tuple[GameLog, int]:
 
 def read_log(path: str | os.PathLike, *, strict: bool = True, **expect: Any) -> GameLog:
     """Read and verify a log file; see :func:`parse_log` for the arguments."""
-    data = _read_bytes(path)
+    data = read_bytes(path)
     return parse_log(data, strict=strict, **expect)
 
 
