@@ -18,7 +18,7 @@ from typing import Iterable, Sequence
 from p2pcards.i18n import N_, message_of
 from p2pcards.mental.encoding import EncodedDeck, encode_deck
 from p2pcards.mental.group import (
-    HASH_LEN, N, SEED_LEN, BadMessage, MentalError, base_products, inverse, points, products,
+    HASH_LEN, N, SEED_LEN, BadMessage, MentalError, inverse, points, products,
     scalar_from_bytes, scalar_to_bytes, strip,
 )
 from p2pcards.mental.keys import DealSecrets, seed_commitment
@@ -61,7 +61,7 @@ def rekey_values(secrets: DealSecrets, deck_in: Sequence[bytes],
 
 
 def card_key_commitments(secrets: DealSecrets, size: int) -> list[bytes]:
-    return base_products(secrets.card_keys(size))
+    return products(secrets.card_keys(size))
 
 
 def check_card_key(key: int, commitment: bytes) -> bool:

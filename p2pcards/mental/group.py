@@ -256,29 +256,23 @@ _SERIALIZE, _CREATE, _COMPRESSED = (_lib.secp256k1_ec_pubkey_serialize, _lib.sec
                                      _lib.SECP256K1_EC_COMPRESSED)
 
 
-def products(scalars: Iterable[int], pts: Iterable[PublicKey]) -> list[bytes]:
-    """The encodings of k_i*X_i (each k_i in [1, n-1]): what an audit
-    recomputes from revealed seeds, a deck at a time, without a Python object
-    per point (one buffer, libsecp256k1's own calls)."""
+def products(scalars: Iterable[int], pts: Iterable[PublicKey] | None = None) -> list[bytes]:
+    """The encodings of k_i*X_i, or of k_i*G without ``pts`` (each k_i in
+    [1, n-1]): what an audit recomputes from revealed seeds, a deck at a
+    time, without a Python object per point (one buffer, libsecp256k1's own
+    calls)."""
     out, encoded, size = _NEW("secp256k1_pubkey *"), _NEW("unsigned char[33]"), _NEW("size_t *")
     buffer, move, result = _ffi.buffer(encoded), _ffi.memmove, []
-    for k, point in zip(scalars, pts):
-        move(out, point.public_key, 64)
-        if not 1 <= k < N or not _TWEAK_MUL(_CTX, out, k.to_bytes(SCALAR_LEN, "big")):
-            raise MentalError("a multiplication failed")
-        size[0] = POINT_LEN
-        _SERIALIZE(_CTX, encoded, size, out, _COMPRESSED)
-        result.append(buffer[:])
-    return result
-
-
-def base_products(scalars: Iterable[int]) -> list[bytes]:
-    """The encodings of k_i*G (each k_i in [1, n-1]), as ``products``."""
-    out, encoded, size = _NEW("secp256k1_pubkey *"), _NEW("unsigned char[33]"), _NEW("size_t *")
-    buffer, result = _ffi.buffer(encoded), []
-    for k in scalars:
-        if not 1 <= k < N or not _CREATE(_CTX, out, k.to_bytes(SCALAR_LEN, "big")):
-            raise MentalError("a multiplication failed")
+    for k, point in zip(scalars, pts) if pts is not None else ((k, None) for k in scalars):
+        if not 1 <= k < N:
+            raise MentalError("a key must be an int in [1, n-1]")
+        if point is None:
+            done = _CREATE(_CTX, out, k.to_bytes(SCALAR_LEN, "big"))
+        else:
+            move(out, point.public_key, 64)
+            done = _TWEAK_MUL(_CTX, out, k.to_bytes(SCALAR_LEN, "big"))
+        if not done:
+            raise MentalError("a multiplication failed")  # only for k out of range: a bug here
         size[0] = POINT_LEN
         _SERIALIZE(_CTX, encoded, size, out, _COMPRESSED)
         result.append(buffer[:])
