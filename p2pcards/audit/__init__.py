@@ -171,7 +171,7 @@ def audit_path(path, observe=None, restart=None, loaded=None, workers: int | Non
             loaded(log)
         return log, audit_log(log, observe, restart, workers=0)
     with deals.DealChecks(workers) as checks:
-        signed = checks.signatures_hold(data)
+        signed = checks.signatures_hold(log)
         if loaded is not None:
             loaded(log)
         report = _first_pass(log, observe, restart, checks)

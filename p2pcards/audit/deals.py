@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 
 from p2pcards import mental
-from p2pcards.protocol.log import LogError, parse_log
+from p2pcards.protocol.log import GameLog, signatures_hold, signed_parts
 
 # A log shorter than this is walked in place: a worker's start costs more than its deals.
 PARALLEL_MIN_ENTRIES = 300
@@ -54,9 +54,9 @@ class DealChecks:
         self._pending.append(self._pool.submit(mental.layers_match, layers))
         return audit
 
-    def signatures_hold(self, data: bytes):
-        """A Future: whether the log file ``data`` reads with every signature verified."""
-        return self._pool.submit(_signatures_hold, data)
+    def signatures_hold(self, log: GameLog):
+        """A Future: whether every signature of ``log`` (read without them) verifies."""
+        return self._pool.submit(signatures_hold, *signed_parts(log))
 
     def confirmed(self) -> bool:
         """Every deal's layers are their recomputations, as the walk took them to be."""
@@ -75,10 +75,3 @@ class DealChecks:
     def __exit__(self, *exc) -> None:
         self.close()
 
-
-def _signatures_hold(data: bytes) -> bool:
-    try:
-        parse_log(data, strict=True, workers=1)
-    except LogError:
-        return False
-    return True

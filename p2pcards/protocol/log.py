@@ -860,7 +860,7 @@ def parse_log(data: bytes, *, strict: bool = True, finished: bool = False, sessi
     log cut at an entry boundary is otherwise a valid, unfinished log).
     ``trust_end`` (strict reads only): see GameLog.extend. Without
     ``signatures`` (strict reads only) the entries' signatures but the table
-    entry's are left to the caller: ``signature_problem`` (the audit has them
+    entry's are left to the caller: ``signatures_hold`` (the audit has them
     checked by another process while it walks the log)."""
     frames, cut = _split_frames(bytes(data))
     log = GameLog(session=session, game=game, keys=keys, kinds=kinds)
@@ -877,10 +877,18 @@ def parse_log(data: bytes, *, strict: bool = True, finished: bool = False, sessi
     return log
 
 
-def signature_problem(log: GameLog) -> LogError | None:
-    """The error of the first entry after the table entry whose signature
-    does not verify, or None: what ``parse_log(signatures=False)`` left out."""
-    return _first_bad_signature(log.entries[1:], log._keys, 1, 1)
+def signed_parts(log: GameLog) -> tuple[list[tuple], list[Ed25519Key]]:
+    """What checking the signatures of every entry after the table entry
+    needs, as plain data for another process: (seq, author, kind, body,
+    signature) of each, and the seats' keys (``signatures_hold``)."""
+    return [(e.seq, e.author, e.kind, e.body, e.signature) for e in log.entries[1:]], list(log._keys)
+
+
+def signatures_hold(parts: list[tuple], keys: list[Ed25519Key]) -> bool:
+    """Every signature of ``signed_parts`` verifies (what ``parse_log(signatures=False)`` left out)."""
+    entries = [Entry(b"", body, signature, seq, b"", author, kind, None, b"")
+               for seq, author, kind, body, signature in parts]
+    return _first_bad_signature(entries, keys, 1, 1) is None
 
 
 def read_bytes(path: str | os.PathLike) -> bytes:
