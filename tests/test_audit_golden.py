@@ -71,7 +71,9 @@ def test_a_replay_walked_again_after_a_worker_found_a_wrong_layer(tmp_path, monk
             [(m.kind, m.deal, m.seat, m.text, m.first, m.last) for m in r.moves], r.deal_codes, r.findings
 
     alone, parallel = replay(0), replay(1)
-    assert calls == [False], calls  # the worker found the swapped positions: walked again
+    # The worker found the swapped positions: the first pass walked again; then
+    # the forged re-key's proof fails in the worker too: the second pass as well.
+    assert calls == [False, False], calls
     assert parallel == alone
     assert alone[0] == GOLDEN["fuzz/bura3-rekey-0"]["report"] and alone[0]["violations"]
     assert GOLDEN["fuzz/bura3-rekey-0"]["exit"] == VIOLATIONS

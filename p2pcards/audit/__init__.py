@@ -180,7 +180,7 @@ def audit_path(path, observe=None, restart=None, loaded=None, workers: int | Non
                 restart()
             _parsed(data)  # raises the sequential read's error
             raise AssertionError("a signature failed in one read of a file and not in the other")
-    return log, _second_pass(log, report)
+        return log, _second_pass(log, report, checks)
 
 
 def audit_log(log: GameLog, observe=None, restart=None, workers: int | None = None) -> AuditReport:
@@ -202,10 +202,8 @@ def audit_log(log: GameLog, observe=None, restart=None, workers: int | None = No
     workers = deals.workers_for(len(log)) if workers is None else workers
     if workers > 0:
         with deals.DealChecks(workers) as checks:
-            report = _first_pass(log, observe, restart, checks)
-    else:
-        report = _first_pass(log, observe, restart, None)
-    return _second_pass(log, report)
+            return _second_pass(log, _first_pass(log, observe, restart, checks), checks)
+    return _second_pass(log, _first_pass(log, observe, restart, None), None)
 
 
 def _first_pass(log: GameLog, observe, restart, checks: deals.DealChecks | None) -> AuditReport:
@@ -219,20 +217,29 @@ def _first_pass(log: GameLog, observe, restart, checks: deals.DealChecks | None)
     return report
 
 
-def _second_pass(log: GameLog, report: AuditReport) -> AuditReport:
-    if report.exit_code == VIOLATIONS:
-        return _audit_log(log, verify_proofs=True)
-    return report
+def _second_pass(log: GameLog, report: AuditReport, checks: deals.DealChecks | None) -> AuditReport:
+    """After a first pass that found violations, the audit with every proof
+    and key checked as the players checked them. With workers, the proofs are
+    checked there while the walk goes on as if each held; if one does not,
+    the pass is walked again with every proof checked in place."""
+    if report.exit_code != VIOLATIONS:
+        return report
+    if checks is not None:
+        report = _audit_log(log, verify_proofs=True, deal_checker=checks, proof_checker=checks)
+        if checks.confirmed():
+            return report
+    return _audit_log(log, verify_proofs=True)
 
 
-def _audit_log(log: GameLog, verify_proofs: bool, observe=None, deal_checker=None) -> AuditReport:
+def _audit_log(log: GameLog, verify_proofs: bool, observe=None, deal_checker=None, proof_checker=None
+               ) -> AuditReport:
     players = _players(log)
     try:
         walk = LogWalk(log, verify_proofs=verify_proofs)
     except Exception as exc:  # an unknown game or options no engine accepts
         return _unverifiable(f"entry 0: {exc}")
     machine = walk.machine
-    machine.deal_checker = deal_checker
+    machine.deal_checker, machine.proof_checker = deal_checker, proof_checker
     violations: list[dict] = []
     unfinished = None if log.is_finished else STOPS_BEFORE_END.format(entry=len(log) - 1)
 

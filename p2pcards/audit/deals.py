@@ -58,9 +58,19 @@ class DealChecks:
         """A Future: whether every signature of ``log`` (read without them) verifies."""
         return self._pool.submit(signatures_hold, *signed_parts(log))
 
+    def shuffle(self, deck_in: list[bytes], message, context: bytes) -> None:
+        """A shuffle's proof, taken to hold, checked by a worker (``TableMachine.proof_checker``)."""
+        self._pending.append(self._pool.submit(_shuffle_proof_holds, deck_in, message, context))
+
+    def rekey(self, deck_in: list[bytes], deck_key: bytes, message, context: bytes) -> None:
+        """A re-key's proof, taken to hold, checked by a worker."""
+        self._pending.append(self._pool.submit(_rekey_proof_holds, deck_in, deck_key, message, context))
+
     def confirmed(self) -> bool:
-        """Every deal's layers are their recomputations, as the walk took them to be."""
-        return all(future.result() for future in self._pending)
+        """Every check sent to the workers since the last call says what the
+        walk took it to say: a deal's layers are their recomputations, a proof holds."""
+        pending, self._pending = self._pending, []
+        return all(future.result() for future in pending)
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
@@ -75,3 +85,18 @@ class DealChecks:
     def __exit__(self, *exc) -> None:
         self.close()
 
+
+def _shuffle_proof_holds(deck_in: list[bytes], message, context: bytes) -> bool:
+    try:
+        mental.verify_shuffle(deck_in, message, context)
+    except mental.MentalError:
+        return False
+    return True
+
+
+def _rekey_proof_holds(deck_in: list[bytes], deck_key: bytes, message, context: bytes) -> bool:
+    try:
+        mental.verify_rekey(deck_in, deck_key, message, context)
+    except mental.MentalError:
+        return False
+    return True
