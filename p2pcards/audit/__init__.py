@@ -34,7 +34,9 @@ from p2pcards.audit import deals
 from p2pcards.cards import unknown
 from p2pcards.i18n import N_, message_of
 from p2pcards.games import IllegalAction, NeedReveal, substitute
-from p2pcards.protocol.log import END, Entry, GameLog, LogError, parse_log, read_bytes
+from p2pcards.protocol.log import (
+    END, Entry, GameLog, LogError, parse_log, read_bytes, signatures_hold, signed_parts,
+)
 from p2pcards.protocol.machine import (
     ABORT,
     EQUIVOCATE,
@@ -187,7 +189,8 @@ def _audit_path(path, observe, restart, loaded, workers: int | None) -> tuple[Ga
         log = _parsed(data)  # the sequential read's error: an earlier entry's signature may fail first
     workers = deals.workers_for(len(log)) if workers is None else workers
     if workers == 0:
-        log = _parsed(data)
+        if not signatures_hold(*signed_parts(log), threads=None):
+            _parsed(data)  # raises the sequential read's error
         if loaded is not None:
             loaded(log)
         return log, audit_log(log, observe, restart, workers=0)

@@ -884,11 +884,12 @@ def signed_parts(log: GameLog) -> tuple[list[tuple], list[Ed25519Key]]:
     return [(e.seq, e.author, e.kind, e.body, e.signature) for e in log.entries[1:]], list(log._keys)
 
 
-def signatures_hold(parts: list[tuple], keys: list[Ed25519Key]) -> bool:
-    """Every signature of ``signed_parts`` verifies (what ``parse_log(signatures=False)`` left out)."""
+def signatures_hold(parts: list[tuple], keys: list[Ed25519Key], threads: int | None = 1) -> bool:
+    """Every signature of ``signed_parts`` verifies (what ``parse_log(signatures=False)``
+    left out), checked by ``threads`` threads (None: as parse_log does)."""
     entries = [Entry(b"", body, signature, seq, b"", author, kind, None, b"")
                for seq, author, kind, body, signature in parts]
-    return _first_bad_signature(entries, keys, 1, 1) is None
+    return _first_bad_signature(entries, keys, 1, threads or default_workers()) is None
 
 
 def read_bytes(path: str | os.PathLike) -> bytes:
