@@ -17,10 +17,13 @@ make it faster. This tool writes what it says today on:
     PYTHONPATH=$PWD python tools/audit_golden.py cheats   # play the cheat logs again (rarely)
     PYTHONPATH=$PWD python tools/audit_golden.py write    # the golden JSON, from the code on PYTHONPATH
 
-Write the golden file with the code whose answers are to be kept (the old
-tree: ``PYTHONPATH=/work/main``, the cases taken from this tree with
-``--cases``); regenerate it only for a deliberate change of what the audit says
-(a new check, a reworded detail), and say so in the commit.
+Write the golden file with the code whose answers are to be kept: run this
+tool from this tree with ``PYTHONPATH`` naming the old tree (the logs are read
+from this tree; the forgers are imported from the path, the old tree's first).
+The golden file of issue 26 was written so, with the code before it.
+Regenerate it only for a deliberate change of what the audit says (a new
+check, a reworded detail: its JSON keeps the English text), and say so in the
+commit.
 """
 
 from __future__ import annotations
