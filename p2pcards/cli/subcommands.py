@@ -276,8 +276,7 @@ def kind_in_words(kind: str) -> str:
 
 def format_report(report) -> str:
     from p2pcards.audit import NOTES
-    from p2pcards.i18n import known, ngettext, worded
-    from p2pcards.net.messages import printable
+    from p2pcards.i18n import known, ngettext, printable, worded
 
     if report.error:
         return _("NOT A VERIFIABLE LOG: {reason}").format(reason=worded(report.error, NOTES))
