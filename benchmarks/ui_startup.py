@@ -82,13 +82,12 @@ def redraw_costs(game_id: str, events: int) -> tuple[list[float], list[float]]:
                 if session is None or session.game.deal_over(session._state):
                     session = LocalSession(game_id, 4, seat=0, bots="random", seed=seed)
                     seed += 1
-                    session._state = session.game.start_deal(session.match)
-                    session._phase = "playing"
+                    session._begin_deal()  # as LocalSession.run deals
                     ui.show(session)
                     continue
                 who = session.game.to_act(session._state)
                 bot = session.bots.get(who) or session._hint_bot
-                session._apply(who, bot.choose(session.game, session._state))  # the event
+                session._apply(who, bot.choose(session.game, session._views.seat_state(who)))  # the event
                 app = ui.app
                 t = time.perf_counter()
                 app.renderer.render(app, app.layout)

@@ -412,3 +412,10 @@ def answer(text: str) -> bool | None:
     if word in no and word not in yes:
         return False
     return None
+
+
+def printable(text: str, max_len: int) -> str:
+    """Text from the network made safe for a terminal: at most ``max_len``
+    characters, each one the name rule refuses (controls such as ESC and BEL)
+    shown as '?'. For what is displayed, not checked (names are refused instead)."""
+    return "".join(c if c.isprintable() else "?" for c in text[:max_len])

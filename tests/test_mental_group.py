@@ -240,3 +240,17 @@ def test_public_mul_add_base_refuses_the_identity():
         public_mul_add_base(base_mul(k).format(), a, -a * k)  # a*(kG) - (ak)*G = 0
     with pytest.raises(MentalError, match="identity"):
         public_mul_add_base(X, 0, 0)
+
+
+def test_products_are_the_multiplications_a_deck_at_a_time():
+    from p2pcards.mental.group import base_mul, mul, products
+
+    keys = [2, 3, N - 1, 2**200 + 7]
+    pts = [load(x) for x in encode_deck("bura").values[:4]]
+    assert products(keys, pts) == [mul(p, k).format() for k, p in zip(keys, pts)]
+    assert products(keys) == [base_mul(k).format() for k in keys]
+    for bad in (0, N):
+        with pytest.raises(MentalError):
+            products([bad], pts[:1])
+        with pytest.raises(MentalError):
+            products([bad])

@@ -24,15 +24,20 @@ fully signed end: a player left, or a silence only a minority attests).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import gc
 
+from p2pcards.audit import deals
 from p2pcards.cards import unknown
 from p2pcards.i18n import N_, Text, message_of
 from p2pcards.games import IllegalAction, NeedReveal, substitute
-from p2pcards.net.messages import printable
-from p2pcards.protocol.log import END, Entry, GameLog, LogError, read_log
-from p2pcards.protocol.machine import (ABORT, ACTION, EQUIVOCATE, KEYS, PAUSE, REKEY, REVEAL, SHUFFLE, STOPPED,
-                                       UNSIGNED_END, Expect, TableMachine, Violation)
+from p2pcards.i18n import printable
+from p2pcards.protocol.log import (
+    END, Entry, GameLog, LogError, parse_log, read_bytes, signatures_hold, signed_parts,
+)
+from p2pcards.protocol.machine import (ABORT, ACTION, EQUIVOCATE, KEYS, PAUSE, REKEY, REVEAL, SHUFFLE,
+                                       STOPPED, UNSIGNED_END, Expect, TableMachine, Violation)
 from p2pcards.protocol.walk import LogWalk, Step, blamed, machine_at
 
 CLEAN, VIOLATIONS, UNVERIFIABLE, UNFINISHED = 0, 1, 2, 3
@@ -114,7 +119,14 @@ def _violation(v: Violation, entry: int | None) -> dict:
 def load(path) -> GameLog:
     """The log at ``path``, checked as a file (signatures, chain); Unverifiable if not."""
     try:
-        log = read_log(path, strict=True)
+        return _parsed(read_bytes(path))
+    except LogError as exc:
+        raise Unverifiable(message_of(exc)) from None
+
+
+def _parsed(data: bytes, signatures: bool = True) -> GameLog:
+    try:
+        log = parse_log(data, strict=True, signatures=signatures)
     except LogError as exc:
         raise Unverifiable(message_of(exc)) from None
     if len(log) == 0:
@@ -122,41 +134,132 @@ def load(path) -> GameLog:
     return log
 
 
-def audit_file(path) -> AuditReport:
+def audit_file(path, workers: int | None = None) -> AuditReport:
     try:
-        log = load(path)
+        return audit_path(path, workers=workers)[1]
     except Unverifiable as exc:
         return _unverifiable(message_of(exc))
-    return audit_log(log)
 
 
 def _unverifiable(reason: str) -> AuditReport:
     return AuditReport(False, "", [], 0, 0, [], {}, None, UNVERIFIABLE, reason)
 
 
-def audit_log(log: GameLog, observe=None) -> AuditReport:
+def audit_path(path, observe=None, restart=None, loaded=None, workers: int | None = None
+               ) -> tuple[GameLog, AuditReport]:
+    """The log at ``path`` and its audit (``audit_log``); Unverifiable if it
+    is not a verifiable log. ``loaded(log)`` is called once the file is read
+    and checked, before the walk.
+
+    A long log is read with its chain and structure checked at once and its
+    signatures checked by a worker process while the walk goes on (one of the
+    workers of the deals' checks, ``deals.DealChecks``); if one fails, the
+    file is read again in place to say which, as the sequential read does
+    (``restart()`` is called first: what the walk showed is void)."""
+    with _without_cyclic_gc():
+        return _audit_path(path, observe, restart, loaded, workers)
+
+
+@contextlib.contextmanager
+def _without_cyclic_gc():
+    """The cyclic garbage collector paused: a walk makes hundreds of thousands
+    of objects that live on (the log, a replay's states) and no cycle worth
+    collecting, and the collector's passes over them cost a tenth of a replay."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _audit_path(path, observe, restart, loaded, workers: int | None) -> tuple[GameLog, AuditReport]:
+    try:
+        data = read_bytes(path)
+    except LogError as exc:
+        raise Unverifiable(message_of(exc)) from None
+    try:
+        log = _parsed(data, signatures=False)
+    except Unverifiable:
+        log = _parsed(data)  # the sequential read's error: an earlier entry's signature may fail first
+    workers = deals.workers_for(len(log)) if workers is None else workers
+    if workers == 0:
+        if not signatures_hold(*signed_parts(log), threads=None):
+            _parsed(data)  # raises the sequential read's error
+        if loaded is not None:
+            loaded(log)
+        return log, audit_log(log, observe, restart, workers=0)
+    with deals.DealChecks(workers) as checks:
+        signed = checks.signatures_hold(log)
+        if loaded is not None:
+            loaded(log)
+        report = _first_pass(log, observe, restart, checks)
+        if not signed.result():
+            if restart is not None:
+                restart()
+            _parsed(data)  # raises the sequential read's error
+            raise AssertionError("a signature failed in one read of a file and not in the other")
+        return log, _second_pass(log, report, checks)
+
+
+def audit_log(log: GameLog, observe=None, restart=None, workers: int | None = None) -> AuditReport:
     """The audit of a log. A first pass defers the dealing proofs and key
     checks to each deal's final check, which recomputes every layer from the
     revealed seeds (cheaper, and says more); if it finds anything wrong, the
     log is audited again with every proof and key checked as the players
     checked them, so that a fault is pinned to the entry where it was made.
 
+    The first pass has the deals' final checks done by ``workers`` other
+    processes (None: as many as are worth it, ``deals.workers_for``) while it
+    walks on; if one of them finds what the walk did not expect, the first
+    pass is walked again with every check in place (``restart()`` is called
+    first), so the report is the same either way.
+
     ``observe(entry, machine, deal_before, state_before, refused)`` is called
     after each entry of the first pass (``refused``: the Violation, or None),
     so that the replay is built from the audit's own walk through the log."""
-    report = _audit_log(log, verify_proofs=False, observe=observe)
-    if report.exit_code == VIOLATIONS:
-        report = _audit_log(log, verify_proofs=True)
+    workers = deals.workers_for(len(log)) if workers is None else workers
+    if workers > 0:
+        with deals.DealChecks(workers) as checks:
+            return _second_pass(log, _first_pass(log, observe, restart, checks), checks)
+    return _second_pass(log, _first_pass(log, observe, restart, None), None)
+
+
+def _first_pass(log: GameLog, observe, restart, checks: deals.DealChecks | None) -> AuditReport:
+    if checks is None:
+        return _audit_log(log, verify_proofs=False, observe=observe)
+    report = _audit_log(log, verify_proofs=False, observe=observe, deal_checker=checks)
+    if not checks.confirmed():
+        if restart is not None:
+            restart()
+        report = _audit_log(log, verify_proofs=False, observe=observe)
     return report
 
 
-def _audit_log(log: GameLog, verify_proofs: bool, observe=None) -> AuditReport:
+def _second_pass(log: GameLog, report: AuditReport, checks: deals.DealChecks | None) -> AuditReport:
+    """After a first pass that found violations, the audit with every proof
+    and key checked as the players checked them. With workers, the proofs are
+    checked there while the walk goes on as if each held; if one does not,
+    the pass is walked again with every proof checked in place."""
+    if report.exit_code != VIOLATIONS:
+        return report
+    if checks is not None:
+        report = _audit_log(log, verify_proofs=True, deal_checker=checks, proof_checker=checks)
+        if checks.confirmed():
+            return report
+    return _audit_log(log, verify_proofs=True)
+
+
+def _audit_log(log: GameLog, verify_proofs: bool, observe=None, deal_checker=None, proof_checker=None
+               ) -> AuditReport:
     players = _players(log)
     try:
         walk = LogWalk(log, verify_proofs=verify_proofs)
     except Exception as exc:  # an unknown game or options no engine accepts
         return _unverifiable(f"entry 0: {exc}")
     machine = walk.machine
+    machine.deal_checker, machine.proof_checker = deal_checker, proof_checker
     violations: list[dict] = []
     unfinished = None if log.is_finished else STOPS_BEFORE_END.format(entry=len(log) - 1)
 

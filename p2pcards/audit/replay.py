@@ -20,7 +20,7 @@ import dataclasses
 import os
 import threading
 
-from p2pcards.audit import UNFINISHED, Unverifiable, audit_log, load
+from p2pcards.audit import UNFINISHED, Unverifiable, audit_path
 from p2pcards.cards import unknown
 from p2pcards.games import get_game, substitute
 from p2pcards.i18n import N_, _, message_of, shown
@@ -90,6 +90,7 @@ class Replay:
         self.frames: list[Frame] = []
         self.moves: list[Move] = []
         self.deal_codes: dict[int, list[str]] = {}
+        self._mappings: dict[int, dict[str, str]] = {}  # _revealed
         self.results: dict[int, DealResult] = {}
         self.match_result: dict | None = None  # game.match_result as the log ends
         self.findings: dict[int, list[dict]] = {}
@@ -123,16 +124,18 @@ class Replay:
 
     def walk(self) -> "Replay":
         """Read the whole log (the audit's walk); frames and moves grow as it goes."""
+        def loaded(log) -> None:
+            self.log = log
+            self.total, self.finished_log, self.reading = len(log), log.is_finished, False
+            if self.on_progress:
+                self.on_progress()
+
         try:
             try:
-                self.log = load(self.path)
+                _, report = audit_path(self.path, observe=self._observe, restart=self._restart, loaded=loaded)
             except Unverifiable as exc:
                 raise ReplayError(N_("cannot replay {path}: {reason}", path=os.fspath(self.path),
                                      reason=message_of(exc))) from None
-            self.total, self.finished_log, self.reading = len(self.log), self.log.is_finished, False
-            if self.on_progress:
-                self.on_progress()
-            report = audit_log(self.log, observe=self._observe)
             for v in report.violations:
                 self.findings.setdefault(v["entry"] if v["entry"] is not None else 0, []).append(v)
             self.report = report
@@ -149,6 +152,13 @@ class Replay:
             if self.on_progress:
                 self.on_progress()
         return self
+
+    def _restart(self) -> None:
+        """Back to the table entry: the audit walks the log again (a deal's
+        layers were not what its walk took them to be, ``audit_log``)."""
+        self.frames, self.moves = self.frames[:1], self.moves[:1]
+        self.deal_codes, self._mappings, self.results, self.findings = {}, {}, {}, {}
+        self.match_result, self._pending = None, None
 
     def start(self) -> threading.Thread:
         """The walk in a thread (the viewer shows what is read so far)."""
@@ -230,12 +240,22 @@ class Replay:
         return _("{game} for {players}: {seats}").format(game=table.game, players=len(table.players), seats=seats)
 
     # ----- looking at a frame -------------------------------------------------------
+    def _revealed(self, deal: int) -> dict[str, str] | None:
+        """Every token of ``deal`` -> its card, once the reveal made them known (made once a deal)."""
+        codes = self.deal_codes.get(deal)
+        if codes is None:
+            return None
+        mapping = self._mappings.get(deal)
+        if mapping is None:
+            mapping = self._mappings[deal] = {unknown(p): c for p, c in enumerate(codes)}
+        return mapping
+
     def full_state(self, frame: Frame):
         """The deal state at ``frame`` with every card known (after the reveal)."""
-        codes = self.deal_codes.get(frame.deal)
-        if frame.state is None or codes is None:
+        mapping = self._revealed(frame.deal)
+        if frame.state is None or mapping is None:
             return frame.state
-        return substitute(frame.state, {unknown(p): c for p, c in enumerate(codes)})
+        return substitute(frame.state, mapping)
 
     def view(self, frame: Frame, seat: int | None) -> dict | None:
         """The table at ``frame`` as ``seat`` saw it (None: a spectator)."""
@@ -252,10 +272,10 @@ class Replay:
 
     def public_action(self, frame: Frame) -> dict | None:
         """An action with every card the reveal made known."""
-        codes = self.deal_codes.get(frame.deal)
-        if frame.action is None or codes is None:
+        mapping = self._revealed(frame.deal)
+        if frame.action is None or mapping is None:
             return frame.action
-        return substitute(frame.action, {unknown(p): c for p, c in enumerate(codes)})
+        return substitute(frame.action, mapping)
 
     def frame_of(self, move: Move) -> Frame:
         return self.frames[move.last]

@@ -306,8 +306,7 @@ def kind_in_words(kind: str) -> str:
 
 def format_report(report) -> str:
     from p2pcards.audit import NOTES
-    from p2pcards.i18n import known, ngettext, worded
-    from p2pcards.net.messages import printable
+    from p2pcards.i18n import known, ngettext, printable, worded
     from p2pcards.ui.scoresheet import shell_text
 
     if report.error:

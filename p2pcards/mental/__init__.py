@@ -19,8 +19,8 @@ tests and benchmarks is in ``p2pcards.testing.mental_sim``.
 
 from p2pcards.mental.deal import (
     KINDS, DealAudit, DealRecord, Finding, card_key_commitments, card_keys_step, check_card_key,
-    check_deal, commit_step, open_card, open_physical, parse_card_keys, parse_commit, parse_reveal,
-    rekey_values, reveal_step,
+    check_deal, commit_step, expect_deal, layers_match, open_card, open_physical, parse_card_keys, parse_commit,
+    parse_reveal, rekey_values, reveal_step,
 )
 from p2pcards.mental.encoding import EncodedDeck, encode_card, encode_deck
 from p2pcards.mental.group import (

@@ -18,8 +18,8 @@ from typing import Iterable, Sequence
 from p2pcards.i18n import N_, message_of
 from p2pcards.mental.encoding import EncodedDeck, encode_deck
 from p2pcards.mental.group import (
-    HASH_LEN, N, SEED_LEN, BadMessage, MentalError, inverse, lincomb, points,
-    scalar_from_bytes, scalar_to_bytes, shuffle_values, strip,
+    HASH_LEN, N, SEED_LEN, BadMessage, MentalError, inverse, points, products,
+    scalar_from_bytes, scalar_to_bytes, strip,
 )
 from p2pcards.mental.keys import DealSecrets, seed_commitment
 from p2pcards.mental.rekey import card_key_commitment, parse_rekey, verify_rekey
@@ -56,11 +56,12 @@ def rekey_values(secrets: DealSecrets, deck_in: Sequence[bytes],
     k_inv = inverse(secrets.deck_key)
     pts = points(deck_in, "input deck")
     source = range(len(pts)) if source is None else source
-    return [lincomb([secrets.card_key(j) * k_inv % N], [pts[i]]).format() for j, i in enumerate(source)]
+    keys = secrets.card_keys(len(pts))
+    return products([keys[j] * k_inv % N for j in range(len(source))], [pts[i] for i in source])
 
 
 def card_key_commitments(secrets: DealSecrets, size: int) -> list[bytes]:
-    return [card_key_commitment(secrets.card_key(j)) for j in range(size)]
+    return products(secrets.card_keys(size))
 
 
 def check_card_key(key: int, commitment: bytes) -> bool:
@@ -182,14 +183,19 @@ def _at(seq: Sequence, i: int):
     return seq[i] if i < len(seq) else None
 
 
-def check_deal(record: DealRecord, proofs_verified: bool = False) -> DealAudit:
+def check_deal(record: DealRecord, proofs_verified: bool = False, deferred: list | None = None) -> DealAudit:
     """Judge every step of a deal from public data and the revealed seeds.
     Every step is judged against the deck its seat actually received, so a
     wrong step blames its own seat only. A seat whose seed is revealed has
     its layers recomputed from it (its proofs are then redundant and are not
     checked); a seat without a usable seed has its proofs checked, unless
     ``proofs_verified`` says the caller did so already (the table's machine,
-    entry by entry)."""
+    entry by entry).
+
+    With a list ``deferred``, every layer recomputed from a seed is taken to
+    be its recomputation, and what would show it is appended to the list for
+    ``layers_match`` (no curve arithmetic here): what the whole check says if
+    that holds (``expect_deal``)."""
     deck = encode_deck(record.game_id)
     n, size = record.players, len(deck)
     if not isinstance(n, int) or n < 2:
@@ -228,8 +234,10 @@ def check_deal(record: DealRecord, proofs_verified: bool = False) -> DealAudit:
                 break
             out, deck_keys[s] = parsed.deck, parsed.key
         perm = sec.deck_permutation(size) if sec is not None else None
-        if perm is not None and (
-            sec.deck_key_point != deck_keys[s] or shuffle_values(sec.deck_key, perm, values) != out
+        if perm is not None and deferred is not None:
+            deferred.append((SHUFFLE_LAYER, sec.seed, values, out, deck_keys[s]))
+        elif perm is not None and (
+            sec.deck_key_point != deck_keys[s] or _shuffled(sec.deck_key, perm, values) != out
         ):
             perm = None
             findings.append(Finding(s, "bad-shuffle", N_(
@@ -261,7 +269,9 @@ def check_deal(record: DealRecord, proofs_verified: bool = False) -> DealAudit:
                 values = None
                 break
         commitments[s] = parsed.commits
-        if sec is not None:
+        if sec is not None and deferred is not None:
+            deferred.append((REKEY_LAYER, sec.seed, values, parsed.deck, parsed.commits))
+        elif sec is not None:
             expect = rekey_values(sec, values)
             wrong = [j for j in range(size) if expect[j] != parsed.deck[j]]
             wrong = wrong or [j for j, c in enumerate(card_key_commitments(sec, size)) if c != parsed.commits[j]]
@@ -307,6 +317,49 @@ def check_deal(record: DealRecord, proofs_verified: bool = False) -> DealAudit:
             if i is not None:
                 cards[j], physical[j] = deck.codes[i], i
     return DealAudit(findings, cards, physical)
+
+
+SHUFFLE_LAYER, REKEY_LAYER = "shuffle", "rekey"
+
+
+def expect_deal(record: DealRecord, proofs_verified: bool = False) -> tuple[DealAudit, list] | None:
+    """(what ``check_deal`` says of the deal if every layer is its
+    recomputation from the revealed seeds, the layers to recompute to know:
+    ``layers_match``), at no cost in curve arithmetic; None if the deal is not
+    like that as far as can be seen without it (a seed missing or wrong, a
+    message malformed, a wrong key): then only the whole check can say."""
+    n = record.players
+    if (not isinstance(n, int) or n < 2 or len(record.shuffles) != n or len(record.rekeys) != n
+            or len(record.reveals) < n or any(r is None for r in record.reveals[:n])):
+        return None
+    layers: list = []
+    audit = check_deal(record, proofs_verified, deferred=layers)
+    if audit.findings or any(c is None for c in audit.cards):
+        return None
+    return audit, layers
+
+
+def layers_match(layers: list) -> bool:
+    """Every layer ``check_deal(deferred=...)`` set aside is exactly its
+    recomputation from its seat's seed: a shuffle, its input encrypted with the
+    deck key and permuted, the key's commitment K = k*G; a re-key, its input
+    with the deck key swapped for each position's card key, and the card keys'
+    commitments k_j*G. The curve arithmetic of a deal's final check."""
+    for kind, seed, deck_in, deck_out, extra in layers:
+        sec, size = DealSecrets(seed), len(deck_in)
+        if kind == SHUFFLE_LAYER:
+            if sec.deck_key_point != extra or _shuffled(sec.deck_key, sec.deck_permutation(size), deck_in) != deck_out:
+                return False
+        elif rekey_values(sec, deck_in) != deck_out or card_key_commitments(sec, size) != extra:
+            return False
+    return True
+
+
+def _shuffled(k: int, perm: Sequence[int], values: Sequence[bytes]) -> list[bytes]:
+    """What a shuffle with deck key ``k`` and ``perm`` makes of ``values``
+    (``group.shuffle_values``, a deck at a time)."""
+    pts = points(values, "input deck")
+    return products([k] * len(perm), [pts[i] for i in perm])
 
 
 def _check_seeds(record: DealRecord, n: int, findings: list[Finding]) -> list[DealSecrets | None]:

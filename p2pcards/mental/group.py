@@ -169,20 +169,24 @@ def _check_key(k: int) -> bytes:
 # dict (its operations are atomic for the pipelining thread), emptied when full.
 _POINTS: dict[bytes, PublicKey] = {}
 _POINTS_MAX = 16384
+_TWEAK_MUL, _PARSE, _NEW, _CTX = (_lib.secp256k1_ec_pubkey_tweak_mul, _lib.secp256k1_ec_pubkey_parse, _ffi.new,
+                                  _CONTEXT.ctx)
 
 
 def _parse(b: bytes) -> PublicKey | None:
+    """The point of 33 bytes, or None if they are not the canonical compressed
+    encoding of a point. libsecp256k1 refuses an x-coordinate >= p and an x
+    off the curve, so a compressed encoding it parses is the canonical one
+    (tests/test_mental_group.py holds the non-canonical ones)."""
     point = _POINTS.get(b)
     if point is not None:
         return point
     if b[0] not in (2, 3):
         return None
-    try:
-        point = PublicKey(b)
-    except (ValueError, TypeError):
+    out = _NEW("secp256k1_pubkey *")
+    if not _PARSE(_CTX, out, b, POINT_LEN):
         return None
-    if point.format() != b:
-        return None
+    point = PublicKey(out)
     _remember(b, point)
     return point
 
@@ -232,7 +236,6 @@ def mul(point: PublicKey, k: int) -> PublicKey:
     return _tweak_mul(point, scalar_to_bytes(k))
 
 
-_TWEAK_MUL, _NEW, _CTX = _lib.secp256k1_ec_pubkey_tweak_mul, _ffi.new, _CONTEXT.ctx
 
 
 def _tweak_mul(point: PublicKey, k: bytes) -> PublicKey:
@@ -247,6 +250,33 @@ def _tweak_mul(point: PublicKey, k: bytes) -> PublicKey:
 def base_mul(k: int) -> PublicKey:
     """k*G."""
     return PublicKey.from_valid_secret(scalar_to_bytes(k))
+
+
+_SERIALIZE, _CREATE, _COMPRESSED = (_lib.secp256k1_ec_pubkey_serialize, _lib.secp256k1_ec_pubkey_create,
+                                     _lib.SECP256K1_EC_COMPRESSED)
+
+
+def products(scalars: Iterable[int], pts: Iterable[PublicKey] | None = None) -> list[bytes]:
+    """The encodings of k_i*X_i, or of k_i*G without ``pts`` (each k_i in
+    [1, n-1]): what an audit recomputes from revealed seeds, a deck at a
+    time, without a Python object per point (one buffer, libsecp256k1's own
+    calls)."""
+    out, encoded, size = _NEW("secp256k1_pubkey *"), _NEW("unsigned char[33]"), _NEW("size_t *")
+    buffer, move, result = _ffi.buffer(encoded), _ffi.memmove, []
+    for k, point in zip(scalars, pts) if pts is not None else ((k, None) for k in scalars):
+        if not 1 <= k < N:
+            raise MentalError("a key must be an int in [1, n-1]")
+        if point is None:
+            done = _CREATE(_CTX, out, k.to_bytes(SCALAR_LEN, "big"))
+        else:
+            move(out, point.public_key, 64)
+            done = _TWEAK_MUL(_CTX, out, k.to_bytes(SCALAR_LEN, "big"))
+        if not done:
+            raise MentalError("a multiplication failed")  # only for k out of range: a bug here
+        size[0] = POINT_LEN
+        _SERIALIZE(_CTX, encoded, size, out, _COMPRESSED)
+        result.append(buffer[:])
+    return result
 
 
 def add(pts: Sequence[PublicKey]) -> PublicKey:
@@ -344,14 +374,16 @@ def split_points(blob: object, count: int, what: str = "deck", distinct: bool = 
         raise BadMessage(N_("{what} must hold {count} points of {size} bytes ({total} bytes), got {got} bytes",
                             what=what, count=count, size=POINT_LEN, total=count * POINT_LEN, got=len(blob)))
     xs = [blob[i:i + POINT_LEN] for i in range(0, len(blob), POINT_LEN)]
-    seen: dict[bytes, int] = {}
-    for j, x in enumerate(xs):
-        load(x, f"{what} value {j}")
-        if distinct:
+    bad = next((j for j, x in enumerate(xs) if _parse(x) is None), len(xs))
+    if distinct and len(set(xs)) != len(xs):
+        seen: dict[bytes, int] = {}
+        for j, x in enumerate(xs[:bad]):  # the first fault in order is the one told
             if x in seen:
                 raise BadMessage(N_("{what} holds the same value at positions {first} and {second}",
                                     what=what, first=seen[x], second=j))
             seen[x] = j
+    if bad < len(xs):
+        load(xs[bad], f"{what} value {bad}")  # raises, saying what is wrong with it
     return xs
 
 
@@ -359,8 +391,11 @@ def split_scalars(blob: object, count: int, what: str) -> list[int]:
     if not isinstance(blob, bytes) or len(blob) != count * SCALAR_LEN:
         raise BadMessage(N_("{what} must be {count} scalars of {size} bytes, got {got}",
                             what=what, count=count, size=SCALAR_LEN, got=_describe(blob)))
-    return [scalar_from_bytes(blob[i:i + SCALAR_LEN], f"{what} {i // SCALAR_LEN}")
-            for i in range(0, len(blob), SCALAR_LEN)]
+    out = [int.from_bytes(blob[i:i + SCALAR_LEN], "big") for i in range(0, len(blob), SCALAR_LEN)]
+    for j, k in enumerate(out):
+        if not 1 <= k < N:
+            scalar_from_bytes(blob[j * SCALAR_LEN:(j + 1) * SCALAR_LEN], f"{what} {j}")  # raises, saying why
+    return out
 
 
 def scalars_bytes(ks: Iterable[int]) -> bytes:

@@ -7,6 +7,7 @@ import struct
 from typing import Any
 
 from .. import limits
+from ..i18n import printable  # noqa: F401 (its home was here; the audit and the record read it without the network)
 from .errors import ProtocolError
 
 KEY_LEN = 32  # raw Ed25519 public key
@@ -105,13 +106,6 @@ def check_name(name: Any, what: str = "name") -> str:
     if not name.isprintable() or name != name.strip():
         raise ProtocolError(f"{what} {name!r} has control characters or surrounding spaces")
     return name
-
-
-def printable(text: str, max_len: int) -> str:
-    """Text from the network made safe for a terminal: at most ``max_len``
-    characters, each one the name rule refuses (controls such as ESC and BEL)
-    shown as '?'. For what is displayed, not checked (names are refused instead)."""
-    return "".join(c if c.isprintable() else "?" for c in text[:max_len])
 
 
 def check_options(options: Any) -> dict[str, str | int | bool]:

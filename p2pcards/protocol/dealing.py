@@ -135,7 +135,7 @@ def check_deal(machine, deal) -> tuple[list, list[str] | None]:
     )
     # The machine verified each proof as it took the entry, unless it defers
     # them to this check (the audit: recomputing from the seeds is cheaper).
-    audit = mental.check_deal(record, proofs_verified=machine.verify_proofs)
+    audit = (machine.deal_checker or mental.check_deal)(record, machine.verify_proofs)
     violations = []
     for finding in audit.findings:
         # A seat that never got to commit, or was blamed already and did not

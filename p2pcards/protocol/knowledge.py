@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from p2pcards.cards import UNKNOWN_PREFIX, is_code, is_unknown, unknown, unknown_position
 from p2pcards.games.base import Game, IllegalAction, not_held, substitute
+from p2pcards.i18n import N_
 
 
 _PREFIX_LEN = len(UNKNOWN_PREFIX)
@@ -95,14 +96,45 @@ class KeyBook:
 def view_tokens(game: Game, state, players: int) -> tuple[set[str], ...]:
     """The tokens in the public view, then in each seat's view, of ``state``.
     States are never changed in place, so the last state's are kept: a keys
-    entry that shows a card to one seat only leaves the state as it was."""
+    entry that shows a card to one seat only leaves the state as it was.
+
+    A seat's view differs from the public one in a few fields (its hand): the
+    tokens of a field equal to the public view's are the public field's,
+    found once (comparing is done in C, walking in Python)."""
     global _last_views
     last = _last_views
     if last is not None and last[0] is game and last[1] is state and len(last[2]) == players + 1:
         return last[2]
-    tokens = tuple(tokens_in(game.view(state, seat)) for seat in (None, *range(players)))
-    _last_views = (game, state, tokens)
-    return tokens
+    public = game.view(state, None)
+    if isinstance(public, dict):
+        by_field = {key: tokens_in(value) for key, value in public.items()}
+        tokens = [set().union(*by_field.values())]
+        for seat in range(players):
+            view = game.view(state, seat)
+            if not isinstance(view, dict):
+                tokens.append(tokens_in(view))
+                continue
+            found: set[str] = set()
+            for key, value in view.items():
+                if key in by_field and _same(value, public[key]):
+                    found |= by_field[key]
+                else:
+                    found |= tokens_in(value)
+            tokens.append(found)
+    else:
+        tokens = [tokens_in(public), *(tokens_in(game.view(state, seat)) for seat in range(players))]
+    result = tuple(tokens)
+    _last_views = (game, state, result)
+    return result
+
+
+def _same(a, b) -> bool:
+    """Equal, with the same tokens: ``==`` of views (plain data); a value that
+    cannot be compared is taken as different (its tokens are then walked)."""
+    try:
+        return a is b or (type(a) is type(b) and a == b)
+    except Exception:
+        return False
 
 
 _last_views: tuple | None = None
@@ -114,16 +146,21 @@ def reveal_audiences(game: Game, state, players: int, book: KeyBook) -> dict[int
     seat has not been shown yet."""
     audiences: dict[int, set[int] | None] = {}
     public, *seats = view_tokens(game, state, players)
+    published = book.published
     for token in public:
         position = unknown_position(token)
         if not book.is_public(position):
             audiences[position] = None
     for seat, tokens in enumerate(seats):
-        for token in tokens:
+        # A token of the public view is shown to all or due to all already.
+        for token in tokens - public if public else tokens:
             position = unknown_position(token)
-            if position in audiences or book.knows(seat, position):
+            if position in audiences:
                 continue
-            audiences.setdefault(position, set()).add(seat)
+            have = published.get(position, ())
+            if len(have) - (seat in have) == players - 1:
+                continue  # every other seat's key is public: the seat knows it (KeyBook.knows)
+            audiences[position] = {seat}
     return audiences
 
 

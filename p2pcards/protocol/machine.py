@@ -151,6 +151,13 @@ class TableMachine:
         # Entries before this place had their proofs verified by this seat when it took
         # them in (a seat reopening its own log after a crash): not checked twice.
         self.verified_before = 0
+        # The final check of a deal, (mental.DealRecord, proofs verified) -> DealAudit;
+        # None: mental.check_deal. The audit has it done in other processes (audit/deals.py).
+        self.deal_checker = None
+        # Checks a well-formed shuffle's or re-key's proof (.shuffle(deck_in, message, context),
+        # .rekey(deck_in, deck key, message, context)) in place of the machine, which goes on as
+        # if it held; None: checked here. The audit's second pass has them checked by workers.
+        self.proof_checker = None
         self.game = get_game(table.game)
         self.players = len(table.players)
         extra = table.extra if isinstance(table.extra, dict) else {}
@@ -342,11 +349,14 @@ class TableMachine:
 
     def _accept_shuffle(self, entry: Entry, want: Expect) -> None:
         context = self.proof_context(entry.author, SHUFFLE, entry.prev_hash)
+        verify, deferred = self._verify(entry), self.proof_checker is not None
         try:
             deck, commitment, deck_key = dealing.check_shuffle(self.deck_in(), entry.payload, context,
-                                                               self._verify(entry))
+                                                               verify and not deferred)
         except dealing.DealingError as exc:
             raise Violation(entry.author, "bad-shuffle", message_of(exc)) from None
+        if verify and deferred:
+            self.proof_checker.shuffle(self.deck_in(), entry.payload.get("shuffle"), context)
         self.deal.decks.append(deck)
         self.deal.commitments[entry.author] = commitment
         self.deal.deck_keys[entry.author] = deck_key
@@ -354,11 +364,15 @@ class TableMachine:
 
     def _accept_rekey(self, entry: Entry, want: Expect) -> None:
         context = self.proof_context(entry.author, REKEY, entry.prev_hash)
+        verify, deferred = self._verify(entry), self.proof_checker is not None
         try:
             deck, commitments = dealing.check_rekey(self.deck_in(), self.deal.deck_keys[entry.author],
-                                                    entry.payload, context, self._verify(entry))
+                                                    entry.payload, context, verify and not deferred)
         except dealing.DealingError as exc:
             raise Violation(entry.author, "bad-rekey", message_of(exc)) from None
+        if verify and deferred:
+            self.proof_checker.rekey(self.deck_in(), self.deal.deck_keys[entry.author], entry.payload.get("rekey"),
+                                     context)
         self.deal.decks.append(deck)
         self.deal.key_commitments[entry.author] = commitments
         self.deal.rekey_messages.append((context, entry.payload.get("rekey")))

@@ -15,7 +15,17 @@ earlier lines, F1 help, PgUp/PgDn scroll help and rules, Esc back to the
 table, Ctrl-C leaves (asking first during a game).
 """
 
-from p2pcards.ui.app import TableApp, play_local, run_app, run_app_async
-from p2pcards.ui.session import LocalSession, Notifier, SeatSession
+import importlib
+
+# Loaded when first asked for: ``replay --text`` and the audit import modules of
+# this package without wanting the full-screen application (trio, prompt-toolkit).
+_HOMES = {"TableApp": "app", "play_local": "app", "run_app": "app", "run_app_async": "app",
+          "LocalSession": "session", "Notifier": "session", "SeatSession": "session"}
 
 __all__ = ["LocalSession", "Notifier", "SeatSession", "TableApp", "play_local", "run_app", "run_app_async"]
+
+
+def __getattr__(name: str):
+    if name in _HOMES:
+        return getattr(importlib.import_module(f"p2pcards.ui.{_HOMES[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

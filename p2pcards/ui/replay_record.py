@@ -14,8 +14,7 @@ import json
 from typing import Iterator
 
 from p2pcards.audit.replay import DEAL_OVER, DEALT, MOVE, STOP, THE_END, Replay
-from p2pcards.i18n import _, ngettext, worded
-from p2pcards.net.messages import printable
+from p2pcards.i18n import _, ngettext, printable, worded
 from p2pcards.ui.lobby import options_lines
 from p2pcards.ui.render import match_verdict
 from p2pcards.ui.scoresheet import match_sheet, shell_text

@@ -12,14 +12,7 @@ screen is already up: what is read so far can be watched at once.
 from __future__ import annotations
 
 import asyncio
-
-from prompt_toolkit.application import Application
-from prompt_toolkit.formatted_text import StyleAndTextTuples, fragment_list_to_text
-from prompt_toolkit.key_binding import KeyBindings
-from prompt_toolkit.layout import HSplit, Layout, VSplit, Window
-from prompt_toolkit.layout.controls import FormattedTextControl
-from prompt_toolkit.layout.dimension import Dimension
-from prompt_toolkit.mouse_events import MouseEventType
+from typing import TYPE_CHECKING
 
 from p2pcards.audit.replay import DEAL_OVER, MOVE, THE_END
 from p2pcards.i18n import N_, _, ngettext, worded
@@ -27,6 +20,14 @@ from p2pcards.ui.render import Painter, match_verdict, render_table, wrap_fragme
 from p2pcards.ui.scoresheet import deal_sheet, match_sheet, result_line
 from p2pcards.ui.session import PHASE_PLAYING, FinishedDeal, Notifier
 from p2pcards.ui.wording import with_own_cards
+
+# prompt-toolkit is imported where the screen is built: ``replay --text`` reads
+# the game through a ReplaySession without it (issue 26: its import is a
+# fifth of the command's time).
+if TYPE_CHECKING:
+    from prompt_toolkit.application import Application
+    from prompt_toolkit.formatted_text import StyleAndTextTuples
+    from prompt_toolkit.key_binding import KeyBindings
 
 # Translators: the replay's keys, at the bottom of its screen; keep the keys, translate the words.
 KEYS_HELP = N_(
@@ -391,6 +392,8 @@ class ReplayViewer:
         return out
 
     def _click(self, i: int):
+        from prompt_toolkit.mouse_events import MouseEventType
+
         def handler(mouse_event):
             if mouse_event.event_type != MouseEventType.MOUSE_UP:
                 return NotImplemented
@@ -417,6 +420,8 @@ class ReplayViewer:
 
     def _height(self, fragments: StyleAndTextTuples) -> int:
         """The rows a line of the frame takes, wrapped at the screen's width (at most 2)."""
+        from prompt_toolkit.formatted_text import fragment_list_to_text
+
         return max(1, min(2, -(-len(fragment_list_to_text(fragments).rstrip()) // self._columns())))
 
     def _body_rows(self) -> int:
@@ -430,6 +435,11 @@ class ReplayViewer:
             return 40
 
     def _build(self, input, output) -> Application:
+        from prompt_toolkit.application import Application
+        from prompt_toolkit.layout import HSplit, Layout, VSplit, Window
+        from prompt_toolkit.layout.controls import FormattedTextControl
+        from prompt_toolkit.layout.dimension import Dimension
+
         from p2pcards.ui.app import STYLE
 
         body = VSplit(
@@ -474,6 +484,8 @@ class ReplayViewer:
             self._autoplay_task = self.app.create_background_task(self._autoplay())
 
     def _keys(self) -> KeyBindings:
+        from prompt_toolkit.key_binding import KeyBindings
+
         kb = KeyBindings()
         s = self.session
 

@@ -345,14 +345,18 @@ class LocalSession:
             await self._wake.wait()
 
     # ----- the table ---------------------------------------------------------
+    def _begin_deal(self) -> None:
+        """The next deal dealt: the table's state and what each seat knows of it."""
+        deck = deal_deck(self.game, self.match)
+        self._views = SeatViews(self.game, self.match, deck)
+        self._state = self.game.start_deal(self.match, deck=list(deck))
+        self._phase = PHASE_PLAYING
+
     async def run(self) -> None:
         """Play the match to its end (or to ``max_deals``); then return."""
         deals = 0
         while not self.game.match_over(self.match):
-            deck = deal_deck(self.game, self.match)
-            self._views = SeatViews(self.game, self.match, deck)
-            self._state = self.game.start_deal(self.match, deck=list(deck))
-            self._phase = PHASE_PLAYING
+            self._begin_deal()
             dealer = seat_name(self.names, self.match.dealer)
             number = self.match.deal_index + 1
             self._log(_("deal {number}: You deal").format(number=number) if is_you(dealer) else
