@@ -17,8 +17,9 @@ from .errors import HandshakeError, NetError, NotReady
 from .framing import FramedStream, Limits
 from .ratelog import RateLimitedLog
 from .tasks import background_tasks
-from .handshake import (DEFAULT_HANDSHAKE_TIMEOUT, Channel, Hello, Identity, ReplayGuard, initiate,
-                        respond, send_error)
+from .handshake import (DEFAULT_HANDSHAKE_TIMEOUT, UNEXPECTED_KEY, Channel, Hello, Identity, ReplayGuard,
+                        initiate, respond, send_error)
+from .messages import fingerprint
 
 log = logging.getLogger("p2pcards.net.endpoint")
 
@@ -67,6 +68,8 @@ class Endpoint:
         # A stranger has this long to authenticate; a LAN handshake takes milliseconds.
         self.pre_auth_timeout = min(handshake_timeout, field_limits.PRE_AUTH_TIMEOUT)
         self._nursery: trio.Nursery | None = None
+        # An internet table's way to its peers (p2pcards.net.relay); None: their ports.
+        self.transport = None
         sockname = listener.socket.getsockname()
         self.bind_host: str = sockname[0]
         self.port: int = sockname[1]
@@ -102,9 +105,24 @@ class Endpoint:
     # -- outgoing -----------------------------------------------------------
     async def connect(self, host: str, port: int, *, role: str, session: bytes | None,
                       expect_key: bytes | None = None, timeout: float | None = None) -> Channel:
-        """Dial ``host:port`` as this endpoint's identity (see ``dial``)."""
+        """Dial ``host:port`` as this endpoint's identity (see ``dial``); a peer
+        whose key we know is reached through our transport, if we have one."""
+        if self.transport is not None and expect_key is not None:
+            timeout = self.handshake_timeout if timeout is None else timeout
+            stream = await self.transport.open_stream(expect_key, timeout)
+            return await _handshake(stream, self.identity, f"{host}:{port}", role=role, session=session,
+                                    expect_key=expect_key, timeout=timeout, limits=self.limits)
         return await dial(self.identity, host, port, role=role, session=session, expect_key=expect_key,
                           timeout=self.handshake_timeout if timeout is None else timeout, limits=self.limits)
+
+    def start_soon(self, fn, *args) -> None:
+        """Run ``fn(*args)`` until the endpoint closes."""
+        self._nursery.start_soon(fn, *args)
+
+    async def serve_stream(self, stream: trio.SocketStream, expect_key: bytes) -> None:
+        """Serve a connection that reached us another way (through a relay) as
+        if accepted on our port; only the peer holding ``expect_key`` may use it."""
+        await self._incoming(stream, expect_key)
 
     # -- incoming -----------------------------------------------------------
     async def _serve(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
@@ -120,7 +138,7 @@ class Endpoint:
                     continue
                 nursery.start_soon(self._incoming, stream)
 
-    async def _incoming(self, stream: trio.SocketStream) -> None:
+    async def _incoming(self, stream: trio.SocketStream, expect_key: bytes | None = None) -> None:
         try:
             peer = "%s:%s" % tuple(stream.socket.getpeername()[:2])
         except OSError:
@@ -132,6 +150,9 @@ class Endpoint:
             holder: list[Service] = []
 
             def admit(hello: Hello) -> bytes | None:
+                if expect_key is not None and hello.key != expect_key:
+                    raise HandshakeError(UNEXPECTED_KEY.format(key=fingerprint(hello.key),
+                                                               expected=fingerprint(expect_key)))
                 service = self._route(hello)
                 session = service.admit(hello)
                 holder.append(service)
@@ -175,7 +196,13 @@ async def dial(identity: Identity, host: str, port: int, *, role: str, session: 
         raise NetError(CONNECT_TIMED_OUT.format(address=f"{host}:{port}", seconds=timeout)) from None
     except OSError as exc:
         raise NetError(CANNOT_CONNECT.format(address=f"{host}:{port}", reason=_why_not(exc))) from None
-    framed = FramedStream(stream, limits, peer=f"{host}:{port}")
+    return await _handshake(stream, identity, f"{host}:{port}", role=role, session=session,
+                            expect_key=expect_key, timeout=timeout, limits=limits)
+
+
+async def _handshake(stream: trio.abc.Stream, identity: Identity, peer: str, *, role: str, session: bytes | None,
+                     expect_key: bytes | None, timeout: float, limits: Limits) -> Channel:
+    framed = FramedStream(stream, limits, peer=peer)
     try:
         return await initiate(framed, identity, role=role, session=session, expect_key=expect_key, timeout=timeout)
     except BaseException:

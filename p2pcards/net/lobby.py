@@ -469,12 +469,14 @@ async def host_table(endpoint: Endpoint, game: str, players: int, **kwargs) -> T
 
 async def join_table(endpoint: Endpoint, host: str, port: int, *, accept: AcceptHook | None = None,
                      on_update: UpdateHook | None = None, table_id: bytes | None = None,
-                     keepalive: float = 10.0, dead_after: float = 35.0) -> TableDescription:
-    """Join the table hosted at ``host:port``; returns the final table.
+                     keepalive: float = 10.0, dead_after: float = 35.0,
+                     expect_key: bytes | None = None) -> TableDescription:
+    """Join the table hosted at ``host:port`` (by the host holding ``expect_key``,
+    if given: an invite code vouched for it); returns the final table.
 
     Raises TableRefused if our accept hook says no, LobbyError if the host
     closes the table, NetError subclasses for connection/protocol trouble."""
-    channel = await endpoint.connect(host, port, role="lobby", session=table_id)
+    channel = await endpoint.connect(host, port, role="lobby", session=table_id, expect_key=expect_key)
     state = _JoinState(endpoint, channel, accept, on_update, dead_after)
     try:
         await channel.send({"t": "join", "port": endpoint.port})

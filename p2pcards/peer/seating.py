@@ -90,6 +90,11 @@ class SeatConfig:
     players: int | None = None  # host only
     options: dict = dataclasses.field(default_factory=dict)  # host only: -o overrides
     join: tuple[str, int] | None = None  # joiner: the host's address
+    code: str | None = None  # joiner: an invite code instead of an address (an internet table)
+    mailbox: str | None = None  # an internet table: the mailbox server where codes meet (ws://...)
+    relay: str | None = None  # host of an internet table: the transit relay's HOST:PORT
+    on_codes: Callable[[list[str]], None] | None = None  # host: told the open invite codes as they change
+    on_notice: Callable[[str], None] | None = None  # host: a burned code, a server in trouble
     bind: str = "0.0.0.0"
     port: int = 0
     out: str | None = None
@@ -222,17 +227,23 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
             if config.on_port is not None:
                 config.on_port(endpoint.port)
             lobby = None
-            if config.join is None:
+            if config.join is None and config.code is None:
                 rules, _ = split_options(config.options)
                 get_game(config.game).options(config.players, rules)  # refuse bad options before anyone joins
                 lobby = HostLobby(endpoint, config.game, config.players, options=config.options,
-                                  accept=accept, on_update=config.on_update, advertise=config.advertise)
-                table = await lobby.run()
+                                  accept=accept, on_update=config.on_update,
+                                  advertise=config.advertise and config.relay is None)
+                table = await _host_lobby(lobby, config)
+            elif config.code is not None:
+                table = await _join_by_code(endpoint, config, accept)
             else:
                 host, port = config.join
                 table = await join_table(endpoint, host, port, accept=accept, on_update=config.on_update)
             rules, settings = split_options(table.options)
             my_seat = table.seat_of(endpoint.identity.public_key)
+            if endpoint.transport is not None:
+                for seat in table.seats[my_seat + 1:]:  # the higher seats dial us through the relay
+                    endpoint.transport.accept_from(seat.key)
             async with open_mesh(endpoint, table, my_seat) as mesh:
                 genesis, backlog = await agree_genesis(mesh, table, my_seat, config.private_key, rules, settings)
                 path = directory / f"{table.game}-{table.session_id.hex()[:16]}-seat{my_seat}.p2plog"
@@ -272,6 +283,36 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
     if config.out:
         _copy_out(path, config.out)
     return SeatResult(str(path), driver, my_seat)
+
+
+async def _host_lobby(lobby, config: SeatConfig):
+    """The host's lobby; for an internet table with invite codes open meanwhile."""
+    if config.relay is None:
+        return await lobby.run()
+    import secrets
+
+    from p2pcards.net.invite import Invitations
+    from p2pcards.net.relay import SECRET_LEN, RelayRoute, parse_relay
+
+    route = RelayRoute(parse_relay(config.relay), secrets.token_bytes(SECRET_LEN))
+    invitations = Invitations(lobby.endpoint, route, lobby.table_id, config.mailbox, config.players - 1,
+                              on_codes=config.on_codes or (lambda codes: None), on_notice=config.on_notice)
+    async with background_tasks() as nursery:
+        nursery.start_soon(invitations.run)
+        return await lobby.run()
+
+
+async def _join_by_code(endpoint, config: SeatConfig, accept):
+    """Redeem the invite code, then join the host it vouches for through the relay."""
+    from p2pcards.net import join_table
+    from p2pcards.net.invite import redeem
+    from p2pcards.net.relay import use_relay
+
+    ticket = await redeem(config.mailbox, config.code, endpoint.identity.public_key)
+    use_relay(endpoint, ticket.route)
+    host, port = ticket.route.relay
+    return await join_table(endpoint, host, port, accept=accept, on_update=config.on_update,
+                            table_id=ticket.table_id, expect_key=ticket.host_key)
 
 
 def peer_options(settings: dict) -> PeerOptions:

@@ -1,0 +1,125 @@
+"""Tables across the internet: the host hands out invite codes, each good for
+one person (a player or a watcher); a code's sealed channel (rendezvous.py)
+carries, both ways, what the two need to trust each other and to meet at
+the relay (relay.py):
+
+    joiner -> host   {"role": "seat" | "watch", "key": joiner's Ed25519 key}
+    host -> joiner   {"key": host's key, "table": table id, "relay": "HOST:PORT",
+                      "secret": the table secret}            (a player)
+                     {..., "token": this watcher's relay token} (a watcher)
+
+So the code vouches for the host's key to the joiner (who then expects
+exactly that key in the handshake) and for the joiner's key to the host
+(whose relay connection for that joiner admits exactly that key). The host
+keeps one open code per seat it is waiting for; a code once used, or
+burned by a wrong guess, is replaced by a new one.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from dataclasses import dataclass
+from typing import Callable
+
+import trio
+
+from ..i18n import N_
+from .errors import NetError, ProtocolError
+from .messages import KEY_LEN, TABLE_ID_LEN, get_bytes, get_str
+from .relay import MAX_HOST_PORT, SECRET_LEN, RelayRoute, parse_relay, use_relay
+from .rendezvous import CodeError, WrongCode, offer_code, redeem_code
+
+log = logging.getLogger("p2pcards.net.invite")
+
+ROLES = ("seat", "watch")
+CODE_BURNED = N_("someone typed a wrong invite code: that code is void, a new one is shown")
+WORDS = (CODE_BURNED,)
+
+
+@dataclass(frozen=True)
+class Ticket:
+    """What an invite code gave a joiner."""
+
+    host_key: bytes
+    table_id: bytes
+    route: RelayRoute  # a watcher's holds no table secret
+    token: bytes | None = None  # a watcher's own relay token
+
+
+class Invitations:
+    """The host's open codes. ``run()`` keeps ``slots`` codes open until cancelled;
+    ``on_codes(codes)`` is told the open codes whenever they change,
+    ``on_notice(text)`` of a burned code or a server in trouble."""
+
+    def __init__(self, endpoint, route: RelayRoute, table_id: bytes, mailbox: str, slots: int, *,
+                 on_codes: Callable[[list[str]], None], on_notice: Callable[[str], None] | None = None,
+                 retry: tuple[float, float] = (1.0, 30.0)) -> None:
+        self.endpoint, self.route, self.table_id, self.mailbox = endpoint, route, table_id, mailbox
+        self.codes: list[str | None] = [None] * slots
+        self.on_codes, self.on_notice = on_codes, on_notice or (lambda text: None)
+        self.retry = retry
+        self.transport = use_relay(endpoint, route)
+
+    async def run(self) -> None:
+        async with trio.open_nursery() as nursery:
+            for slot in range(len(self.codes)):
+                nursery.start_soon(self._slot, slot)
+
+    def _show(self, slot: int, code: str | None) -> None:
+        self.codes[slot] = code
+        self.on_codes([c for c in self.codes if c is not None])
+
+    async def _slot(self, slot: int) -> None:
+        delay = self.retry[0]
+        while True:
+            try:
+                async with offer_code(self.mailbox, lambda code: self._show(slot, code)) as channel:
+                    self._show(slot, None)
+                    await self._serve(channel)
+                delay = self.retry[0]
+            except WrongCode:
+                log.warning("a wrong invite code was tried; making a new one")
+                self.on_notice(CODE_BURNED)
+            except (CodeError, ProtocolError) as exc:
+                # The mailbox server is away, or the other side spoke nonsense: a new code soon.
+                log.warning("invite code: %s", exc)
+                self._show(slot, None)
+                self.on_notice(str(exc))
+                await trio.sleep(delay)
+                delay = min(delay * 2, self.retry[1])
+
+    async def _serve(self, channel) -> None:
+        msg = dict(await channel.receive(), t="invite")
+        role = get_str(msg, "role", max_len=8)
+        if role not in ROLES:
+            raise ProtocolError(f"unknown invite role {role!r}")
+        key = get_bytes(msg, "key", KEY_LEN)
+        reply = {"key": self.endpoint.identity.public_key, "table": self.table_id, "relay": self.route.address}
+        if role == "seat":
+            reply["secret"] = self.route.secret
+            self.transport.accept_from(key)
+        else:
+            token = secrets.token_bytes(32)
+            reply["token"] = token
+            self.transport.accept_from(key, token)
+        await channel.send(reply)
+        log.info("invite code used by a %s, key %s", "player" if role == "seat" else "watcher", key.hex()[:16])
+
+
+async def redeem(mailbox: str, code: str, my_key: bytes, role: str = "seat",
+                 answer_timeout: float | None = None) -> Ticket:
+    """The joiner's side of a code. Raises CodeError (WrongCode for a wrong guess)."""
+    kwargs = {} if answer_timeout is None else {"answer_timeout": answer_timeout}
+    async with redeem_code(mailbox, code, **kwargs) as channel:
+        await channel.send({"role": role, "key": my_key})
+        msg = dict(await channel.receive(), t="invite")
+    try:
+        host_key = get_bytes(msg, "key", KEY_LEN)
+        table_id = get_bytes(msg, "table", TABLE_ID_LEN)
+        relay = parse_relay(get_str(msg, "relay", max_len=MAX_HOST_PORT))
+        if role == "seat":
+            return Ticket(host_key, table_id, RelayRoute(relay, get_bytes(msg, "secret", SECRET_LEN)))
+        return Ticket(host_key, table_id, RelayRoute(relay, b""), get_bytes(msg, "token", 32))
+    except ValueError as exc:  # ProtocolError is a NetError, not a ValueError; parse_relay raises ValueError
+        raise ProtocolError(str(exc)) from None

@@ -1,0 +1,158 @@
+"""Connections through a magic-wormhole Transit Relay, for seats that cannot
+reach each other's port (home routers, NAT).
+
+The relay's protocol: a client opens TCP and sends ``please relay TOKEN for
+side SIDE\\n`` (TOKEN 64 hex digits, SIDE 16); when a second connection
+presents the same token from another side, the relay answers ``ok\\n`` to
+both and from then on copies bytes between them. Nothing else: the
+project's handshake and sealed frames run unchanged through it, so the relay
+sees ciphertext only.
+
+Each pair of seats has its own token, derived from the table secret that only
+the seated players hold (it travelled inside the invite code's sealed
+channel) and the pair's two keys: a stranger cannot make one, and the token
+tells the relay nothing about who is talking. Of each pair the seat that is
+dialled (the host for a joiner in the lobby, the lower seat in the mesh)
+keeps one connection waiting at the relay and hands each one the relay pairs
+to the endpoint as if it had been accepted on its port; the other seat dials
+through the relay whenever it would dial the port.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import random
+import secrets
+from dataclasses import dataclass
+
+import trio
+
+from ..i18n import N_
+from .errors import NetError
+from .messages import fingerprint
+
+log = logging.getLogger("p2pcards.net.relay")
+
+TOKEN_DOMAIN = b"p2pcards-relay-token-v1\x00"
+SECRET_LEN = 32
+MAX_HOST_PORT = 300  # characters of a relay address read off the wire
+MAX_ANSWER = 64  # bytes of the relay's answer line we read before giving up on it
+
+RELAY_REFUSED = N_("the relay {relay} refused the connection")
+CANNOT_REACH_RELAY = N_("cannot reach the relay {relay}: {reason}")
+RELAY_TIMED_OUT = N_("the other player did not come to the relay {relay} within {seconds}s")
+BAD_RELAY = N_("{text} is not a relay address (HOST:PORT)")
+WORDS = (RELAY_REFUSED, CANNOT_REACH_RELAY, RELAY_TIMED_OUT, BAD_RELAY)
+
+
+def parse_relay(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` (also ``tcp:HOST:PORT``, magic-wormhole's spelling) -> (host, port)."""
+    body = text.strip()
+    if body.startswith("tcp:"):
+        body = body[4:]
+    host, sep, port = body.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(BAD_RELAY.format(text=repr(text)))
+    return host.strip("[]"), int(port)
+
+
+def pair_token(secret: bytes, key_a: bytes, key_b: bytes) -> bytes:
+    """The relay token of the two seats holding ``key_a`` and ``key_b`` (either order)."""
+    low, high = sorted((key_a, key_b))
+    return hashlib.sha256(TOKEN_DOMAIN + secret + low + high).digest()
+
+
+async def relay_connect(relay: tuple[str, int], token: bytes) -> trio.SocketStream:
+    """A stream glued by the relay to the other connection presenting ``token``.
+    Waits as long as the caller lets it (the partner may come much later)."""
+    where = f"{relay[0]}:{relay[1]}"
+    try:
+        stream = await trio.open_tcp_stream(*relay)
+    except OSError as exc:
+        raise NetError(CANNOT_REACH_RELAY.format(relay=where, reason=exc.strerror or str(exc))) from None
+    try:
+        await stream.send_all(b"please relay %s for side %s\n" % (token.hex().encode(),
+                                                                    secrets.token_hex(8).encode()))
+        # One byte at a time: whatever follows the answer is already the partner's.
+        answer = b""
+        while not answer.endswith(b"\n") and len(answer) < MAX_ANSWER:
+            byte = await stream.receive_some(1)
+            if not byte:
+                break
+            answer += byte
+        if answer != b"ok\n":
+            raise NetError(RELAY_REFUSED.format(relay=where))
+    except (OSError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+        await stream.aclose()
+        raise NetError(CANNOT_REACH_RELAY.format(relay=where, reason=str(exc))) from None
+    except BaseException:
+        await stream.aclose()
+        raise
+    return stream
+
+
+@dataclass(frozen=True)
+class RelayRoute:
+    """What a seat of an internet table knows about reaching the others."""
+
+    relay: tuple[str, int]
+    secret: bytes  # the table secret (seated players only)
+
+    @property
+    def address(self) -> str:
+        return f"{self.relay[0]}:{self.relay[1]}"
+
+
+class RelayTransport:
+    """An endpoint's way to its peers through the relay (``open_transport``)."""
+
+    def __init__(self, endpoint, route: RelayRoute, backoff: tuple[float, float] = (0.1, 5.0)) -> None:
+        self.endpoint, self.route = endpoint, route
+        self.backoff = backoff
+        self._accepting: dict[bytes, bytes] = {}  # peer key -> token we wait with
+        self._tokens: dict[bytes, bytes] = {}  # peer key -> a token given, not derived (a watcher's)
+
+    def token_for(self, key: bytes) -> bytes:
+        if key in self._tokens:
+            return self._tokens[key]
+        return pair_token(self.route.secret, self.endpoint.identity.public_key, key)
+
+    async def open_stream(self, key: bytes, timeout: float) -> trio.SocketStream:
+        """Dial the peer holding ``key`` through the relay."""
+        with trio.move_on_after(timeout):
+            return await relay_connect(self.route.relay, self.token_for(key))
+        raise NetError(RELAY_TIMED_OUT.format(relay=self.route.address, seconds=f"{timeout:g}"))
+
+    def accept_from(self, key: bytes, token: bytes | None = None) -> None:
+        """Keep a connection waiting at the relay for the peer holding ``key``
+        (its pair token, or ``token``) from now until the endpoint closes."""
+        if key in self._accepting:
+            return
+        if token is not None:
+            self._tokens[key] = token
+        self._accepting[key] = self.token_for(key)
+        self.endpoint.start_soon(self._wait_for, key)
+
+    async def _wait_for(self, key: bytes) -> None:
+        delay = self.backoff[0]
+        while True:
+            try:
+                stream = await relay_connect(self.route.relay, self._accepting[key])
+            except NetError as exc:
+                # The relay is down or restarting: the table's own timeouts decide
+                # how long that may last; here we only keep knocking.
+                log.info("waiting at the relay for %s: %s", fingerprint(key), exc)
+                await trio.sleep(delay * random.uniform(0.5, 1.0))
+                delay = min(delay * 2, self.backoff[1])
+                continue
+            delay = self.backoff[0]
+            self.endpoint.start_soon(self.endpoint.serve_stream, stream, key)
+
+
+def use_relay(endpoint, route: RelayRoute, tokens: dict[bytes, bytes] | None = None) -> RelayTransport:
+    """From now on ``endpoint`` reaches the peers it expects through the relay
+    (``tokens``: peer key -> a token given for it rather than derived)."""
+    endpoint.transport = RelayTransport(endpoint, route)
+    endpoint.transport._tokens.update(tokens or {})
+    return endpoint.transport
