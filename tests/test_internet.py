@@ -41,7 +41,7 @@ class Codes:
             await self.changed.wait()
 
 
-async def play_internet_match(servers, game, players, options, tmp_path, fail_after=300):
+async def play_internet_match(servers, game, players, options, tmp_path, fail_after=300, on_change=None):
     from p2pcards.peer.seating import SeatConfig, run_seat
 
     options = dict(options)
@@ -58,8 +58,10 @@ async def play_internet_match(servers, game, players, options, tmp_path, fail_af
             config.relay, config.on_codes = servers.relay_address(LOCAL), codes
         else:
             config.code = await codes.take()
-        results[i] = await run_seat(config)
+        results[i] = await run_seat(config, on_driver=lambda peer: peers.append(peer),
+                                    on_change=on_change and (lambda: on_change(peers)))
 
+    peers = []
     with trio.fail_after(fail_after):
         async with trio.open_nursery() as nursery:
             for i in range(players):
@@ -74,3 +76,77 @@ async def test_a_match_through_codes_and_the_relay(servers, tmp_path):
     assert results[0].driver.machine.finished and not results[0].driver.machine.aborted
     report = audit_file(results[0].log_path)
     assert report.exit_code == 0, report.violations
+
+
+async def test_a_wrong_code_burns_the_code_and_the_host_makes_a_new_one(servers, tmp_path):
+    from p2pcards.net.invite import CODE_BURNED, Invitations, redeem
+    from p2pcards.net.relay import RelayRoute, parse_relay
+    from p2pcards.net.rendezvous import CodeError, WrongCode
+    from p2pcards.net import open_endpoint
+
+    mailbox = servers.mailbox_url(LOCAL)
+    codes, notices = Codes(), []
+    async with open_endpoint(new_key(), "host", bind=LOCAL) as endpoint:
+        route = RelayRoute(parse_relay(servers.relay_address(LOCAL)), b"s" * 32)
+        invitations = Invitations(endpoint, route, b"t" * 16, mailbox, 1, on_codes=codes, on_notice=notices.append)
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(invitations.run)
+                first = await codes.take()
+                nameplate, _, password = first.partition("-")
+                guess = f"{nameplate}-{'0000-0000' if password != '0000-0000' else '1111-1111'}"
+                with pytest.raises(WrongCode):
+                    await redeem(mailbox, guess, new_key().public_key().public_bytes_raw())
+                second = await codes.take()  # the host shows a new code...
+                assert second != first and notices == [CODE_BURNED]
+                # ...and the right code, typed after the wrong guess, gives nothing.
+                with pytest.raises(CodeError) as stale:
+                    await redeem(mailbox, first, new_key().public_key().public_bytes_raw(), answer_timeout=2)
+                # (Had the new code the old one's number, that attempt was one more wrong guess, burning it too.)
+                latest = await codes.take() if isinstance(stale.value, WrongCode) else second
+                joiner = new_key().public_key().public_bytes_raw()
+                ticket = await redeem(mailbox, latest, joiner)
+                assert ticket.host_key == endpoint.identity.public_key and ticket.table_id == b"t" * 16
+                assert ticket.route.secret == b"s" * 32 and ticket.route.relay == route.relay
+                nursery.cancel_scope.cancel()
+
+
+async def test_a_mistyped_code_is_refused_in_one_line(servers):
+    from p2pcards.net.invite import redeem
+    from p2pcards.net.rendezvous import CodeError
+
+    with pytest.raises(CodeError, match="not an invite code"):
+        await redeem(servers.mailbox_url(LOCAL), "7-12-3", b"k" * 32)
+
+
+async def test_the_relay_killed_and_restarted_mid_game_and_the_table_goes_on(tmp_path):
+    from p2pcards.cli.server import restart_relay, stop_process
+
+    running = local_servers(str(tmp_path / "servers"))
+    try:
+        restarted = trio.Event()
+        cut, seen = [], []
+
+        def on_change(peers):
+            seen[:] = peers
+            # Once the game is well under way (entries beyond the deal), kill the relay once.
+            if not cut and peers and len(peers[0].driver.log) >= 40:
+                cut.append(True)
+                stop_process(running.relay)
+                restart_relay(running, interface=LOCAL, state_dir=str(tmp_path / "servers"))
+                restarted.set()
+
+        results = await play_internet_match(running, "warkocz", 3, {"target": 6, "table.turn_timeout": 30,
+                                                                    "table.rejoin_timeout": 30},
+                                            tmp_path, on_change=on_change)
+        assert restarted.is_set(), "the game ended before the relay was cut"
+        # Every connection went through the relay, so every one was cut and made again.
+        assert all(status.epoch >= 2 for peer in seen for status in peer.mesh.peer_status().values())
+        logs = [open(r.log_path, "rb").read() for r in results]
+        assert all(log == logs[0] for log in logs)
+        machine = results[0].driver.machine
+        assert machine.finished and not machine.aborted
+        report = audit_file(results[0].log_path)
+        assert report.exit_code == 0, report.violations
+    finally:
+        running.stop()
