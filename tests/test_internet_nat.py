@@ -102,16 +102,18 @@ def lab(tmp_path):
         lab.close()
 
 
-def _start(lab: NatLab, work: str, game: str, options: dict) -> dict[str, netns.Peer]:
+def _start(lab: NatLab, work: str, game: str, options: dict, env: dict | None = None) -> dict[str, netns.Peer]:
     """Home 1 hosts with --internet; homes 2 and 3 join as bots with the codes it prints."""
     peers: dict[str, netns.Peer] = {}
     servers = ["--mailbox", lab.servers.mailbox_url(PUBLIC)]
     for name in HOMES:
         home = os.path.join(work, name)
         os.makedirs(home, exist_ok=True)
-        env = dict(os.environ, P2PCARDS_HOME=home, P2PCARDS_LOG="info")
+        penv = dict(os.environ, **(env or {}), P2PCARDS_HOME=home, P2PCARDS_LOG="info",
+                    P2PCARDS_TRACE=os.path.join(home, "trace"))
+        os.makedirs(penv["P2PCARDS_TRACE"], exist_ok=True)
         common = ["--name", f"player{name[1:]}", "--key", os.path.join(home, "key.pem"),
-                  "--log-dir", os.path.join(home, "logs"), "--seed", f"nat:{name}", *servers]
+                  "--log-dir", os.path.join(home, "logs"), "--seed", f"nat:{name}", "--print-port", *servers]
         if name == "h1":
             args = ["host", game, "--players", "3", "--bot", "greedy", "--internet",
                     "--relay", lab.servers.relay_address(PUBLIC), "--port", "0", *common,
@@ -119,7 +121,7 @@ def _start(lab: NatLab, work: str, game: str, options: dict) -> dict[str, netns.
         else:
             codes = _both_codes(peers["h1"])
             args = ["bot", codes[0 if name == "h2" else 1], "--strategy", "greedy", *common]
-        peers[name] = netns.Peer(lab, name, args, work, env)
+        peers[name] = netns.Peer(lab, name, args, work, penv)
     return peers
 
 
@@ -135,10 +137,31 @@ def _both_codes(host: netns.Peer, timeout: float = 60) -> list[str]:
 
 
 def _finish(peers: dict) -> list[str]:
+    """Every process's log, once all have finished the match cleanly; the logs
+    are the same and audit clean."""
     codes = netns.wait_all(peers, MATCH_TIMEOUT)
     details = {n: (codes[n], p.stderr_tail(1500)) for n, p in peers.items() if codes[n] != 0}
     assert all(c == 0 for c in codes.values()), f"not every process finished cleanly: {details}"
-    return [p.result()["log"] for p in peers.values()]
+    results = [p.result() for p in peers.values()]
+    for result in results:
+        assert not result["result"].get("unfinished") and not result["result"]["aborted"], result
+    data = [open(r["log"], "rb").read() for r in results]
+    assert all(d == data[0] for d in data), "the homes' logs differ"
+    code, report = netns.audit(results[0]["log"])
+    assert code == 0 and report["deals"] >= 1, report
+    return [r["log"] for r in results]
+
+
+def _wait_entry(work: str, peers: dict, seq: int, timeout: float = 120) -> None:
+    """Until home 1's trace shows entry ``seq``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if netns.last_seq(netns.trace_file(work, "h1")) >= seq:
+            return
+        dead = {n: p.proc.poll() for n, p in peers.items() if p.proc.poll() is not None}
+        assert not dead, f"a player stopped before entry {seq}: {dead}"
+        time.sleep(0.02)
+    pytest.fail(f"the table did not reach entry {seq} in {timeout} s")
 
 
 def test_homes_cannot_reach_each_other_directly(lab):
@@ -149,9 +172,35 @@ def test_homes_cannot_reach_each_other_directly(lab):
 
 
 def test_a_match_across_three_nats_through_codes_and_the_relay(lab, tmp_path):
-    peers = _start(lab, str(tmp_path), "warkocz", {"target": 4, "table.turn_timeout": 30})
-    logs = _finish(peers)
-    data = [open(path, "rb").read() for path in logs]
-    assert all(d == data[0] for d in data), "the homes' logs differ"
-    code, report = netns.audit(logs[0])
-    assert code == 0 and report["deals"] >= 1, report
+    _finish(_start(lab, str(tmp_path), "warkocz", {"target": 4, "table.turn_timeout": 30}))
+
+
+def test_the_relay_killed_and_restarted_mid_game_and_the_table_goes_on(lab, tmp_path):
+    from p2pcards.cli.server import restart_relay, stop_process
+
+    work = str(tmp_path)
+    peers = _start(lab, work, "warkocz", {"target": 6, "table.turn_timeout": 60, "table.rejoin_timeout": 60})
+    _wait_entry(work, peers, 20)
+    stop_process(lab.servers.relay)
+    restart_relay(lab.servers, state_dir=str(tmp_path / "servers"), prefix=["ip", "netns", "exec", lab.ns["pub"]])
+    _finish(peers)
+
+
+def test_a_player_who_crashed_comes_back_through_the_relay_with_resume(lab, tmp_path):
+    """Seat 2 is killed at entry 20 (the fault injection of selfplay); ``p2pcards
+    resume`` in its home brings it back through the relay it had."""
+    work = str(tmp_path)
+    peers = _start(lab, work, "warkocz", {"target": 4, "table.turn_timeout": 60, "table.rejoin_timeout": 60},
+                   env={"P2PCARDS_CRASH": "2:20"})
+    deadline = time.monotonic() + MATCH_TIMEOUT
+    crashed = None
+    while crashed is None and time.monotonic() < deadline:
+        crashed = next((n for n, p in peers.items() if p.proc.poll() is not None), None)
+        time.sleep(0.02)
+    assert crashed and peers[crashed].proc.poll() == -9, {n: p.stderr_tail() for n, p in peers.items()}
+    state = peers[crashed].wait_value("STATE ", 5)
+    assert state, "the crashed player printed no state file"
+    home = os.path.join(work, crashed)
+    env = dict(os.environ, P2PCARDS_HOME=home, P2PCARDS_TRACE=os.path.join(home, "trace"))
+    peers[crashed] = netns.Peer(lab, crashed, ["resume", state], work, env)
+    _finish(peers)

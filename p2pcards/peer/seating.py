@@ -242,8 +242,7 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
             rules, settings = split_options(table.options)
             my_seat = table.seat_of(endpoint.identity.public_key)
             if endpoint.transport is not None:
-                for seat in table.seats[my_seat + 1:]:  # the higher seats dial us through the relay
-                    endpoint.transport.accept_from(seat.key)
+                _through_relay(endpoint, table, my_seat)
             async with open_mesh(endpoint, table, my_seat) as mesh:
                 genesis, backlog = await agree_genesis(mesh, table, my_seat, config.private_key, rules, settings)
                 path = directory / f"{table.game}-{table.session_id.hex()[:16]}-seat{my_seat}.p2plog"
@@ -264,6 +263,9 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
                                       endpoint.port, final_msg(1, table),
                                       strategy=config.seat_strategies.get(my_seat, config.strategy),
                                       origin=config.origin)
+                    if endpoint.transport is not None:  # to come back through the same relay
+                        state.relay = endpoint.transport.route.address
+                        state.relay_secret = endpoint.transport.route.secret
                     persist = _persister(state, driver)
                     persist(None)
                     if config.on_state is not None:
@@ -313,6 +315,18 @@ async def _join_by_code(endpoint, config: SeatConfig, accept):
     host, port = ticket.route.relay
     return await join_table(endpoint, host, port, accept=accept, on_update=config.on_update,
                             table_id=ticket.table_id, expect_key=ticket.host_key)
+
+
+def _through_relay(endpoint, table, my_seat: int, relay: str | None = None, secret: bytes | None = None) -> None:
+    """An internet table's mesh: the higher seats dial us through the relay, we
+    wait there for them (``relay`` and ``secret``: a seat coming back sets up
+    the relay it had)."""
+    if relay is not None:
+        from p2pcards.net.relay import RelayRoute, parse_relay, use_relay
+
+        use_relay(endpoint, RelayRoute(parse_relay(relay), secret))
+    for seat in table.seats[my_seat + 1:]:
+        endpoint.transport.accept_from(seat.key)
 
 
 def peer_options(settings: dict) -> PeerOptions:
@@ -416,6 +430,8 @@ async def _resume_held_seat(state, state_file, ident, table, decide, strategy, b
     persist = _persister(state, driver)
     try:
         async with open_endpoint(ident.private_key, state.name, bind=state.bind, port=state.port) as endpoint:
+            if state.relay is not None:
+                _through_relay(endpoint, table, state.seat, state.relay, state.relay_secret)
             async with open_mesh(endpoint, table, state.seat, ready_timeout=None) as mesh:
                 log.info("seat %d: resuming %s at entry %d", state.seat, state.log_path, len(driver.log))
                 peer = TablePeer(driver, mesh, decide, peer_options(settings), on_change=on_change,

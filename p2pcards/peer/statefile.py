@@ -42,13 +42,15 @@ class SeatState:
     pending: bytes | None = None  # the last entry this seat sent, as signed
     strategy: str | None = None  # a bot's strategy; None: a person plays this seat
     origin: str | None = None  # the command that took the seat (play, host, join, bot): to offer it back
+    relay: str | None = None  # an internet table: the relay (HOST:PORT) the seats meet at
+    relay_secret: bytes | None = None  # and the table secret the relay tokens come from
 
     def to_bytes(self) -> bytes:
         return msgpack.packb({
             "v": STATE_VERSION, "log": self.log_path, "seat": self.seat, "name": self.name,
             "key": self.key_path, "bind": self.bind, "port": self.port, "table": self.table,
             "seeds": [[d, s] for d, s in sorted(self.seeds.items())], "pending": self.pending,
-            "strategy": self.strategy, "origin": self.origin,
+            "strategy": self.strategy, "origin": self.origin, "relay": self.relay, "relay_secret": self.relay_secret,
         }, use_bin_type=True)
 
     @classmethod
@@ -68,6 +70,11 @@ class SeatState:
                         int(raw["port"]), dict(raw["table"]), seeds, raw["pending"], raw.get("strategy"))
             origin = raw.get("origin")
             state.origin = origin if isinstance(origin, str) else None
+            relay, secret = raw.get("relay"), raw.get("relay_secret")
+            if (relay is None) != (secret is None) or (relay is not None and not (
+                    isinstance(relay, str) and isinstance(secret, bytes))):
+                raise ValueError("relay")
+            state.relay, state.relay_secret = relay, secret
         except (KeyError, TypeError, ValueError) as exc:
             raise StateError(_("the state file is damaged ({reason})").format(reason=exc)) from None
         if state.pending is not None and not isinstance(state.pending, bytes):
