@@ -51,7 +51,7 @@ async def play_internet_match(servers, game, players, options, tmp_path, fail_af
     mailbox = servers.mailbox_url(LOCAL)
 
     async def seat(i):
-        config = SeatConfig(name=f"p{i}", private_key=new_key(), bind=LOCAL, port=0, mailbox=mailbox,
+        config = SeatConfig(name=f"Zuzanna Kowalska {i}", private_key=new_key(), bind=LOCAL, port=0, mailbox=mailbox,
                             log_dir=str(tmp_path / f"logs{i}"), strategy="random", bot_seed=f"net:{i}")
         if i == 0:
             config.game, config.players, config.options = game, players, options
@@ -150,3 +150,105 @@ async def test_the_relay_killed_and_restarted_mid_game_and_the_table_goes_on(tmp
         assert report.exit_code == 0, report.violations
     finally:
         running.stop()
+
+
+class RecordingProxy:
+    """A TCP proxy in front of the relay keeping every byte either way: what
+    the relay sees."""
+
+    def __init__(self, target: tuple[str, int]) -> None:
+        self.target, self.seen = target, bytearray()
+        self.port = 0
+
+    async def run(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        listeners = await trio.open_tcp_listeners(0, host=LOCAL)
+        self.port = listeners[0].socket.getsockname()[1]
+        task_status.started()
+        await trio.serve_listeners(self._serve, listeners)
+
+    async def _serve(self, client) -> None:
+        async with client, await trio.open_tcp_stream(*self.target) as upstream:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._copy, client, upstream, nursery.cancel_scope)
+                nursery.start_soon(self._copy, upstream, client, nursery.cancel_scope)
+
+    async def _copy(self, source, sink, scope) -> None:
+        try:
+            while data := await source.receive_some(65536):
+                self.seen += data
+                await sink.send_all(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+        scope.cancel()
+
+
+def _windows(data: bytes, size: int) -> set[bytes]:
+    return {data[i:i + size] for i in range(len(data) - size + 1)}
+
+
+async def test_the_relay_sees_no_name_key_card_or_move(servers, tmp_path):
+    """Everything the relay carried for a whole match: none of the players'
+    names, keys or fingerprints, no message type, and not one 12-byte piece
+    of the match's log (which holds every card dealt open and every move)."""
+    from p2pcards.net.messages import fingerprint
+
+    host, port = servers.relay_address(LOCAL).rsplit(":", 1)
+    proxy = RecordingProxy((host, int(port)))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(proxy.run)
+
+        class Through:  # the servers as the players know them: the relay is the proxy
+            mailbox_url = servers.mailbox_url
+
+            @staticmethod
+            def relay_address(_host):
+                return f"{LOCAL}:{proxy.port}"
+
+        results = await play_internet_match(Through, "warkocz", 3, {"target": 2}, tmp_path)
+        nursery.cancel_scope.cancel()
+    seen = bytes(proxy.seen)
+    assert len(seen) > 10_000  # the whole match went through it
+    log = open(results[0].log_path, "rb").read()
+    driver = results[0].driver
+    for seat in driver.log.table.players:
+        for secret in (seat.name.encode(), seat.key, fingerprint(seat.key).encode()):
+            assert secret not in seen, secret
+    for word in (b"hello", b"auth", b"entry", b"tablesig", b"warkocz", b"kanasta"):
+        assert word not in seen, word
+    assert not _windows(log, 12) & _windows(seen, 12), "a piece of the log crossed the relay in the clear"
+
+
+async def test_the_relay_itself_holding_a_token_learns_nobody(servers):
+    """Whoever knows a pair's token (the relay sees it) but not the table
+    secret gets no handshake: the waiting seat's envelope does not open, it
+    reveals nothing, and it keeps waiting for the real peer, who gets through."""
+    from p2pcards.net import NetError, open_endpoint
+    from p2pcards.net.endpoint import _handshake
+    from p2pcards.net.relay import RelayRoute, pair_token, parse_relay, relay_connect, use_relay
+
+    route = RelayRoute(parse_relay(servers.relay_address(LOCAL)), b"s" * 32)
+    waiting_key, real_key = new_key(), new_key()
+    async with open_endpoint(waiting_key, "waiting", bind=LOCAL) as waiting, \
+            open_endpoint(real_key, "real", bind=LOCAL) as real:
+        waiting.register("lobby", _Echo())
+        use_relay(waiting, route).accept_from(real.identity.public_key)
+        token = pair_token(route.secret, waiting.identity.public_key, real.identity.public_key)
+        with trio.fail_after(30):
+            for _attempt in range(2):  # also a second time: the seat waits again after a failure
+                stream = await relay_connect(route.relay, token)
+                with pytest.raises(NetError):
+                    await _handshake(stream, real.identity, "relay", role="lobby", session=None,
+                                     expect_key=waiting.identity.public_key, timeout=5, limits=real.limits,
+                                     envelope=b"guessed" * 4 + b"!!!!")
+            use_relay(real, route)
+            channel = await real.connect("relay", 0, role="lobby", session=None, expect_key=waiting.identity.public_key)
+            assert channel.peer_name == "waiting"
+            await channel.aclose()
+
+
+class _Echo:
+    def admit(self, hello):
+        return None
+
+    async def handle(self, channel):
+        await channel.aclose()

@@ -17,9 +17,10 @@ from .errors import HandshakeError, NetError, NotReady
 from .framing import FramedStream, Limits
 from .ratelog import RateLimitedLog
 from .tasks import background_tasks
-from .handshake import (DEFAULT_HANDSHAKE_TIMEOUT, UNEXPECTED_KEY, Channel, Hello, Identity, ReplayGuard,
+from .handshake import (DEFAULT_HANDSHAKE_TIMEOUT, TIMED_OUT, UNEXPECTED_KEY, Channel, Hello, Identity, ReplayGuard,
                         initiate, respond, send_error)
 from .messages import fingerprint
+from .relay import open_envelope
 
 log = logging.getLogger("p2pcards.net.endpoint")
 
@@ -111,7 +112,8 @@ class Endpoint:
             timeout = self.handshake_timeout if timeout is None else timeout
             stream = await self.transport.open_stream(expect_key, timeout)
             return await _handshake(stream, self.identity, f"{host}:{port}", role=role, session=session,
-                                    expect_key=expect_key, timeout=timeout, limits=self.limits)
+                                    expect_key=expect_key, timeout=timeout, limits=self.limits,
+                                    envelope=self.transport.psk_for(expect_key))
         return await dial(self.identity, host, port, role=role, session=session, expect_key=expect_key,
                           timeout=self.handshake_timeout if timeout is None else timeout, limits=self.limits)
 
@@ -119,10 +121,11 @@ class Endpoint:
         """Run ``fn(*args)`` until the endpoint closes."""
         self._nursery.start_soon(fn, *args)
 
-    async def serve_stream(self, stream: trio.SocketStream, expect_key: bytes) -> None:
-        """Serve a connection that reached us another way (through a relay) as
-        if accepted on our port; only the peer holding ``expect_key`` may use it."""
-        await self._incoming(stream, expect_key)
+    async def serve_stream(self, stream: trio.SocketStream, expect_key: bytes, envelope: bytes) -> None:
+        """Serve a connection that reached us through a relay as if accepted on
+        our port; only the peer holding ``expect_key`` may use it, inside the
+        envelope sealed with that pair's key (p2pcards.net.relay.open_envelope)."""
+        await self._incoming(stream, expect_key, envelope)
 
     # -- incoming -----------------------------------------------------------
     async def _serve(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
@@ -138,7 +141,8 @@ class Endpoint:
                     continue
                 nursery.start_soon(self._incoming, stream)
 
-    async def _incoming(self, stream: trio.SocketStream, expect_key: bytes | None = None) -> None:
+    async def _incoming(self, stream: trio.SocketStream, expect_key: bytes | None = None,
+                        envelope: bytes | None = None) -> None:
         try:
             peer = "%s:%s" % tuple(stream.socket.getpeername()[:2])
         except OSError:
@@ -162,6 +166,8 @@ class Endpoint:
 
             channel = None
             with pushed_out:
+                if envelope is not None:
+                    await _sealed_by(framed, envelope, False, self.pre_auth_timeout)
                 channel = await respond(framed, self.identity, admit=admit, replay=self.replay,
                                         timeout=self.pre_auth_timeout)
             if channel is None:
@@ -201,13 +207,22 @@ async def dial(identity: Identity, host: str, port: int, *, role: str, session: 
 
 
 async def _handshake(stream: trio.abc.Stream, identity: Identity, peer: str, *, role: str, session: bytes | None,
-                     expect_key: bytes | None, timeout: float, limits: Limits) -> Channel:
+                     expect_key: bytes | None, timeout: float, limits: Limits, envelope: bytes | None = None) -> Channel:
     framed = FramedStream(stream, limits, peer=peer)
     try:
+        if envelope is not None:
+            await _sealed_by(framed, envelope, True, timeout)
         return await initiate(framed, identity, role=role, session=session, expect_key=expect_key, timeout=timeout)
     except BaseException:
         await framed.aclose()
         raise
+
+
+async def _sealed_by(framed: FramedStream, envelope: bytes, initiator: bool, timeout: float) -> None:
+    with trio.move_on_after(timeout) as scope:
+        await open_envelope(framed, envelope, initiator=initiator)
+    if scope.cancelled_caught:
+        raise HandshakeError(TIMED_OUT.format(seconds=timeout))
 
 
 def _why_not(exc: OSError) -> str:

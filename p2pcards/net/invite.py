@@ -6,7 +6,8 @@ the relay (relay.py):
     joiner -> host   {"role": "seat" | "watch", "key": joiner's Ed25519 key}
     host -> joiner   {"key": host's key, "table": table id, "relay": "HOST:PORT",
                       "secret": the table secret}            (a player)
-                     {..., "token": this watcher's relay token} (a watcher)
+                     {..., "token": this watcher's relay token,
+                      "psk": its envelope key}                 (a watcher)
 
 So the code vouches for the host's key to the joiner (who then expects
 exactly that key in the handshake) and for the joiner's key to the host
@@ -44,7 +45,7 @@ class Ticket:
     host_key: bytes
     table_id: bytes
     route: RelayRoute  # a watcher's holds no table secret
-    token: bytes | None = None  # a watcher's own relay token
+    given: tuple[bytes, bytes] | None = None  # a watcher's own relay token and envelope key
 
 
 class Invitations:
@@ -100,9 +101,9 @@ class Invitations:
             reply["secret"] = self.route.secret
             self.transport.accept_from(key)
         else:
-            token = secrets.token_bytes(32)
-            reply["token"] = token
-            self.transport.accept_from(key, token)
+            given = secrets.token_bytes(32), secrets.token_bytes(32)
+            reply["token"], reply["psk"] = given
+            self.transport.accept_from(key, given)
         await channel.send(reply)
         log.info("invite code used by a %s, key %s", "player" if role == "seat" else "watcher", key.hex()[:16])
 
@@ -120,6 +121,7 @@ async def redeem(mailbox: str, code: str, my_key: bytes, role: str = "seat",
         relay = parse_relay(get_str(msg, "relay", max_len=MAX_HOST_PORT))
         if role == "seat":
             return Ticket(host_key, table_id, RelayRoute(relay, get_bytes(msg, "secret", SECRET_LEN)))
-        return Ticket(host_key, table_id, RelayRoute(relay, b""), get_bytes(msg, "token", 32))
+        return Ticket(host_key, table_id, RelayRoute(relay, b""),
+                      (get_bytes(msg, "token", 32), get_bytes(msg, "psk", 32)))
     except ValueError as exc:  # ProtocolError is a NetError, not a ValueError; parse_relay raises ValueError
         raise ProtocolError(str(exc)) from None

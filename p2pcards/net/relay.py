@@ -29,12 +29,16 @@ from dataclasses import dataclass
 import trio
 
 from ..i18n import N_
-from .errors import NetError
+from .errors import ConnectionClosed, NetError
+from .framing import CLOSED, RECEIVE_FAILED
 from .messages import fingerprint
 
 log = logging.getLogger("p2pcards.net.relay")
 
 TOKEN_DOMAIN = b"p2pcards-relay-token-v1\x00"
+PSK_DOMAIN = b"p2pcards-relay-psk-v1\x00"
+ENVELOPE_INFO = b"p2pcards-relay-envelope-v1"
+SALT_LEN = 32
 SECRET_LEN = 32
 MAX_HOST_PORT = 300  # characters of a relay address read off the wire
 MAX_ANSWER = 64  # bytes of the relay's answer line we read before giving up on it
@@ -61,6 +65,43 @@ def pair_token(secret: bytes, key_a: bytes, key_b: bytes) -> bytes:
     """The relay token of the two seats holding ``key_a`` and ``key_b`` (either order)."""
     low, high = sorted((key_a, key_b))
     return hashlib.sha256(TOKEN_DOMAIN + secret + low + high).digest()
+
+
+def pair_psk(secret: bytes, key_a: bytes, key_b: bytes) -> bytes:
+    """The pair's key for the envelope (never sent: the relay, which sees the
+    token, cannot derive this from it)."""
+    low, high = sorted((key_a, key_b))
+    return hashlib.sha256(PSK_DOMAIN + secret + low + high).digest()
+
+
+async def open_envelope(framed, psk: bytes, *, initiator: bool) -> None:
+    """Seal a relayed connection before its handshake, so the relay does not see
+    the hellos' names and keys: each side sends SALT_LEN fresh random bytes
+    (raw, before any frame), both derive the two directions' keys from the
+    pair's key and both salts (fresh keys for every connection), and every
+    frame from then on, the handshake's too, is sealed. The handshake then
+    seals with its own keys as always."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    mine = secrets.token_bytes(SALT_LEN)
+    try:
+        await framed.stream.send_all(mine)
+        theirs = b""
+        while len(theirs) < SALT_LEN:
+            chunk = await framed.stream.receive_some(SALT_LEN - len(theirs))
+            if not chunk:
+                raise ConnectionClosed(CLOSED.format(peer=framed.peer))
+            theirs += chunk
+    except (OSError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+        raise ConnectionClosed(RECEIVE_FAILED.format(peer=framed.peer, reason=str(exc))) from None
+    salt = mine + theirs if initiator else theirs + mine
+    okm = HKDF(algorithm=hashes.SHA256(), length=64, salt=salt, info=ENVELOPE_INFO).derive(psk)
+    initiator_to_responder, responder_to_initiator = okm[:32], okm[32:]
+    if initiator:
+        framed.seal_with(initiator_to_responder, responder_to_initiator)
+    else:
+        framed.seal_with(responder_to_initiator, initiator_to_responder)
 
 
 async def relay_connect(relay: tuple[str, int], token: bytes) -> trio.SocketStream:
@@ -111,12 +152,17 @@ class RelayTransport:
         self.endpoint, self.route = endpoint, route
         self.backoff = backoff
         self._accepting: dict[bytes, bytes] = {}  # peer key -> token we wait with
-        self._tokens: dict[bytes, bytes] = {}  # peer key -> a token given, not derived (a watcher's)
+        self._tokens: dict[bytes, tuple[bytes, bytes]] = {}  # peer key -> (token, psk) given, not derived
 
     def token_for(self, key: bytes) -> bytes:
         if key in self._tokens:
-            return self._tokens[key]
+            return self._tokens[key][0]
         return pair_token(self.route.secret, self.endpoint.identity.public_key, key)
+
+    def psk_for(self, key: bytes) -> bytes:
+        if key in self._tokens:
+            return self._tokens[key][1]
+        return pair_psk(self.route.secret, self.endpoint.identity.public_key, key)
 
     async def open_stream(self, key: bytes, timeout: float) -> trio.SocketStream:
         """Dial the peer holding ``key`` through the relay."""
@@ -124,13 +170,13 @@ class RelayTransport:
             return await relay_connect(self.route.relay, self.token_for(key))
         raise NetError(RELAY_TIMED_OUT.format(relay=self.route.address, seconds=f"{timeout:g}"))
 
-    def accept_from(self, key: bytes, token: bytes | None = None) -> None:
+    def accept_from(self, key: bytes, given: tuple[bytes, bytes] | None = None) -> None:
         """Keep a connection waiting at the relay for the peer holding ``key``
-        (its pair token, or ``token``) from now until the endpoint closes."""
+        (with its pair token and key, or the ``given`` ones) until the endpoint closes."""
         if key in self._accepting:
             return
-        if token is not None:
-            self._tokens[key] = token
+        if given is not None:
+            self._tokens[key] = given
         self._accepting[key] = self.token_for(key)
         self.endpoint.start_soon(self._wait_for, key)
 
@@ -147,12 +193,12 @@ class RelayTransport:
                 delay = min(delay * 2, self.backoff[1])
                 continue
             delay = self.backoff[0]
-            self.endpoint.start_soon(self.endpoint.serve_stream, stream, key)
+            self.endpoint.start_soon(self.endpoint.serve_stream, stream, key, self.psk_for(key))
 
 
-def use_relay(endpoint, route: RelayRoute, tokens: dict[bytes, bytes] | None = None) -> RelayTransport:
+def use_relay(endpoint, route: RelayRoute, tokens: dict[bytes, tuple[bytes, bytes]] | None = None) -> RelayTransport:
     """From now on ``endpoint`` reaches the peers it expects through the relay
-    (``tokens``: peer key -> a token given for it rather than derived)."""
+    (``tokens``: peer key -> (token, envelope key) given for it rather than derived)."""
     endpoint.transport = RelayTransport(endpoint, route)
     endpoint.transport._tokens.update(tokens or {})
     return endpoint.transport
