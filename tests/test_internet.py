@@ -41,7 +41,8 @@ class Codes:
             await self.changed.wait()
 
 
-async def play_internet_match(servers, game, players, options, tmp_path, fail_after=300, on_change=None):
+async def play_internet_match(servers, game, players, options, tmp_path, fail_after=300, on_change=None,
+                              watcher=None):
     from p2pcards.peer.seating import SeatConfig, run_seat
 
     options = dict(options)
@@ -66,6 +67,8 @@ async def play_internet_match(servers, game, players, options, tmp_path, fail_af
         async with trio.open_nursery() as nursery:
             for i in range(players):
                 nursery.start_soon(seat, i)
+            if watcher is not None:
+                nursery.start_soon(watcher, codes, mailbox)
     return [results[i] for i in range(players)]
 
 
@@ -252,3 +255,24 @@ class _Echo:
 
     async def handle(self, channel):
         await channel.aclose()
+
+
+async def test_a_watcher_follows_the_table_with_a_code(servers, tmp_path):
+    """A code used by a watcher: it gets the lobby, the table and every entry
+    of the log through the relay; the seats' codes are made anew for the players."""
+    from p2pcards.net import LogEntry, TableDescription
+    from p2pcards.net.invite import watch_by_code
+
+    seen = {"entries": 0, "table": None}
+
+    async def watcher(codes, mailbox):
+        async with watch_by_code(mailbox, await codes.take(), name="Ciocia Hela") as watch:
+            async for item in watch:
+                if isinstance(item, TableDescription):
+                    seen["table"] = item
+                elif isinstance(item, LogEntry):
+                    seen["entries"] += 1
+
+    results = await play_internet_match(servers, "warkocz", 3, {"target": 2}, tmp_path, watcher=watcher)
+    assert seen["table"] is not None and seen["table"].session_id == results[0].driver.log.table.session
+    assert seen["entries"] == len(results[0].driver.log)

@@ -315,10 +315,15 @@ def join_interactive(args) -> int:
         from p2pcards.cli.internet import InviteCode
         from p2pcards.ui.spectator import watch
 
-        if isinstance(address, InviteCode):
-            raise CliError(_("watching by invite code is not there yet: watch by address (ADDR:PORT)"))
-
         key = load_identity(args.key).private_key if getattr(args, "key", None) else None
+        if isinstance(address, InviteCode):
+            from p2pcards.cli.internet import servers
+            from p2pcards.net.invite import watch_by_code
+
+            mailbox = servers(args)[0]
+            name = (getattr(args, "name", None) or "spectator")[:32]
+            return watch((str(address), 0), args, private_key=key, run=run_table_app, label=str(address),
+                         connect=lambda: watch_by_code(mailbox, address, private_key=key, name=name))
         return watch(address, args, private_key=key, run=run_table_app)
     ident = load_identity(args.key)
     from p2pcards.cli.internet import InviteCode, servers
