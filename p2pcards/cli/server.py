@@ -133,6 +133,10 @@ def cmd_server(args) -> int:
                                 interface=args.bind, state_dir=args.state_dir)
     except ServerError as exc:
         raise CliError(str(exc)) from None
+    import signal
+
+    # Stopped by a signal, the servers go too (they run in sessions of their own).
+    signal.signal(signal.SIGTERM, lambda *_args: sys.exit(0))
     host = args.public or "HOST"
     print(_("mailbox {mailbox}  relay {relay}  (players use: --mailbox {mailbox} --relay {relay})").format(
         mailbox=servers.mailbox_url(host), relay=servers.relay_address(host)), flush=True)

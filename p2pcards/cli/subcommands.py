@@ -24,10 +24,16 @@ def _address(text: str) -> tuple[str, int]:
 
 def _address_or_code(text: str):
     """An invite code (an internet table) or ADDR:PORT."""
-    from p2pcards.cli.internet import InviteCode
-    from p2pcards.net.rendezvous import is_code
+    import re
 
-    return InviteCode(text.strip()) if is_code(text) else _address(text)
+    from p2pcards.cli.internet import InviteCode
+    from p2pcards.net.rendezvous import BAD_CODE, is_code
+
+    if is_code(text):
+        return InviteCode(text.strip())
+    if re.fullmatch(r"[\d\s]+-[\d\s-]*", text):  # meant as a code, mistyped
+        raise argparse.ArgumentTypeError(_(BAD_CODE).format(code=repr(text)))
+    return _address(text)
 
 
 def _seat_entry(text: str) -> tuple[int, int]:
