@@ -74,6 +74,16 @@ def pair_psk(secret: bytes, key_a: bytes, key_b: bytes) -> bytes:
     return hashlib.sha256(PSK_DOMAIN + secret + low + high).digest()
 
 
+def envelope_keys(psk: bytes, salt_initiator: bytes, salt_responder: bytes) -> tuple[bytes, bytes]:
+    """(initiator -> responder, responder -> initiator) keys of one relayed connection."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    okm = HKDF(algorithm=hashes.SHA256(), length=64, salt=salt_initiator + salt_responder,
+               info=ENVELOPE_INFO).derive(psk)
+    return okm[:32], okm[32:]
+
+
 async def open_envelope(framed, psk: bytes, *, initiator: bool) -> None:
     """Seal a relayed connection before its handshake, so the relay does not see
     the hellos' names and keys: each side sends SALT_LEN fresh random bytes
@@ -81,9 +91,6 @@ async def open_envelope(framed, psk: bytes, *, initiator: bool) -> None:
     pair's key and both salts (fresh keys for every connection), and every
     frame from then on, the handshake's too, is sealed. The handshake then
     seals with its own keys as always."""
-    from cryptography.hazmat.primitives import hashes
-    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-
     mine = secrets.token_bytes(SALT_LEN)
     try:
         await framed.stream.send_all(mine)
@@ -95,9 +102,8 @@ async def open_envelope(framed, psk: bytes, *, initiator: bool) -> None:
             theirs += chunk
     except (OSError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
         raise ConnectionClosed(RECEIVE_FAILED.format(peer=framed.peer, reason=str(exc))) from None
-    salt = mine + theirs if initiator else theirs + mine
-    okm = HKDF(algorithm=hashes.SHA256(), length=64, salt=salt, info=ENVELOPE_INFO).derive(psk)
-    initiator_to_responder, responder_to_initiator = okm[:32], okm[32:]
+    initiator_to_responder, responder_to_initiator = (envelope_keys(psk, mine, theirs) if initiator
+                                                      else envelope_keys(psk, theirs, mine))
     if initiator:
         framed.seal_with(initiator_to_responder, responder_to_initiator)
     else:
