@@ -41,7 +41,7 @@ class Codes:
             await self.changed.wait()
 
 
-async def play_internet_match(servers, game, players, options, tmp_path, fail_after=300, on_change=None,
+async def play_internet_match(servers, game, players, options, tmp_path, fail_after=120, on_change=None,
                               watcher=None):
     from p2pcards.peer.seating import SeatConfig, run_seat
 
@@ -56,7 +56,7 @@ async def play_internet_match(servers, game, players, options, tmp_path, fail_af
                             log_dir=str(tmp_path / f"logs{i}"), strategy="random", bot_seed=f"net:{i}")
         if i == 0:
             config.game, config.players, config.options = game, players, options
-            config.relay, config.on_codes = servers.relay_address(LOCAL), codes
+            config.relay, config.on_codes, config.on_watch_code = servers.relay_address(LOCAL), codes, codes
         else:
             config.code = await codes.take()
         results[i] = await run_seat(config, on_driver=lambda peer: peers.append(peer),
@@ -83,7 +83,7 @@ async def test_a_match_through_codes_and_the_relay(servers, tmp_path):
 
 async def test_a_wrong_code_burns_the_code_and_the_host_makes_a_new_one(servers, tmp_path):
     from p2pcards.net.invite import CODE_BURNED, Invitations, redeem
-    from p2pcards.net.relay import RelayRoute, parse_relay
+    from p2pcards.net.relay import RelayRoute, parse_relay, use_relay
     from p2pcards.net.rendezvous import CodeError, WrongCode
     from p2pcards.net import open_endpoint
 
@@ -91,7 +91,8 @@ async def test_a_wrong_code_burns_the_code_and_the_host_makes_a_new_one(servers,
     codes, notices = Codes(), []
     async with open_endpoint(new_key(), "host", bind=LOCAL) as endpoint:
         route = RelayRoute(parse_relay(servers.relay_address(LOCAL)), b"s" * 32)
-        invitations = Invitations(endpoint, route, b"t" * 16, mailbox, 1, on_codes=codes, on_notice=notices.append)
+        use_relay(endpoint, route)
+        invitations = Invitations(endpoint, b"t" * 16, mailbox, 1, on_codes=codes, on_notice=notices.append)
         with trio.fail_after(60):
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(invitations.run)
@@ -258,8 +259,9 @@ class _Echo:
 
 
 async def test_a_watcher_follows_the_table_with_a_code(servers, tmp_path):
-    """A code used by a watcher: it gets the lobby, the table and every entry
-    of the log through the relay; the seats' codes are made anew for the players."""
+    """A code used by a watcher (a seat's while the table fills, or the
+    watchers' code once it is made): it gets the table and every entry of
+    the log through the relay; the seats' codes are made anew for the players."""
     from p2pcards.net import LogEntry, TableDescription
     from p2pcards.net.invite import watch_by_code
 

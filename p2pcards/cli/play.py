@@ -293,8 +293,13 @@ def host_interactive(args) -> int:
             for ui in screen:
                 ui.set_status(*pinned, known(text, WORDS))
 
+        def on_watch_code(codes: list[str]) -> None:
+            for ui in screen:
+                for code in codes:
+                    ui.say(_("Whoever wants to watch: p2pcards join --watch {code}").format(code=code), "class:label")
+
         config.on_port = None
-        config.on_codes, config.on_notice = on_codes, on_notice
+        config.on_codes, config.on_notice, config.on_watch_code = on_codes, on_notice, on_watch_code
         on_codes([])
 
     async def main(ui) -> None:

@@ -22,7 +22,7 @@ from p2pcards.i18n import _
 
 # What the servers log once listening (with --port tcp:0 the kernel picks the port).
 _MAILBOX_LISTENING = re.compile(r"Site starting on (\d+)")
-_RELAY_LISTENING = re.compile(r"Factory starting on (\d+)")
+_RELAY_LISTENING = re.compile(r"(?:Factory|Transit) starting on (\d+)")  # pip's, Debian's
 
 
 class ServerError(Exception):
@@ -57,38 +57,67 @@ def stop_process(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
-def installed() -> str | None:
-    """None when both servers can be started here, else why not."""
+def _twist_command() -> list[str] | None:
+    """How to run Twisted's ``twist`` with both servers' plugins: in our own
+    Python (the server extra), else Debian's ``twist3`` (its packages)."""
+    import shutil
+
     try:
         import wormhole_mailbox_server  # noqa: F401
         import wormhole_transit_relay  # noqa: F401
-    except ImportError as exc:
-        return _("the servers are not installed ({missing}): pip install 'p2pcards[server]', "
-                 "or apt install magic-wormhole-mailbox-server magic-wormhole-transit-relay").format(
-            missing=exc.name)
+        return [sys.executable, "-m", "twisted"]
+    except ImportError:
+        twist3 = shutil.which("twist3")
+        debian = "/usr/lib/python3/dist-packages/twisted/plugins/"
+        if twist3 and all(os.path.exists(debian + plugin) for plugin in (
+                "magic_wormhole_mailbox.py", "magic_wormhole_transit_relay.py")):
+            return [twist3]
+    return None
+
+
+def installed() -> str | None:
+    """None when both servers can be started here, else why not."""
+    if _twist_command() is None:
+        return _("the servers are not installed: pip install 'p2pcards[server]', or "
+                 "apt install python3-magic-wormhole-mailbox-server magic-wormhole-transit-relay")
     return None
 
 
 def _twist(plugin: str, *options: str, state_dir: str, prefix: list[str] | None = None) -> subprocess.Popen:
-    return subprocess.Popen([*(prefix or []), sys.executable, "-m", "twisted", plugin, *options],
+    command = _twist_command()
+    if command is None:
+        raise ServerError(installed())
+    return subprocess.Popen([*(prefix or []), *command, plugin, *options],
                             cwd=state_dir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, text=True, start_new_session=True)
 
 
 def _port_of(proc: subprocess.Popen, pattern: re.Pattern, what: str, timeout: float) -> int:
-    """The port ``proc`` logs it listens on; its log is then drained in a thread."""
+    """The port ``proc`` logs it listens on. Its log is read by a thread for
+    as long as it runs (a server whose output nobody reads blocks)."""
+    import queue
     import threading
 
+    lines: queue.Queue = queue.Queue()
+
+    def drain() -> None:
+        for line in proc.stdout:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=drain, daemon=True).start()
     deadline = time.monotonic() + timeout
     seen = []
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
+    while True:
+        try:
+            line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            break
+        if line is None:
             break
         seen.append(line)
         match = pattern.search(line)
         if match:
-            threading.Thread(target=proc.stdout.read, daemon=True).start()  # drained, or the server blocks
             return int(match.group(1))
     stop_process(proc)
     raise ServerError(_("the {what} did not start: {log}").format(what=what, log="".join(seen)[-500:].strip()))

@@ -135,6 +135,7 @@ def _run_bot_seat(args, join=None) -> int:
         relay=relay if internet else None,
         # Each change of the open codes in one line, for whoever reads this bot's output.
         on_codes=lambda codes: print("CODES " + " ".join(codes), flush=True) if codes else None,
+        on_watch_code=lambda codes: print("WATCH " + " ".join(codes), flush=True) if codes else None,
         bind=getattr(args, "bind", "0.0.0.0"),
         port=getattr(args, "port", 0) or 0,
         out=args.out,

@@ -13,7 +13,9 @@ So the code vouches for the host's key to the joiner (who then expects
 exactly that key in the handshake) and for the joiner's key to the host
 (whose relay connection for that joiner admits exactly that key). The host
 keeps one open code per seat it is waiting for; a code once used, or
-burned by a wrong guess, is replaced by a new one.
+burned by a wrong guess, is replaced by a new one. Once the table is made,
+one code stays open for watchers (a player's request is answered
+``{"started": true}``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from ..i18n import N_
 from .errors import NetError, ProtocolError
 from .messages import KEY_LEN, TABLE_ID_LEN, get_bytes, get_str
 from .relay import MAX_HOST_PORT, RELAY_TIMED_OUT, SECRET_LEN, RelayRoute, parse_relay, use_relay
+from .lobby import TABLE_STARTED
 from .rendezvous import CodeError, WrongCode, offer_code, redeem_code
 
 log = logging.getLogger("p2pcards.net.invite")
@@ -54,14 +57,18 @@ class Invitations:
     ``on_codes(codes)`` is told the open codes whenever they change,
     ``on_notice(text)`` of a burned code or a server in trouble."""
 
-    def __init__(self, endpoint, route: RelayRoute, table_id: bytes, mailbox: str, slots: int, *,
+    def __init__(self, endpoint, table_id: bytes, mailbox: str, slots: int, *,
                  on_codes: Callable[[list[str]], None], on_notice: Callable[[str], None] | None = None,
-                 retry: tuple[float, float] = (1.0, 30.0)) -> None:
-        self.endpoint, self.route, self.table_id, self.mailbox = endpoint, route, table_id, mailbox
+                 watchers_only: bool = False, retry: tuple[float, float] = (1.0, 30.0)) -> None:
+        """``endpoint`` reaches its peers through the relay already (relay.use_relay);
+        ``watchers_only``: the table is made, a code now seats nobody."""
+        self.endpoint, self.table_id, self.mailbox = endpoint, table_id, mailbox
+        self.transport = endpoint.transport
+        self.route = self.transport.route
         self.codes: list[str | None] = [None] * slots
         self.on_codes, self.on_notice = on_codes, on_notice or (lambda text: None)
+        self.watchers_only = watchers_only
         self.retry = retry
-        self.transport = use_relay(endpoint, route)
 
     async def run(self) -> None:
         async with trio.open_nursery() as nursery:
@@ -98,6 +105,9 @@ class Invitations:
             raise ProtocolError(f"unknown invite role {role!r}")
         key = get_bytes(msg, "key", KEY_LEN)
         reply = {"key": self.endpoint.identity.public_key, "table": self.table_id, "relay": self.route.address}
+        if role == "seat" and self.watchers_only:
+            await channel.send({"started": True})
+            return
         if role == "seat":
             reply["secret"] = self.route.secret
             self.transport.accept_from(key)
@@ -116,6 +126,8 @@ async def redeem(mailbox: str, code: str, my_key: bytes, role: str = "seat",
     async with redeem_code(mailbox, code, **kwargs) as channel:
         await channel.send({"role": role, "key": my_key})
         msg = dict(await channel.receive(), t="invite")
+    if msg.get("started") is True:
+        raise CodeError(TABLE_STARTED)
     try:
         host_key = get_bytes(msg, "key", KEY_LEN)
         table_id = get_bytes(msg, "table", TABLE_ID_LEN)

@@ -95,6 +95,7 @@ class SeatConfig:
     relay: str | None = None  # host of an internet table: the transit relay's HOST:PORT
     on_codes: Callable[[list[str]], None] | None = None  # host: told the open invite codes as they change
     on_notice: Callable[[str], None] | None = None  # host: a burned code, a server in trouble
+    on_watch_code: Callable[[list[str]], None] | None = None  # host: the watchers' code, once the table is made
     bind: str = "0.0.0.0"
     port: int = 0
     out: str | None = None
@@ -294,14 +295,19 @@ async def _host_lobby(lobby, config: SeatConfig):
     import secrets
 
     from p2pcards.net.invite import Invitations
-    from p2pcards.net.relay import SECRET_LEN, RelayRoute, parse_relay
+    from p2pcards.net.relay import SECRET_LEN, RelayRoute, parse_relay, use_relay
 
-    route = RelayRoute(parse_relay(config.relay), secrets.token_bytes(SECRET_LEN))
-    invitations = Invitations(lobby.endpoint, route, lobby.table_id, config.mailbox, config.players - 1,
+    use_relay(lobby.endpoint, RelayRoute(parse_relay(config.relay), secrets.token_bytes(SECRET_LEN)))
+    invitations = Invitations(lobby.endpoint, lobby.table_id, config.mailbox, config.players - 1,
                               on_codes=config.on_codes or (lambda codes: None), on_notice=config.on_notice)
     async with background_tasks() as nursery:
         nursery.start_soon(invitations.run)
-        return await lobby.run()
+        table = await lobby.run()
+    # From now on one code for watchers, as long as this seat plays.
+    watching = Invitations(lobby.endpoint, lobby.table_id, config.mailbox, 1, on_notice=config.on_notice,
+                           on_codes=config.on_watch_code or (lambda codes: None), watchers_only=True)
+    lobby.endpoint.start_soon(watching.run)
+    return table
 
 
 async def _join_by_code(endpoint, config: SeatConfig, accept):
