@@ -58,17 +58,19 @@ async def play_internet_match(servers, game, players, options, tmp_path, fail_af
             config.game, config.players, config.options = game, players, options
             config.relay, config.on_codes, config.on_watch_code = servers.relay_address(LOCAL), codes, codes
         else:
+            if watcher is not None:
+                await watcher_in.wait()  # a code for the watcher first: it must not come after the game
             config.code = await codes.take()
         results[i] = await run_seat(config, on_driver=lambda peer: peers.append(peer),
                                     on_change=on_change and (lambda: on_change(peers)))
 
-    peers = []
+    peers, watcher_in = [], trio.Event()
     with trio.fail_after(fail_after):
         async with trio.open_nursery() as nursery:
             for i in range(players):
                 nursery.start_soon(seat, i)
             if watcher is not None:
-                nursery.start_soon(watcher, codes, mailbox)
+                nursery.start_soon(watcher, codes, mailbox, watcher_in)
     return [results[i] for i in range(players)]
 
 
@@ -227,7 +229,7 @@ async def test_the_relay_itself_holding_a_token_learns_nobody(servers):
     secret gets no handshake: the waiting seat's envelope does not open, it
     reveals nothing, and it keeps waiting for the real peer, who gets through."""
     from p2pcards.net import NetError, open_endpoint
-    from p2pcards.net.endpoint import _handshake
+    from p2pcards.net.endpoint import handshake_over
     from p2pcards.net.relay import RelayRoute, pair_token, parse_relay, relay_connect, use_relay
 
     route = RelayRoute(parse_relay(servers.relay_address(LOCAL)), b"s" * 32)
@@ -241,7 +243,7 @@ async def test_the_relay_itself_holding_a_token_learns_nobody(servers):
             for _attempt in range(2):  # also a second time: the seat waits again after a failure
                 stream = await relay_connect(route.relay, token)
                 with pytest.raises(NetError):
-                    await _handshake(stream, real.identity, "relay", role="lobby", session=None,
+                    await handshake_over(stream, real.identity, "relay", role="lobby", session=None,
                                      expect_key=waiting.identity.public_key, timeout=5, limits=real.limits,
                                      envelope=b"guessed" * 4 + b"!!!!")
             use_relay(real, route)
@@ -259,16 +261,18 @@ class _Echo:
 
 
 async def test_a_watcher_follows_the_table_with_a_code(servers, tmp_path):
-    """A code used by a watcher (a seat's while the table fills, or the
-    watchers' code once it is made): it gets the table and every entry of
-    the log through the relay; the seats' codes are made anew for the players."""
+    """A code used by a watcher while the table fills: it gets the table and
+    every entry of the log through the relay; the host makes a new code for
+    the seat that code was for."""
     from p2pcards.net import LogEntry, TableDescription
     from p2pcards.net.invite import watch_by_code
 
     seen = {"entries": 0, "table": None}
 
-    async def watcher(codes, mailbox):
-        async with watch_by_code(mailbox, await codes.take(), name="Ciocia Hela") as watch:
+    async def watcher(codes, mailbox, watcher_in):
+        code = await codes.take()
+        watcher_in.set()
+        async with watch_by_code(mailbox, code, name="Ciocia Hela") as watch:
             async for item in watch:
                 if isinstance(item, TableDescription):
                     seen["table"] = item

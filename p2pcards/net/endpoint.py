@@ -111,7 +111,7 @@ class Endpoint:
         if self.transport is not None and expect_key is not None:
             timeout = self.handshake_timeout if timeout is None else timeout
             stream = await self.transport.open_stream(expect_key, timeout)
-            return await _handshake(stream, self.identity, f"{host}:{port}", role=role, session=session,
+            return await handshake_over(stream, self.identity, f"{host}:{port}", role=role, session=session,
                                     expect_key=expect_key, timeout=timeout, limits=self.limits,
                                     envelope=self.transport.psk_for(expect_key))
         return await dial(self.identity, host, port, role=role, session=session, expect_key=expect_key,
@@ -202,12 +202,15 @@ async def dial(identity: Identity, host: str, port: int, *, role: str, session: 
         raise NetError(CONNECT_TIMED_OUT.format(address=f"{host}:{port}", seconds=timeout)) from None
     except OSError as exc:
         raise NetError(CANNOT_CONNECT.format(address=f"{host}:{port}", reason=_why_not(exc))) from None
-    return await _handshake(stream, identity, f"{host}:{port}", role=role, session=session,
+    return await handshake_over(stream, identity, f"{host}:{port}", role=role, session=session,
                             expect_key=expect_key, timeout=timeout, limits=limits)
 
 
-async def _handshake(stream: trio.abc.Stream, identity: Identity, peer: str, *, role: str, session: bytes | None,
-                     expect_key: bytes | None, timeout: float, limits: Limits, envelope: bytes | None = None) -> Channel:
+async def handshake_over(stream: trio.abc.Stream, identity: Identity, peer: str, *, role: str,
+                         session: bytes | None, expect_key: bytes | None, timeout: float, limits: Limits,
+                         envelope: bytes | None = None) -> Channel:
+    """The initiator's handshake on a connected ``stream`` (inside the relay's
+    envelope keyed with ``envelope``, if given); the stream is closed on failure."""
     framed = FramedStream(stream, limits, peer=peer)
     try:
         if envelope is not None:

@@ -29,9 +29,9 @@ from typing import AsyncIterator, Callable
 import trio
 
 from ..i18n import N_
-from .errors import NetError, ProtocolError
+from .errors import ProtocolError
 from .messages import KEY_LEN, TABLE_ID_LEN, get_bytes, get_str
-from .relay import MAX_HOST_PORT, RELAY_TIMED_OUT, SECRET_LEN, RelayRoute, parse_relay, use_relay
+from .relay import MAX_HOST_PORT, SECRET_LEN, RelayRoute, parse_relay
 from .lobby import TABLE_STARTED
 from .rendezvous import CodeError, WrongCode, offer_code, redeem_code
 
@@ -136,7 +136,7 @@ async def redeem(mailbox: str, code: str, my_key: bytes, role: str = "seat",
             return Ticket(host_key, table_id, RelayRoute(relay, get_bytes(msg, "secret", SECRET_LEN)))
         return Ticket(host_key, table_id, RelayRoute(relay, b""),
                       (get_bytes(msg, "token", 32), get_bytes(msg, "psk", 32)))
-    except ValueError as exc:  # ProtocolError is a NetError, not a ValueError; parse_relay raises ValueError
+    except ValueError as exc:  # parse_relay's
         raise ProtocolError(str(exc)) from None
 
 
@@ -147,20 +147,17 @@ async def watch_by_code(mailbox: str, code: str, *, private_key=None, name: str 
     host's key, the table and this watcher's own relay token and envelope key."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from .endpoint import _handshake
+    from .endpoint import handshake_over
     from .framing import Limits
     from .handshake import Identity
-    from .relay import relay_connect
+    from .relay import relay_connect_within
     from .spectate import Watch
 
     identity = Identity(private_key or Ed25519PrivateKey.generate(), name)
     ticket = await redeem(mailbox, code, identity.public_key, role="watch")
     token, psk = ticket.given
-    with trio.move_on_after(timeout) as waiting:
-        stream = await relay_connect(ticket.route.relay, token)
-    if waiting.cancelled_caught:
-        raise NetError(RELAY_TIMED_OUT.format(relay=ticket.route.address, seconds=f"{timeout:g}"))
-    channel = await _handshake(stream, identity, ticket.route.address, role="watch", session=ticket.table_id,
+    stream = await relay_connect_within(ticket.route.relay, token, timeout)
+    channel = await handshake_over(stream, identity, ticket.route.address, role="watch", session=ticket.table_id,
                                expect_key=ticket.host_key, timeout=timeout, limits=Limits(), envelope=psk)
     try:
         yield Watch(channel, dead_after)

@@ -139,6 +139,13 @@ async def relay_connect(relay: tuple[str, int], token: bytes) -> trio.SocketStre
     return stream
 
 
+async def relay_connect_within(relay: tuple[str, int], token: bytes, timeout: float) -> trio.SocketStream:
+    """``relay_connect``, giving up if the partner has not come within ``timeout`` seconds."""
+    with trio.move_on_after(timeout):
+        return await relay_connect(relay, token)
+    raise NetError(RELAY_TIMED_OUT.format(relay=f"{relay[0]}:{relay[1]}", seconds=f"{timeout:g}"))
+
+
 @dataclass(frozen=True)
 class RelayRoute:
     """What a seat of an internet table knows about reaching the others."""
@@ -172,9 +179,7 @@ class RelayTransport:
 
     async def open_stream(self, key: bytes, timeout: float) -> trio.SocketStream:
         """Dial the peer holding ``key`` through the relay."""
-        with trio.move_on_after(timeout):
-            return await relay_connect(self.route.relay, self.token_for(key))
-        raise NetError(RELAY_TIMED_OUT.format(relay=self.route.address, seconds=f"{timeout:g}"))
+        return await relay_connect_within(self.route.relay, self.token_for(key), timeout)
 
     def accept_from(self, key: bytes, given: tuple[bytes, bytes] | None = None) -> None:
         """Keep a connection waiting at the relay for the peer holding ``key``
