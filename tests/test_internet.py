@@ -19,6 +19,13 @@ def servers(tmp_path_factory):
     running.stop()
 
 
+@pytest.fixture
+def relay_only(monkeypatch):
+    """No direct connection is tried (on loopback every seat could reach every
+    other): everything goes through the relay, as between homes behind NAT."""
+    monkeypatch.setattr("p2pcards.net.relay.DIRECT_FIRST_TIMEOUT", 0)
+
+
 class Codes:
     """The host's open invite codes, handed out one per joiner."""
 
@@ -74,7 +81,7 @@ async def play_internet_match(servers, game, players, options, tmp_path, fail_af
     return [results[i] for i in range(players)]
 
 
-async def test_a_match_through_codes_and_the_relay(servers, tmp_path):
+async def test_a_match_through_codes_and_the_relay(servers, tmp_path, relay_only):
     results = await play_internet_match(servers, "warkocz", 3, {"target": 4}, tmp_path)
     logs = [open(r.log_path, "rb").read() for r in results]
     assert all(log == logs[0] for log in logs)
@@ -125,7 +132,7 @@ async def test_a_mistyped_code_is_refused_in_one_line(servers):
         await redeem(servers.mailbox_url(LOCAL), "7-12-3", b"k" * 32)
 
 
-async def test_the_relay_killed_and_restarted_mid_game_and_the_table_goes_on(tmp_path):
+async def test_the_relay_killed_and_restarted_mid_game_and_the_table_goes_on(tmp_path, relay_only):
     from p2pcards.cli.server import restart_relay, stop_process
 
     running = local_servers(str(tmp_path / "servers"))
@@ -192,7 +199,7 @@ def _windows(data: bytes, size: int) -> set[bytes]:
     return {data[i:i + size] for i in range(len(data) - size + 1)}
 
 
-async def test_the_relay_sees_no_name_key_card_or_move(servers, tmp_path):
+async def test_the_relay_sees_no_name_key_card_or_move(servers, tmp_path, relay_only):
     """Everything the relay carried for a whole match: none of the players'
     names, keys or fingerprints, no message type, and not one 12-byte piece
     of the match's log (which holds every card dealt open and every move)."""
@@ -282,3 +289,26 @@ async def test_a_watcher_follows_the_table_with_a_code(servers, tmp_path):
     results = await play_internet_match(servers, "warkocz", 3, {"target": 2}, tmp_path, watcher=watcher)
     assert seen["table"] is not None and seen["table"].session_id == results[0].driver.log.table.session
     assert seen["entries"] == len(results[0].driver.log)
+
+
+async def test_seats_that_reach_each_other_connect_directly_and_spare_the_relay(servers, tmp_path):
+    """Direct first: on loopback every seat answers at the address it sees for
+    itself, so the relay carries nothing of the match (only waiting connections
+    knock at it)."""
+    host, port = servers.relay_address(LOCAL).rsplit(":", 1)
+    proxy = RecordingProxy((host, int(port)))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(proxy.run)
+
+        class Through:
+            mailbox_url = servers.mailbox_url
+
+            @staticmethod
+            def relay_address(_host):
+                return f"{LOCAL}:{proxy.port}"
+
+        results = await play_internet_match(Through, "warkocz", 3, {"target": 2}, tmp_path)
+        nursery.cancel_scope.cancel()
+    assert audit_file(results[0].log_path).exit_code == 0
+    relayed = bytes(proxy.seen).replace(b"\n", b"\n\0").split(b"\0")
+    assert all(line.startswith(b"please relay ") for line in relayed if line), relayed[:3]

@@ -13,7 +13,7 @@ import trio
 from .. import limits as field_limits
 from ..i18n import N_
 from .admission import WaitingRoom
-from .errors import HandshakeError, NetError, NotReady
+from .errors import HandshakeError, NetError, NotReady, Rejected
 from .framing import FramedStream, Limits
 from .ratelog import RateLimitedLog
 from .tasks import background_tasks
@@ -110,6 +110,17 @@ class Endpoint:
         whose key we know is reached through our transport, if we have one."""
         if self.transport is not None and expect_key is not None:
             timeout = self.handshake_timeout if timeout is None else timeout
+            # The peer's own address first (the same house); the relay where that fails.
+            direct = await self.transport.direct_stream((host, port))
+            if direct is not None:
+                try:
+                    return await handshake_over(direct, self.identity, f"{host}:{port}", role=role,
+                                                session=session, expect_key=expect_key, timeout=timeout,
+                                                limits=self.limits)
+                except Rejected:
+                    raise  # it is reachable here, and said no (maybe "not yet"): the caller decides
+                except NetError as exc:
+                    log.info("direct connection to %s:%s failed (%s); through the relay", host, port, exc)
             stream = await self.transport.open_stream(expect_key, timeout)
             return await handshake_over(stream, self.identity, f"{host}:{port}", role=role, session=session,
                                     expect_key=expect_key, timeout=timeout, limits=self.limits,

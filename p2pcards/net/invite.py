@@ -3,8 +3,10 @@ one person (a player or a watcher); a code's sealed channel (rendezvous.py)
 carries, both ways, what the two need to trust each other and to meet at
 the relay (relay.py):
 
-    joiner -> host   {"role": "seat" | "watch", "key": joiner's Ed25519 key}
+    joiner -> host   {"role": "seat" | "watch", "key": joiner's Ed25519 key,
+                      "addr": the address it sees for itself}
     host -> joiner   {"key": host's key, "table": table id, "relay": "HOST:PORT",
+                      "addr": its own address, "port": its port,
                       "secret": the table secret}            (a player)
                      {..., "token": this watcher's relay token,
                       "psk": its envelope key}                 (a watcher)
@@ -30,8 +32,8 @@ import trio
 
 from ..i18n import N_
 from .errors import ProtocolError
-from .messages import KEY_LEN, TABLE_ID_LEN, get_bytes, get_str
-from .relay import MAX_HOST_PORT, SECRET_LEN, RelayRoute, parse_relay
+from .messages import KEY_LEN, TABLE_ID_LEN, get_bytes, get_int, get_str
+from .relay import MAX_HOST_PORT, SECRET_LEN, RelayRoute, own_address, parse_relay
 from .lobby import TABLE_STARTED
 from .rendezvous import CodeError, WrongCode, offer_code, redeem_code
 
@@ -50,6 +52,7 @@ class Ticket:
     table_id: bytes
     route: RelayRoute  # a watcher's holds no table secret
     given: tuple[bytes, bytes] | None = None  # a watcher's own relay token and envelope key
+    hint: tuple[str, int] = ("", 0)  # the host's own address and port, tried before the relay
 
 
 class Invitations:
@@ -59,6 +62,7 @@ class Invitations:
 
     def __init__(self, endpoint, table_id: bytes, mailbox: str, slots: int, *,
                  on_codes: Callable[[list[str]], None], on_notice: Callable[[str], None] | None = None,
+                 on_player: Callable[[bytes, str], None] | None = None,
                  watchers_only: bool = False, retry: tuple[float, float] = (1.0, 30.0)) -> None:
         """``endpoint`` reaches its peers through the relay already (relay.use_relay);
         ``watchers_only``: the table is made, a code now seats nobody."""
@@ -68,6 +72,7 @@ class Invitations:
         self.codes: list[str | None] = [None] * slots
         self.on_codes, self.on_notice = on_codes, on_notice or (lambda text: None)
         self.watchers_only = watchers_only
+        self.on_player = on_player or (lambda key, address: None)  # a player vouched for, and its own address
         self.retry = retry
 
     async def run(self) -> None:
@@ -104,13 +109,15 @@ class Invitations:
         if role not in ROLES:
             raise ProtocolError(f"unknown invite role {role!r}")
         key = get_bytes(msg, "key", KEY_LEN)
-        reply = {"key": self.endpoint.identity.public_key, "table": self.table_id, "relay": self.route.address}
+        reply = {"key": self.endpoint.identity.public_key, "table": self.table_id, "relay": self.route.address,
+                 "addr": own_address(self.route.relay[0]), "port": self.endpoint.port}
         if role == "seat" and self.watchers_only:
             await channel.send({"started": True})
             return
         if role == "seat":
             reply["secret"] = self.route.secret
             self.transport.accept_from(key)
+            self.on_player(key, _address(msg))
         else:
             given = secrets.token_bytes(32), secrets.token_bytes(32)
             reply["token"], reply["psk"] = given
@@ -119,12 +126,23 @@ class Invitations:
         log.info("invite code used by a %s, key %s", "player" if role == "seat" else "watcher", key.hex()[:16])
 
 
+def _address(msg: dict) -> str:
+    """The sender's own address, if it is one (an IP address: no name is looked up); else ""."""
+    import ipaddress
+
+    text = get_str(msg, "addr", max_len=64, optional=True) or ""
+    try:
+        return str(ipaddress.ip_address(text))
+    except ValueError:
+        return ""
+
+
 async def redeem(mailbox: str, code: str, my_key: bytes, role: str = "seat",
-                 answer_timeout: float | None = None) -> Ticket:
+                 answer_timeout: float | None = None, my_address: str = "") -> Ticket:
     """The joiner's side of a code. Raises CodeError (WrongCode for a wrong guess)."""
     kwargs = {} if answer_timeout is None else {"answer_timeout": answer_timeout}
     async with redeem_code(mailbox, code, **kwargs) as channel:
-        await channel.send({"role": role, "key": my_key})
+        await channel.send({"role": role, "key": my_key, "addr": my_address})
         msg = dict(await channel.receive(), t="invite")
     if msg.get("started") is True:
         raise CodeError(TABLE_STARTED)
@@ -132,10 +150,11 @@ async def redeem(mailbox: str, code: str, my_key: bytes, role: str = "seat",
         host_key = get_bytes(msg, "key", KEY_LEN)
         table_id = get_bytes(msg, "table", TABLE_ID_LEN)
         relay = parse_relay(get_str(msg, "relay", max_len=MAX_HOST_PORT))
+        hint = (_address(msg), get_int(msg, "port", 0, 65535, optional=True) or 0)
         if role == "seat":
-            return Ticket(host_key, table_id, RelayRoute(relay, get_bytes(msg, "secret", SECRET_LEN)))
+            return Ticket(host_key, table_id, RelayRoute(relay, get_bytes(msg, "secret", SECRET_LEN)), hint=hint)
         return Ticket(host_key, table_id, RelayRoute(relay, b""),
-                      (get_bytes(msg, "token", 32), get_bytes(msg, "psk", 32)))
+                      (get_bytes(msg, "token", 32), get_bytes(msg, "psk", 32)), hint)
     except ValueError as exc:  # parse_relay's
         raise ProtocolError(str(exc)) from None
 

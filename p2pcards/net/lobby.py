@@ -123,6 +123,9 @@ class HostLobby:
         self._advertiser = None
         self._done = False
         self._round = 0
+        # key -> the address a joiner sees for itself, told through its invite code (its
+        # connection's own address is the relay's); the others try it before the relay.
+        self.address_hints: dict[bytes, str] = {}
 
     # -- the endpoint's side: admission and one task per joiner ---------------
     def admit(self, hello: Hello) -> bytes | None:
@@ -271,7 +274,8 @@ class HostLobby:
         me = self.endpoint.identity
         seats = [SeatInfo(0, me.name, me.public_key, self.endpoint.bind_host, self.endpoint.port)]
         for i, j in enumerate(self.joiners, 1):
-            host = j.channel.remote[0] if (with_addr and j.channel.remote) else ""
+            host = (self.address_hints.get(j.key) or (j.channel.remote[0] if j.channel.remote else "")
+                    if with_addr else "")
             seats.append(SeatInfo(i, j.name, j.key, host, j.port if with_addr else 0))
         return tuple(seats)
 

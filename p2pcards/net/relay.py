@@ -39,6 +39,8 @@ TOKEN_DOMAIN = b"p2pcards-relay-token-v1\x00"
 PSK_DOMAIN = b"p2pcards-relay-psk-v1\x00"
 ENVELOPE_INFO = b"p2pcards-relay-envelope-v1"
 SALT_LEN = 32
+# Seconds a direct connection to a peer's own address may take before the relay is used.
+DIRECT_FIRST_TIMEOUT = 1.0
 SECRET_LEN = 32
 MAX_HOST_PORT = 300  # characters of a relay address read off the wire
 MAX_ANSWER = 64  # bytes of the relay's answer line we read before giving up on it
@@ -177,6 +179,18 @@ class RelayTransport:
             return self._tokens[key][1]
         return pair_psk(self.route.secret, self.endpoint.identity.public_key, key)
 
+    async def direct_stream(self, hint: tuple[str, int] | None) -> trio.SocketStream | None:
+        """A plain connection to the peer's own address, if it answers at once
+        (a player in the same house); None: use the relay."""
+        if hint is None or not hint[0] or not 0 < hint[1] < 65536 or DIRECT_FIRST_TIMEOUT <= 0:
+            return None
+        with trio.move_on_after(DIRECT_FIRST_TIMEOUT):
+            try:
+                return await trio.open_tcp_stream(*hint)
+            except OSError:
+                return None
+        return None
+
     async def open_stream(self, key: bytes, timeout: float) -> trio.SocketStream:
         """Dial the peer holding ``key`` through the relay."""
         return await relay_connect_within(self.route.relay, self.token_for(key), timeout)
@@ -205,6 +219,19 @@ class RelayTransport:
                 continue
             delay = self.backoff[0]
             self.endpoint.start_soon(self.endpoint.serve_stream, stream, key, self.psk_for(key))
+
+
+def own_address(toward: str) -> str:
+    """The address this machine uses toward ``toward`` (no packet is sent:
+    connecting a UDP socket only picks the route); "" if there is none."""
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect((toward, 9))
+            return probe.getsockname()[0]
+    except OSError:
+        return ""
 
 
 def use_relay(endpoint, route: RelayRoute, tokens: dict[bytes, tuple[bytes, bytes]] | None = None) -> RelayTransport:

@@ -299,7 +299,8 @@ async def _host_lobby(lobby, config: SeatConfig):
 
     use_relay(lobby.endpoint, RelayRoute(parse_relay(config.relay), secrets.token_bytes(SECRET_LEN)))
     invitations = Invitations(lobby.endpoint, lobby.table_id, config.mailbox, config.players - 1,
-                              on_codes=config.on_codes or (lambda codes: None), on_notice=config.on_notice)
+                              on_codes=config.on_codes or (lambda codes: None), on_notice=config.on_notice,
+                              on_player=lambda key, address: lobby.address_hints.__setitem__(key, address))
     async with background_tasks() as nursery:
         nursery.start_soon(invitations.run)
         table = await lobby.run()
@@ -311,14 +312,18 @@ async def _host_lobby(lobby, config: SeatConfig):
 
 
 async def _join_by_code(endpoint, config: SeatConfig, accept):
-    """Redeem the invite code, then join the host it vouches for through the relay."""
+    """Redeem the invite code, then join the host it vouches for (directly if
+    its own address answers, else through the relay)."""
+    from urllib.parse import urlsplit
+
     from p2pcards.net import join_table
     from p2pcards.net.invite import redeem
-    from p2pcards.net.relay import use_relay
+    from p2pcards.net.relay import own_address, use_relay
 
-    ticket = await redeem(config.mailbox, config.code, endpoint.identity.public_key)
+    me = own_address(urlsplit(config.mailbox).hostname or "")
+    ticket = await redeem(config.mailbox, config.code, endpoint.identity.public_key, my_address=me)
     use_relay(endpoint, ticket.route)
-    host, port = ticket.route.relay
+    host, port = ticket.hint  # tried directly first, then through the relay
     return await join_table(endpoint, host, port, accept=accept, on_update=config.on_update,
                             table_id=ticket.table_id, expect_key=ticket.host_key)
 
