@@ -107,14 +107,15 @@ LOCAL_RANKS = {
 # A local letter typed (upper case) -> the rank of the card code.
 LOCAL_RANK_LETTERS = {letter: r for table in LOCAL_RANKS.values() for r, letter in table.items() if letter != r}
 
-RANK_STYLES = ("codes", "local")
-_rank_style = "codes"
+RANK_STYLES = ("local", "en")
+_rank_style = "local"
 
 
 def set_rank_style(style: str) -> None:
-    """``local``: cards are shown with the rank letters of the player's
-    language (``W♥`` in Polish, ``B♥`` in Hungarian); ``codes`` (the default):
-    as typed in the codes (``J♥``). What is kept or sent is always the code."""
+    """``local`` (the default): cards are shown with the rank letters of the
+    player's language (``W♥`` in Polish, ``B♥`` in Hungarian, ``J♥`` in
+    English); ``en``: with the English letters of the codes whatever the
+    language (``J♥``). What is kept or sent is always the code."""
     global _rank_style
     if style not in RANK_STYLES:
         raise ValueError(f"rank style must be one of {RANK_STYLES}, not {style!r}")
@@ -122,8 +123,8 @@ def set_rank_style(style: str) -> None:
 
 
 def rank_label(r: str, lang: str | None = None) -> str:
-    """A rank (``"Q"``) as shown: the local letter under ``--ranks local``
-    (or in ``lang`` when given), else the code's."""
+    """A rank (``"Q"``) as shown: the local letter (in ``lang`` when given,
+    else in the player's language unless ``--ranks en``), else the code's."""
     if lang is None:
         if _rank_style != "local":
             return r
@@ -133,7 +134,7 @@ def rank_label(r: str, lang: str | None = None) -> str:
 
 class Rank(str):
     """A rank in a message: its code as a ``str`` (what the log keeps), its
-    letter under ``--ranks local`` where a player reads it (``i18n.shown``)."""
+    local letter where a player reads it (``i18n.shown``)."""
 
     def translated(self) -> str:
         return rank_label(str(self))
@@ -141,7 +142,7 @@ class Rank(str):
 
 def display(card: str, ascii_only: bool = False, lang: str | None = None) -> str:
     """A card for people: ``K♥`` (or ``KH`` with ascii_only); ``JK``; ``??``;
-    the rank in the local letter under ``--ranks local`` or for ``lang``."""
+    the rank in the player's (or ``lang``'s) letter unless ``--ranks en``."""
     if is_unknown(card):
         return "??"
     if card == JOKER or not is_code(card):

@@ -17,6 +17,27 @@ REASONS = (N_("No space left on device"), N_("Disk quota exceeded"), N_("Permiss
            N_("Not a directory"), N_("Input/output error"))
 
 
+def reason_of(error: OSError) -> str:
+    """Why the system refused a file: one of ``REASONS`` (a Text, shown in the
+    reader's language) when it is one, else as the system said it."""
+    said = str(error.strerror or error)
+    return next((reason for reason in REASONS if reason == said), said)
+
+
+def cannot_read(path: str | os.PathLike, error: OSError) -> str:
+    """The message for a file that could not be read (a Text)."""
+    return N_("cannot read {path}: {error}", path=os.fspath(path), error=reason_of(error))
+
+
+def unreadable(path: str | os.PathLike) -> str | None:
+    """Why the file at ``path`` cannot be read at all (``cannot_read``), or None."""
+    try:
+        with open(path, "rb"):
+            return None
+    except OSError as exc:
+        return cannot_read(path, exc)
+
+
 def write_atomically(path: str | os.PathLike, data: bytes, *, private: bool = False,
                      overwrite: bool = True) -> Path:
     """Write ``data`` to ``path`` through a temporary file beside it.

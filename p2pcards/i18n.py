@@ -105,33 +105,85 @@ def language() -> str:
     return _current
 
 
+# ----- the Hungarian article ---------------------------------------------------
+# A Hungarian message writes "a(z)" before a value it does not know yet: "az"
+# stands before a vowel ("az Ada", "az 5.", "az 1."), "a" before a consonant
+# ("a kanaszta", "a 78."). Once the value is in, the right one is written.
+_ARTICLE = re.compile(r"(?<!\w)([Aa])\(z\) ([\"'„(]*)(\w*)")
+_VOWELS = set("aáeéiíoóöőuúüű")
+# Letters whose Hungarian names begin with a vowel (ef, el, em, en, er, es,
+# iksz, ipszilon), for codes read letter by letter ("az R3", "az S").
+_VOWEL_LETTER_NAMES = set("AÁEÉIÍOÓÖŐUÚÜŰFLMNRSXY")
+
+
+def hungarian_article(word: str) -> str:
+    """``az`` or ``a``, as spoken before ``word`` (a number as it is read:
+    "az 5", "az 1000" (ezer), "a 10", "a 78")."""
+    digits = re.match(r"\d+", word)
+    if digits:
+        number = digits.group().lstrip("0") or "0"
+        # the number's first word: öt... (5, 50, 500, 5000...); egy/ezer/egymillió (1, 1xxx, 1xxxxxx)
+        return "az" if number[0] == "5" or (number[0] == "1" and len(number) % 3 == 1) else "a"
+    if not word:
+        return "a"
+    if word.isupper() and len(word) <= 3:
+        return "az" if word[0] in _VOWEL_LETTER_NAMES else "a"
+    return "az" if word[0].lower() in _VOWELS else "a"
+
+
+def _articles(text: str) -> str:
+    if "(z) " not in text:
+        return text
+
+    def fixed(m: re.Match) -> str:
+        article = hungarian_article(m.group(3))
+        return (article.capitalize() if m.group(1) == "A" else article) + " " + m.group(2) + m.group(3)
+    return _ARTICLE.sub(fixed, text)
+
+
+class _Template(str):
+    """A translated message whose ``format`` writes the articles its values need."""
+
+    def format(self, *args, **kwargs) -> str:
+        return _articles(str.format(self, *args, **kwargs))
+
+
+def _template_of(translated: str) -> str:
+    return _Template(translated) if "(z) " in translated else translated
+
+
 def _(message: str) -> str:
-    return translations(_current).gettext(message)
+    return _template_of(translations(_current).gettext(message))
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The form of ``singular``/``plural`` for ``n`` in the current language
     (Polish: 1 karta, 2–4 karty, 5 kart, 22 karty)."""
-    return translations(_current).ngettext(singular, plural, n)
+    return _template_of(translations(_current).ngettext(singular, plural, n))
 
 
 def pgettext(context: str, message: str) -> str:
     """``message`` as meant in ``context`` (a short English word can need two
     translations, e.g. a card's rank and a verb)."""
-    return translations(_current).pgettext(context, message)
+    return _template_of(translations(_current).pgettext(context, message))
 
 
 def npgettext(context: str, singular: str, plural: str, n: int) -> str:
-    return translations(_current).npgettext(context, singular, plural, n)
+    return _template_of(translations(_current).npgettext(context, singular, plural, n))
 
 
-def N_(message: str, **fields) -> "Text":
+def N_(message: str, about: "Text | None" = None, **fields) -> "Text":
     """Marks a text for the catalogs without translating it now: a module-level
     text (translate it with :func:`_` where it is shown), or, with ``fields``,
     a message that must stay English where it is kept (the log, JSON) and be
-    translated where a player reads it (:func:`shown`)."""
-    if fields:
-        return Text(message, fields=fields)
+    translated where a player reads it (:func:`shown`).
+
+    ``about``: the same said of the player in the third person, past tense,
+    ``{name}`` among its fields (a refusal "you hold {card} and must play it"
+    the audit tells as "{name} held {card} and had to play it"): see
+    :meth:`Text.said_of`."""
+    if fields or about is not None:
+        return Text(message, fields=fields, about=about)
     # The engines return their fixed reasons in hot loops (a refused meld shape): one Text each.
     text = _plain.get(message)
     if text is None:
@@ -149,14 +201,22 @@ class Text(str):
     the :class:`lazy` markers; its fields may be Texts themselves."""
 
     def __new__(cls, message: str, plural: str | None = None, n: int | None = None,
-                context: str | None = None, fields: dict | None = None):
+                context: str | None = None, fields: dict | None = None, about: "Text | None" = None):
         fields = dict(fields or {})
         if plural is not None:
             fields.setdefault("n", n)
         english = plural if plural is not None and n != 1 else message
         self = super().__new__(cls, english.format(**fields) if fields else english)
         self.message, self.plural, self.n, self.context, self.fields = message, plural, n, context, fields
+        self.about = about
         return self
+
+    def said_of(self, name: str) -> "Text | None":
+        """This message told of player ``name`` in the third person (what it
+        was made with as ``about``, with this one's fields), or None."""
+        if self.about is None:
+            return None
+        return Text(self.about.message, context=self.about.context, fields={**self.fields, "name": name})
 
     def translated(self) -> str:
         t = translations(_current)
@@ -167,7 +227,7 @@ class Text(str):
             form = t.pgettext(self.context, self.message) if self.context else t.gettext(self.message)
         if not self.fields:
             return form
-        return form.format(**{k: shown(v) for k, v in self.fields.items()})
+        return _articles(form.format(**{k: shown(v) for k, v in self.fields.items()}))
 
 
 class lazy:

@@ -1,4 +1,14 @@
-"""The suite runs in parallel (pytest-xdist, the README's test command):
+"""Every test runs in a home of its own and in the same neutral environment,
+whatever the caller's holds (the README tells people to set P2PCARDS_HOME:
+the suite must neither read nor write their data folder). This module clears
+or pins, before anything runs, every variable the program or the libraries it
+drives read (``_NEUTRAL``, ``_CLEARED``): P2PCARDS_HOME and XDG_DATA_HOME
+are unset, so the data folder is HOME's, and each test gets a fresh HOME
+(``_a_home_of_its_own``); a test that plays two people in two processes gives
+each a HOME of its own, as two people have. Whatever runs before the tests (a
+module's fixture) has a home of this process's, removed at its end.
+
+The suite runs in parallel (pytest-xdist, the README's test command):
 the longest tests are handed out first, so that no worker starts one of them
 while the others have run dry (longest processing time first).
 
@@ -21,7 +31,27 @@ import tempfile
 
 import pytest
 
-os.environ["P2PCARDS_LANG"] = "en"
+# Variables the program reads, set to what the tests expect: English, UTF-8
+# text, a plain terminal (the tests that need another set it themselves). The
+# login name (LOGNAME, USER) is left alone: pytest names its temporary folder
+# by it, and the tests of the default name set it.
+_NEUTRAL = {"P2PCARDS_LANG": "en", "LANG": "C.UTF-8", "TERM": "xterm", "TZ": "UTC"}
+# Variables the program (or the libraries it drives) reads, and that must not
+# be set: whole families by their prefix, and single names.
+_CLEARED_PREFIXES = ("P2PCARDS_", "XDG_", "LC_", "PROMPT_TOOLKIT_")
+_CLEARED = {"LANGUAGE", "PAGER", "LESS", "NO_COLOR", "COLUMNS", "LINES", "PYTHONIOENCODING"}
+
+
+def _neutral_environment(home: str) -> None:
+    for name in list(os.environ):
+        if name in _CLEARED or name.startswith(_CLEARED_PREFIXES):
+            del os.environ[name]
+    os.environ.update(_NEUTRAL, HOME=home)
+
+
+_process_home = tempfile.mkdtemp(prefix="p2pcards-tests-home-")
+atexit.register(shutil.rmtree, _process_home, ignore_errors=True)
+_neutral_environment(_process_home)
 
 if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX"):
     # set once, by the process that starts the others (the xdist workers inherit
@@ -34,6 +64,13 @@ if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCAC
     _repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     for _folder in ("p2pcards", "tests"):
         compileall.compile_dir(os.path.join(_repo, _folder), quiet=2)
+
+
+@pytest.fixture(autouse=True)
+def _a_home_of_its_own(monkeypatch, tmp_path_factory):
+    """HOME in a fresh folder, and with it the data folder: no key, game or
+    setting of another test (or of the person running the suite) is seen."""
+    monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
 
 
 @pytest.fixture(autouse=True)
@@ -51,6 +88,7 @@ LONGEST = (
     "tests/test_strong_bot.py::test_strong_beats_greedy_at_warkocz",
     "tests/test_checkpoint.py::test_a_peer_that_crashed",
     "tests/test_ui_tmux.py::",
+    "tests/test_isolation.py::test_the_suite_under_a_hostile_environment",
     "tests/test_pause.py::test_a_pause_that_is_never_ended",
     "tests/test_reliability.py::",
     "tests/test_people_come_back.py::",

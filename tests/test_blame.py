@@ -313,6 +313,8 @@ def test_a_rewritten_end_with_a_made_up_accusation_blames_the_rewriter(tmp_path)
     from p2pcards.audit import audit_pair
     from p2pcards.protocol.log import write_log
 
+    from p2pcards.protocol.log import assemble, sign_body
+
     m = kit.match("bura2")
     n = len(m.entries) - 1
     rewriter, victim = 1, 0
@@ -320,17 +322,24 @@ def test_a_rewritten_end_with_a_made_up_accusation_blames_the_rewriter(tmp_path)
     for e in m.entries[1:n]:
         d.receive(e)
     evidence = next(e for e in m.entries if e.kind == ACTION and e.author == victim)
-    d.write_abort(Violation(victim, "illegal-move", "made up"), [evidence.raw])
-    body = d.end_body()
-    d.finish(body, {rewriter: d.sign_end(body)})
-    alone = audit_log(d.log)
+    # The rewriter's own table refuses such an abort: it is forged into the file by hand.
+    with pytest.raises(Violation):
+        d.write_abort(Violation(victim, "illegal-move", "made up"), [evidence.raw])
+    forged = GameLog()
+    for e in m.entries[:n]:
+        forged.append(e)
+    forged.append(forged.make_next(rewriter, ABORT, {"culprit": victim, "kind": "illegal-move", "detail": "made up",
+                                                     "evidence": [evidence.raw]}, m.signers[rewriter]))
+    body = forged.end_body({**m.entries[n].payload, "aborted": True})
+    forged.append(assemble(body, [None if s != rewriter else sign_body(body, m.signers[s]) for s in range(2)]))
+    alone = audit_log(forged)
     assert alone.exit_code == VIOLATIONS and {v["seat"] for v in alone.violations} == {rewriter}, alone.as_json()
     tmp = tmp_path
     genuine = GameLog()
     for e in m.entries:
         genuine.append(e)
     write_log(tmp / "genuine.p2plog", genuine)
-    write_log(tmp / "rewritten.p2plog", d.log)
+    write_log(tmp / "rewritten.p2plog", forged)
     both = audit_pair(tmp / "genuine.p2plog", tmp / "rewritten.p2plog")
     assert both.exit_code == VIOLATIONS and {v["seat"] for v in both.violations} == {rewriter}, both.as_json()
     assert both.fork == {"entry": n, "first": {"kind": "end", "signed_by": [0, 1]},

@@ -250,7 +250,7 @@ async def test_a_peer_that_crashed_comes_back_from_its_checkpoint_and_the_match_
     import trio
 
     from p2pcards import identity
-    from p2pcards import peer as peer_module
+    from p2pcards.peer import table_peer as peer_module
     from p2pcards.peer import seating
     from p2pcards.peer.seating import SeatConfig, resume_seat, run_seat
 

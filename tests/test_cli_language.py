@@ -132,7 +132,7 @@ def closed_port() -> int:
 
 
 @pytest.mark.parametrize("lang, words", [("pl", "nie można połączyć się z {address}: połączenie odrzucone"),
-                                         ("hu", "nem sikerült kapcsolódni a(z) {address} címhez: a kapcsolatot "
+                                         ("hu", "nem sikerült kapcsolódni a {address} címhez: a kapcsolatot "
                                                 "elutasították")])
 def test_join_to_a_closed_port_is_one_translated_line(tmp_path, monkeypatch, lang, words):
     address = f"{LOCAL}:{closed_port()}"
@@ -169,7 +169,7 @@ def test_a_refused_rules_option_or_table_size_is_said_in_the_players_language(ca
     assert cli.main(["play", "kanasta", "-o", "target=abc", "--lang", "pl"]) == 2
     assert capsys.readouterr().err == "p2pcards: opcja target musi być liczbą całkowitą, nie 'abc'\n"
     assert cli.main(["host", "bura", "--players", "9", "--lang", "hu"]) == 2
-    assert capsys.readouterr().err == "p2pcards: a(z) bura játékot 2–6 játékos játssza, nem 9\n"
+    assert capsys.readouterr().err == "p2pcards: a bura játékot 2–6 játékos játssza, nem 9\n"
     assert cli.main(["play", "bura", "--bots", "9"]) == 2
     assert capsys.readouterr().err == "p2pcards: bura is played by 2 to 6 players: --bots takes 1 to 5 (the bots besides you)\n"
     assert cli.main(["play", "kanasta", "--bots", "0", "--lang", "pl"]) == 2
@@ -206,14 +206,36 @@ def test_the_audit_in_polish_keeps_its_exit_code_and_json(log, code):
     text = polish.stdout
     assert "gracze" in text and "wpisów" in text and "rozdań" in text and "wyniki: " in text
     if code == 1:
+        # The cheater by name, in the third person, cards as the table shows them; no English in Polish.
         assert "1 NARUSZENIE:" in text
-        assert ("wpis 11: ruch niedozwolony, gdy znane są wszystkie karty (hidden-rule), winny: miejsce 1 "
-                "(bot1): przy znanych wszystkich kartach ten ruch jest niedozwolony: ") in text
-        assert ("entry 11: a move illegal with every card known (hidden-rule) by seat 1 (bot1): with every card "
-                "known, this move is illegal: ") in english.stdout
+        assert ("wpis 11: ruch niedozwolony, gdy znane są wszystkie karty (hidden-rule), winny: bot1: przy "
+                "znanych wszystkich kartach ten ruch jest niedozwolony: bot1 – w ręce 8♥, a trzeba było ją "
+                "wyłożyć: rządek potrzebował 8") in text
+        assert ("entry 11: a move illegal with every card known (hidden-rule) by bot1: with every card "
+                "known, this move is illegal: bot1 held 8♥ and had to play it: the row needed an 8") in english.stdout
+        hungarian = audit(path, "--lang", "hu").stdout
+        assert "bot1 kezében volt 8♥, és ki kellett volna játszania: a sorba 8 kellett" in hungarian
+        for other in (text, hungarian):
+            assert not {"you", "hold", "must", "the row", "8H"} & set(other.replace(":", " ").split()), other
+        # the scores and chips name the players
+        assert "wyniki: seat-host: 14, bot1: 24, bot2: 12" in text
+        assert "chips: seat-host: 85, bot1: 123, bot2: 92, bank: 0" in english.stdout
     else:
         assert "CZYSTO: każdy podpis, tasowanie, klucz, ruch i wynik się zgadza." in text
     assert json.loads(audit(path, "--json", "--lang", "pl").stdout) == json.loads(audit(path, "--json").stdout)
+
+
+def test_a_truncated_log_is_told_in_the_readers_language(tmp_path):
+    data = (REPO / "replays" / "bura-3p.p2plog").read_bytes()
+    cut = tmp_path / "cut.p2plog"
+    cut.write_bytes(data[:3000])
+    english, polish, hungarian = audit(str(cut)), audit(str(cut), "--lang", "pl"), audit(str(cut), "--lang", "hu")
+    assert english.returncode == polish.returncode == hungarian.returncode == 2
+    assert "entry 1: truncated: the file ends" in english.stdout
+    assert "wpis 1: plik ucięty: kończy się po " in polish.stdout and "truncated" not in polish.stdout
+    assert "1. bejegyzés: csonka fájl: egy " in hungarian.stdout and "truncated" not in hungarian.stdout
+    assert json.loads(audit(str(cut), "--json", "--lang", "pl").stdout)["error"].startswith(
+        "entry 1: truncated: the file ends ")
 
 
 def test_the_audits_unfinished_note_is_translated_and_stays_english_in_json(tmp_path, capsys):

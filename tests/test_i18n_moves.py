@@ -41,7 +41,7 @@ def lang():
     """Set the language for one test; English again afterwards."""
     yield i18n.set_language
     i18n.set_language("en")
-    cards.set_rank_style("codes")
+    cards.set_rank_style("local")
 
 
 def english_left(line: str) -> set[str]:
@@ -304,11 +304,29 @@ def test_ranks_local_shows_the_cards_in_the_players_letters(lang):
     assert line == "Ada wykłada 9C jako D"
 
 
-def test_ranks_are_the_codes_unless_asked(lang):
+def test_local_letters_by_default_and_the_english_ones_with_ranks_en(lang):
     lang("pl")
-    assert cards.display("JH") == "J\u2665"
-    args = build_parser().parse_args(["play", "warkocz"])
-    assert args.ranks == "codes" and cards.display("QS") == "Q\u2660"
+    assert cards.display("JH") == "W\u2665"
+    assert build_parser().parse_args(["play", "warkocz"]).ranks == "local"
+    for word in ("en", "english", "EN", "codes"):  # "codes": the name it had when it was the default
+        args = build_parser().parse_args(["play", "warkocz", "--ranks", word])
+        assert args.ranks == "en" and cards.display("QS") == "Q\u2660" and cards.display("JH") == "J\u2665"
+        cards.set_rank_style("local")
+    lang("hu")
+    assert cards.display("QS") == "D\u2660"
+
+
+def test_each_run_of_the_command_draws_as_it_asks(lang, monkeypatch, capsys):
+    """One process, two runs (the tests run many): --ranks en in the first
+    does not stay for the second."""
+    from p2pcards import cli
+
+    shown = []
+    monkeypatch.setattr("p2pcards.cli.subcommands.cmd_play", lambda args: shown.append(cards.display("QH")))
+    for argv in (["play", "bura", "--lang", "pl", "--ranks", "en"], ["play", "bura", "--lang", "pl"],
+                 ["play", "bura", "--lang", "hu"], ["play", "bura", "--lang", "en"]):
+        cli.main(argv)
+    assert shown == ["Q\u2665", "D\u2665", "D\u2665", "Q\u2665"]
 
 
 def test_what_the_log_keeps_holds_rank_codes_even_under_local_letters(lang):
@@ -332,3 +350,26 @@ def test_a_reason_inside_a_reason_is_translated_and_a_huge_one_left_alone(lang):
     start = time.perf_counter()
     assert i18n.known(huge) == huge
     assert time.perf_counter() - start < 0.5
+
+
+@pytest.mark.parametrize("language,beat_queen,warkocz_as_jack", [("en", "b QS", "pl 9C as J"),
+                                                                 ("pl", "b DS", "pl 9C as W"),
+                                                                 ("hu", "b DS", "pl 9C as B")])
+def test_the_moves_offered_name_the_cards_as_they_are_drawn(lang, language, beat_queen, warkocz_as_jack):
+    """Tab, hint and moves offer the cards in the letters the hand shows;
+    each line is read back as its move, and a player who began typing the
+    code is offered the code."""
+    from p2pcards.ui import commands as UC
+
+    lang(language)
+    beat = [{"type": "beat", "cards": ["QS"]}, {"type": "beat", "cards": ["AH"]}]
+    assert UC.completions("bura", "", beat)[0] == beat_queen
+    assert UC.parse("bura", beat_queen, beat) == beat[0]
+    assert UC.completions("bura", "b q", beat) == ["b QS"]
+    braid = [{"type": "play", "cards": ["9C"], "as": "J"}]
+    assert UC.format_action("warkocz", braid[0]) == warkocz_as_jack
+    assert UC.parse("warkocz", warkocz_as_jack, braid) == braid[0]
+    if language == "hu":
+        assert UC.format_action("bura", beat[1]) == "b \u00c1H"
+    cards.set_rank_style("en")
+    assert UC.format_action("bura", beat[0]) == "b QS"

@@ -273,6 +273,14 @@ def test_red3_laid_apart_draws_a_replacement():
     refused(state, {"type": "red3", "cards": ["3C"]}, "one red 3")
 
 
+def test_red3_laid_apart_only_while_the_stock_holds_a_replacement():
+    state = act(deal({1: ["3H"] + PLAIN + ["KS"]}), DRAW).evolve()
+    state.stock = []  # set directly: the stock ran out with this draw
+    assert not any(a["type"] == "red3" for a in G.legal_actions(state))
+    refused(state, {"type": "red3", "cards": ["3H"]}, "no replacement")
+    assert discard("3H") in G.legal_actions(state)
+
+
 def test_red3_may_be_discarded_black3_only_discarded():
     state = act(deal({1: ["3H", "3C", "3S", "3S"] + PLAIN[:8]}), DRAW)
     assert discard("3H") in G.legal_actions(state) and discard("3C") in G.legal_actions(state)
@@ -357,8 +365,9 @@ def test_melds_and_red3s_count_minus_without_a_canasta():
     s = crafted([(0, ["KH", "KS", "KD"]), (1, ["KH"] * 2 + ["KS"] * 2 + ["KD"] * 2 + ["KC"])],
                 hands=[["5H", "3C"], ["JK"], [], []], red3s=[["3H"], ["3D"], [], []], went_out=2)
     sc = G.deal_scores(s)
-    assert sc["melds"][0] == -(30 + 100) and sc["hand"][0] == -105 and sc["seats"][0] == -235
-    assert sc["melds"][1] == 70 + 100 and sc["hand"][1] == -50 and sc["seats"][1] == 500 + 170 - 50
+    assert sc["melds"][0] == -30 and sc["red3s"][0] == -100 and sc["hand"][0] == -105 and sc["seats"][0] == -235
+    assert sc["melds"][1] == 70 and sc["red3s"][1] == 100 and sc["hand"][1] == -50
+    assert sc["seats"][1] == 500 + 170 - 50
     assert sc["seats"][2] == 100
     assert sc["sides"] == [sc["seats"][0] + sc["seats"][2], sc["seats"][1] + sc["seats"][3]]
 

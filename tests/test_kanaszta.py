@@ -444,6 +444,21 @@ def test_black3s_meld_as_the_player_goes_out():
     assert G.deal_over(state) and state.melds[-1].rank == "3" and state.went_out == 1
 
 
+def test_decision_black3s_never_melded_with_black3_meld_going_out_false():
+    """The seed values black 3s at 5 and says nothing of melding them: by
+    default they meld as in classic canasta (as one goes out); the option
+    false keeps them out of melds altogether, as in kanasta."""
+    assert G.default_options(2)["black3_meld_going_out"] is True
+    hand = ["KH", "KH", "KS", "KS", "KD", "KD", "KC", "QH", "QS", "QD", "AH", "AS", "AD", "3C", "3S"]
+    state = act(deal({1: hand}, after=("9S", "3C"), options={"black3_meld_going_out": False}), DRAW)
+    state = act(state, meld("KH", "KH", "KS", "KS", "KD", "KD", "KC"), meld("QH", "QS", "QD"),
+                meld("AH", "AS", "AD"))
+    assert not any(a["type"] == "meld" and "3C" in a["cards"] for a in G.legal_actions(state))
+    refused(state, meld("3C", "3C", "3S"), "never melded")
+    state = act(state, discard("3S"))  # the black 3s are shed one by one
+    assert not G.deal_over(state) and state.hands[1] == ["3C", "3C"]
+
+
 def test_decision_empty_stock_ends_the_deal_unless_the_pile_must_be_taken():
     def facing_empty_stock(options=None):
         state = deal({1: ["KH", "KS", "AH", "AS", "AC"] + PLAIN[:10], 0: ["KC"]}, options=options)

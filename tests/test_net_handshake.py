@@ -135,7 +135,7 @@ async def test_half_open_connection_times_out(autojump_clock):
         await respond(FramedStream(b), BOB, admit=admit_all, timeout=10)
     # ... and a responder that never answers times the initiator out too.
     c, d = trio.testing.memory_stream_pair()
-    with pytest.raises(HandshakeError, match="timed out after 3"):
+    with pytest.raises(HandshakeError, match="answered nothing in 3s"):
         await initiate(FramedStream(c), ALICE, role="lobby", session=None, timeout=3)
 
 
@@ -215,3 +215,44 @@ async def test_after_the_handshake_frames_are_sealed_to_their_connection():
     await rec3.inner.send_all(sealed_first)
     with pytest.raises(ProtocolError, match="frame failed authentication"):
         await cr3.receive()
+
+
+# ----- a port that is not a p2pcards table
+
+
+async def _serve_once(answer: bytes | None, task_status=trio.TASK_STATUS_IGNORED):
+    """A TCP server on loopback that answers every connection with ``answer``
+    (None: reads and says nothing), as an HTTP or SSH server would."""
+    async def handle(stream):
+        if answer is not None:
+            await stream.send_all(answer)
+        await trio.sleep_forever()
+
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    task_status.started(listeners[0].socket.getsockname()[1])
+    await trio.serve_listeners(handle, listeners)
+
+
+@pytest.mark.parametrize("answer", [b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n",
+                                    b"SSH-2.0-OpenSSH_9.6\r\n", b"\x00\x00\x00\x05hello"])
+async def test_a_port_answering_another_protocol_is_not_a_table_at_once(answer):
+    from p2pcards.net.endpoint import dial
+
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(_serve_once, answer)
+        with trio.fail_after(30):  # well under the handshake's own time: it is said at once
+            with pytest.raises(NetError) as caught:
+                await dial(ALICE, "127.0.0.1", port, role="lobby", session=None, timeout=60)
+        nursery.cancel_scope.cancel()
+    assert str(caught.value) == f"127.0.0.1:{port} is not a p2pcards table (it answers in another protocol)"
+
+
+async def test_a_silent_port_is_named_with_the_question_whether_it_is_a_table(autojump_clock):
+    from p2pcards.net.endpoint import dial
+
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(_serve_once, None)
+        with pytest.raises(NetError) as caught:
+            await dial(ALICE, "127.0.0.1", port, role="lobby", session=None, timeout=10)
+        nursery.cancel_scope.cancel()
+    assert str(caught.value) == f"127.0.0.1:{port} answered nothing in 10s: is it a p2pcards table?"

@@ -340,3 +340,85 @@ async def test_seated_joiner_sending_garbage_is_removed_and_the_table_goes_on(ca
     assert [s.name for s in outcome["host"].seats] == ["host", "good", "late"]
     assert "rogue left" in [v.notice for v in seats.views]
     assert "broke the protocol: undecodable frame" in reasons(caplog)
+
+
+async def test_the_players_chat_while_the_table_fills_and_while_they_decide():
+    """Lobby chat (wire.md §4.1): a joiner's line goes to the host, which
+    relays it to every player with the sayer's seat, its own too; the host
+    says lines as seat 0. Talking during the proposal does not disturb it."""
+    from p2pcards.net.lobby import LobbyChat
+
+    heard = {i: [] for i in range(3)}
+    chats = {i: LobbyChat(lambda seat, text, i=i: heard[i].append((seat, text))) for i in range(3)}
+    seats = Seats()
+    asked = {i: trio.Event() for i in range(3)}
+    answer = trio.Event()
+
+    def accept(i):
+        async def hook(proposal):
+            asked[i].set()
+            await answer.wait()
+            return True
+        return hook
+
+    async def player(i, port, results):
+        async with open_endpoint(new_key(), f"player{i}", bind=LOCAL) as ep:
+            await seats.wait(i)
+            results[i] = await join_table(ep, LOCAL, port, accept=accept(i), chat=chats[i])
+
+    async def until_heard(n):
+        while not all(len(heard[i]) >= n for i in range(3)):
+            await trio.sleep(0.01)
+
+    results = {}
+    with trio.fail_after(30):
+        async with open_endpoint(new_key(), "host", bind=LOCAL) as host_ep:
+            lobby = HostLobby(host_ep, "bura", 3, accept=accept(0), on_update=seats, chat=chats[0])
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(_run_into, lobby, results)
+                nursery.start_soon(player, 1, host_ep.port, results)
+                await seats.wait(2)
+                chats[1].say("hello, who else comes?")
+                chats[0].say("Ola is on her way")
+                while not (len(heard[0]) >= 2 and len(heard[1]) >= 2):
+                    await trio.sleep(0.01)
+                nursery.start_soon(player, 2, host_ep.port, results)
+                for event in asked.values():
+                    await event.wait()
+                chats[2].say("bura it is")
+                await until_heard(1)
+                answer.set()
+    assert heard[0][:2] == heard[1][:2]  # in the host's order, for everybody
+    assert set(heard[0][:2]) == {(1, "hello, who else comes?"), (0, "Ola is on her way")}
+    assert heard[0][-1] == heard[1][-1] == heard[2][-1] == (2, "bura it is")
+    assert len({results[i].session_id for i in range(3)}) == 1
+
+
+async def _run_into(lobby, results):
+    results[0] = await lobby.run()
+
+
+async def test_a_chat_line_with_control_characters_removes_its_sayer_and_a_flood_is_not_relayed():
+    """What a joiner says goes to every screen: a line with control
+    characters (an escape sequence) is a protocol breach, and lines closer
+    than CHAT_INTERVAL are dropped, not relayed to everybody."""
+    from p2pcards.net.lobby import LobbyChat
+
+    heard = []
+    seats = Seats()
+    with trio.fail_after(30):
+        async with open_endpoint(new_key(), "host", bind=LOCAL) as host_ep:
+            lobby = HostLobby(host_ep, "bura", 3, on_update=seats, chat=LobbyChat(lambda s, t: heard.append(t)))
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(lobby.run)
+                async with open_endpoint(new_key(), "rude", bind=LOCAL) as ep:
+                    channel = await ep.connect(LOCAL, host_ep.port, role="lobby", session=None)
+                    await channel.send({"t": "join", "port": ep.port})
+                    await seats.wait(2)
+                    for n in range(20):
+                        await channel.send({"t": "chat", "text": f"spam {n}"})
+                    await channel.send({"t": "chat", "text": "\x1b[2Jgotcha"})
+                    await seats.wait(1)
+                    assert "was removed" in seats.views[-1].notice
+                nursery.cancel_scope.cancel()
+    assert 1 <= len(heard) < 20 and heard[0] == "spam 0" and not any("\x1b" in t for t in heard)

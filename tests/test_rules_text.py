@@ -99,6 +99,43 @@ def test_corrected_readings_are_the_engines_defaults(game, name):
             assert named_options(source(game, lang))[name] == CORRECTED[game, name], lang
 
 
+# Rules the engines hold that a player meets, and the sentence of each text
+# that states them (each engine rule has its own test in the game's tests).
+STATED = {
+    # test_warkocz: test_passing_before_laying_any_card_leaves_the_aria_open,
+    # test_a_pass_ends_the_move_so_no_aria_after_it
+    "warkocz": {"en": ["A pass made before you laid any card does not spoil it",
+                       "once you have passed after laying cards, it is no aria"],
+                "pl": ["Pas przed wyłożeniem jakiejkolwiek karty arii nie psuje",
+                       "kto spasował po wyłożeniu kart, nie zagra już arii"],
+                "hu": ["Az első lap lerakása előtti passz nem rontja el az áriát",
+                       "aki lapok lerakása után passzolt, annak már nem lehet áriája"]},
+    # test_kanasta: test_red3_laid_apart_only_while_the_stock_holds_a_replacement
+    "kanasta": {"en": ["only while the stock still has a card to replace it"],
+                "pl": ["tylko wtedy, gdy w zakrytej talii jest jeszcze karta do dobrania"],
+                "hu": ["Csak addig teheted le, amíg a talonban van lap"]},
+    # test_bura: test_declare_not_offered_when_it_cannot_reach_the_target
+    "bura": {"en": ["offered to declare only when your tricks could reach 31"],
+             "pl": ["Ujawnić się można tylko wtedy, gdy wziątki mogą dać 31 oczek"],
+             "hu": ["Bejelenteni csak akkor lehet, ha az ütéseid elérhetik a 31 pontot"]},
+}
+# What the texts said before, against the engine (an aria "without passing
+# even once"; a first turn's "keep at least one card then", which reads as if
+# one card were enough before the discard).
+UNSAID = {"warkocz": ["passing even once", "ani razu nie", "egyszer sem passzolva"],
+          "kanasta": ["keep at least one card then"]}
+
+
+@pytest.mark.parametrize("game", sorted(STATED))
+def test_the_texts_state_the_rules_the_engine_holds(game):
+    for lang in R.LANGUAGES:
+        text = " ".join(source(game, lang).split())  # as one line: the sentences wrap anywhere
+        for sentence in STATED[game][lang]:
+            assert sentence in text, (game, lang, sentence)
+        for gone in UNSAID.get(game, ()):
+            assert gone not in text, (game, lang, gone)
+
+
 def test_the_games_own_words_are_explained():
     words = {"kanasta": ["kanasta", "joker"], "kanaszta": ["kanaszta", "dzsóker", "fagyasztás", "stoplap"],
              "warkocz": ["warkocz", "gag", "pas", "aria"], "bura": ["bessa", "atut"]}

@@ -2,7 +2,9 @@
 over loopback, followed by spectators that verify every entry and see only
 what lies open on the table."""
 
+import re
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 
 import pytest
 import trio
@@ -389,6 +391,62 @@ def test_the_terminal_follows_the_table_refuses_moves_and_writes_the_log(bura_ga
     assert said["moves"][-1].startswith("the match is over")
 
 
+WATCHING = {"en": "You are watching: only the players pause, answer or play.",
+            "pl": "Oglądasz: tylko gracze robią pauzę, odpowiadają i grają.",
+            "hu": "Nézőként figyelsz: csak a játékosok tartanak szünetet, válaszolnak és játszanak."}
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "hu"])
+def test_a_spectator_typing_a_players_command_is_told_it_watches(bura_game, lang):
+    """pause, continue, away, back, yes and no are the players': a spectator
+    typing them is told so in its language (they answered with Python's
+    "'Spectator' object has no attribute 'ask_for_pause'")."""
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from p2pcards import i18n
+    from p2pcards.ui.spectator import watch_on
+    from p2pcards.ui.app import run_app
+
+    table, early, _ = bura_game
+    log = table.results[0].driver.log
+    said = {}
+    i18n.set_language(lang)
+    try:
+        with create_pipe_input() as pipe:
+
+            async def main(ui):
+                async with fake_host(early.spectator.table, [e.raw for e in log.entries[:12]]) as port:
+                    spectator = Spectator((LOCAL, port))
+                    async with trio.open_nursery() as nursery:
+                        nursery.start_soon(watch_on, ui, spectator, None)
+                        await until(lambda: ui.session is not None and len(spectator.log or ()) == 12)
+                        for word in ("pause", "continue", "away", "back", "yes", "no"):
+                            handled = ui.lines_handled
+                            pipe.send_text(word + "\r")
+                            await until(lambda: ui.lines_handled > handled and ui.jobs_done == ui.jobs_submitted)
+                            said[word] = "".join(text for _, text in ui.message)
+                        nursery.cancel_scope.cancel()
+                ui.app.exit()
+
+            run_app(main, input=pipe, output=DummyOutput())
+    finally:
+        i18n.set_language("en")
+    for word, text in said.items():
+        assert WATCHING[lang] in text, (word, text)
+        assert "attribute" not in text
+
+
+def test_a_spectator_is_not_told_to_type_continue_during_a_pause():
+    from types import SimpleNamespace
+
+    from p2pcards.protocol.narration import pause_status
+
+    machine = SimpleNamespace(pause=SimpleNamespace(held=True, asker=1), finished=False, aborted=False)
+    assert pause_status(machine, ["Ala", "Bolek"], None) == "paused by Bolek"
+    assert "continue" in pause_status(machine, ["Ala", "Bolek"], 0)
+
+
 def test_the_terminal_says_why_a_watch_cannot_start():
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
@@ -457,3 +515,260 @@ async def test_a_table_entry_for_another_table_than_announced_is_refused(bura_ga
         with trio.fail_after(30), pytest.raises(WatchError, match="the table entry is for another table than"):
             await spectator.run()
     assert spectator.driver is None
+
+
+# ----- the host goes and comes back
+
+
+class FakeWatch:
+    """One connection's feed as ``watch_table`` gives it: ``items``, then an
+    end (``reason``) or a broken connection (``lost``)."""
+
+    def __init__(self, items, reason="the game is over", lost=False):
+        self.items, self.ended, self.lost = list(items), None, lost
+        self.reason = reason
+
+    def __aiter__(self):
+        return self._feed()
+
+    async def _feed(self):
+        for item in self.items:
+            if isinstance(item, Later):
+                await trio.sleep(item.seconds)
+                continue
+            await trio.sleep(0)
+            yield item
+        self.ended = self.reason
+
+
+def fake_connections(*feeds):
+    """A ``connect`` for Spectator: each call the next of ``feeds``: a
+    FakeWatch, or None for a host not there (the connection refused)."""
+    from p2pcards.net import NetError
+
+    feeds = list(feeds)
+
+    @asynccontextmanager
+    async def connect():
+        feed = feeds.pop(0) if feeds else None
+        await trio.sleep(1)
+        if feed is None:
+            raise NetError("cannot connect: Connection refused")
+        yield feed
+
+    return connect
+
+
+async def test_the_watch_waits_for_the_host_and_goes_on_when_it_is_back(bura_game, autojump_clock):
+    """The host's connection breaks mid-game (it quit and resumes): the
+    table waits for it, and so does the spectator, which picks the feed up
+    again from where it was (the host sends it from entry 0 again)."""
+    from p2pcards.net import LogEntry
+
+    table, early, _ = bura_game
+    entries = [LogEntry(i, e.raw) for i, e in enumerate(table.results[0].driver.log.entries)]
+    described = early.spectator.table
+    first = FakeWatch([described, *entries[:12]], reason="closed the connection", lost=True)
+    again = FakeWatch([described, *entries])
+    spectator = Spectator((LOCAL, 1), connect=fake_connections(first, None, None, None, again))
+    seen = []
+    await spectator.run(lambda: seen.append((spectator.host_back_by is not None, spectator.host_returned)))
+    assert spectator.finished and spectator.error is None
+    assert spectator.log.to_bytes() == table.results[0].driver.log.to_bytes()
+    assert (True, False) in seen and seen[-1] == (False, True)
+
+
+async def test_the_watch_stops_once_the_table_stops_waiting_for_the_host(bura_game, autojump_clock):
+    from p2pcards.net import LogEntry
+
+    table, early, _ = bura_game
+    entries = [LogEntry(i, e.raw) for i, e in enumerate(table.results[0].driver.log.entries)]
+    first = FakeWatch([early.spectator.table, *entries[:12]], reason="closed the connection", lost=True)
+    spectator = Spectator((LOCAL, 1), connect=fake_connections(first))
+    start = trio.current_time()
+    with pytest.raises(WatchError, match="the host stopped after entry 11, before the game ended"):
+        await spectator.run()
+    waited = trio.current_time() - start
+    assert 120 <= waited < 125  # the table's time to come back (entry 0's default), no more
+
+
+async def test_a_host_back_with_another_entry_than_before_stops_the_watch(bura_game, autojump_clock):
+    import dataclasses
+
+    from p2pcards.net import LogEntry
+
+    table, early, _ = bura_game
+    entries = [LogEntry(i, e.raw) for i, e in enumerate(table.results[0].driver.log.entries)]
+    first = FakeWatch([early.spectator.table, *entries[:12]], reason="closed the connection", lost=True)
+    forged = entries[:5] + [dataclasses.replace(entries[5], data=entries[6].data)] + entries[6:]
+    spectator = Spectator((LOCAL, 1), connect=fake_connections(first, FakeWatch([early.spectator.table, *forged])))
+    with pytest.raises(WatchError, match="another entry 5 than it sent before"):
+        await spectator.run()
+
+
+async def test_the_host_that_crashed_and_resumed_is_watched_to_the_end(tmp_path):
+    """Real peers on loopback: the host (seat 0) crashes mid-game and comes
+    back (``p2pcards resume``) on its port; the spectator watching there
+    waits for it and follows the game to its end, every entry checked."""
+    from p2pcards import identity
+    from p2pcards.peer.seating import resume_seat
+
+    key0 = identity.load_or_create(tmp_path / "host.pem")
+    state_files, port, results, peers = [], [], {}, []
+    ready = trio.Event()
+    spectator_box = []
+
+    async def host():
+        config = SeatConfig(name="Hana", private_key=key0.private_key, key_path=str(key0.path), bind=LOCAL, port=0,
+                            log_dir=str(tmp_path / "l0"), strategy="random", bot_seed="h",
+                            on_state=state_files.append, on_port=lambda p: (port.append(p), ready.set()))
+        config.game, config.players = "bura", 2
+        config.options = {"table.deals": 1, "table.turn_timeout": 20, "table.rejoin_timeout": 60}
+
+        def crash_after_some_entries():
+            if peers and peers[0].driver.written_len >= 14:
+                peers[0].mesh.vanish()  # a crash: no goodbye
+                crashed.cancel()
+
+        with trio.CancelScope() as crashed:
+            await run_seat(config, on_driver=peers.append, on_change=crash_after_some_entries)
+        assert crashed.cancelled_caught
+        results[0] = await resume_seat(state_files[0])
+
+    async def joiner():
+        await ready.wait()
+        config = SeatConfig(name="Jo", private_key=Ed25519PrivateKey.generate(), bind=LOCAL, port=0,
+                            log_dir=str(tmp_path / "l1"), strategy="random", bot_seed="j", join=(LOCAL, port[0]))
+        results[1] = await run_seat(config)
+
+    async def watcher():
+        await ready.wait()
+        spectator = Spectator((LOCAL, port[0]), name="watcher")
+        spectator_box.append(spectator)
+        await spectator.run()
+
+    with trio.fail_after(180):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(host)
+            nursery.start_soon(joiner)
+            nursery.start_soon(watcher)
+    spectator = spectator_box[0]
+    assert spectator.finished and spectator.error is None and spectator.host_returned
+    assert spectator.log.to_bytes() == open(results[0].log_path, "rb").read()
+
+
+def spectator_due(table, length):
+    """Who is due after the first ``length`` entries of the table's log (None: nobody or a non-action)."""
+    from p2pcards.protocol.machine import ACTION
+
+    driver = SeatDriver(table.results[0].driver.log[0], None)
+    for e in table.results[0].driver.log.entries[1:length]:
+        driver.receive(e)
+    want = driver.machine.expect()
+    return want.author if want.kind == ACTION else None
+
+
+@dataclass(frozen=True)
+class Later:
+    """In a FakeWatch's feed: this many seconds pass."""
+
+    seconds: float
+
+
+TOLD = {"en": ("p1 left the table; the game waits", "p1 is back"),
+        "pl": ("p1 odchodzi od stołu; gra czeka", "p1 wraca do gry"),
+        "hu": ("p1 kilépett; a játék", "p1 visszatért")}
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "hu"])
+async def test_the_spectator_is_told_when_a_player_leaves_and_comes_back(bura_game, autojump_clock, lang):
+    """The host tells its spectators who went and came back (they were told
+    nothing): the watch says it in its language and shows the time the
+    table waits beside the player's name."""
+    from p2pcards import i18n
+    from p2pcards.net import LogEntry, TableNews
+
+    table, early, _ = bura_game
+    entries = [LogEntry(i, e.raw) for i, e in enumerate(table.results[0].driver.log.entries)]
+    session = SpectatorSession()
+    seen = {}
+
+    def on_change():
+        if spectator.driver is None:
+            return
+        if session.peer is None:
+            session.attach(spectator)
+        session.changed()
+        if spectator.down_since and "status" not in seen:
+            seen["status"] = session.peer_status().get(1)
+            seen["left"] = session.last_moves()[-1]
+        if "status" in seen and not spectator.down_since and "clock_back" not in seen:
+            seen["clock_back"] = session.turn_deadline() - trio.current_time()
+
+    due_1 = next(i for i in range(12, len(entries)) if spectator_due(table, i) == 1)
+    feed = FakeWatch([early.spectator.table, *entries[:due_1], TableNews(1, "left"), Later(30), TableNews(1, "back"),
+                      *entries[due_1:]])
+    spectator = Spectator((LOCAL, 1), connect=fake_connections(feed))
+    i18n.set_language(lang)
+    try:
+        await spectator.run(on_change)
+        said = session.last_moves()
+    finally:
+        i18n.set_language("en")
+    assert TOLD[lang][0] in seen["left"] and re.search(r"\d:\d\d", seen["left"])
+    assert TOLD[lang][1] in said
+    assert seen["clock_back"] == pytest.approx(OPTIONS["table.turn_timeout"])  # seat 1 due, back: a fresh turn
+    assert re.search(r"\d:\d\d", seen["status"]) and seen["status"] != "blamed"
+    assert spectator.finished and not spectator.down_since
+
+
+async def test_a_spectator_who_comes_later_hears_who_is_away(bura_game):
+    """The host's hub keeps who is away: a watcher connecting later is told
+    after the log so far."""
+    from p2pcards.net import TableNews
+
+    table, early, _ = bura_game
+    log = table.results[0].driver.log
+    got = []
+    async with open_endpoint(Ed25519PrivateKey.generate(), "host", bind=LOCAL) as endpoint:
+        hub = SpectatorHub(early.spectator.table.table_id)
+        endpoint.register("watch", hub)
+        hub.set_final(final_msg(1, early.spectator.table))
+        for e in log.entries[:5]:
+            hub.publish(e.raw)
+        hub.news(1, "lost")
+        hub.news(0, "left")
+        hub.news(0, "back")
+        from p2pcards.net import watch_table
+
+        with trio.fail_after(30):
+            async with watch_table(LOCAL, endpoint.port) as watch:
+                async for item in watch:
+                    got.append(item)
+                    if len(got) == 7:
+                        break
+    assert got[-1] == TableNews(1, "lost") and not any(isinstance(g, TableNews) for g in got[:-1])
+
+
+async def test_the_spectator_sees_the_turn_clock_the_players_see(bura_game, autojump_clock):
+    """The header's countdown (and the open score sheet's) for a spectator:
+    the turn time of the player to act from the last entry (it showed none)."""
+    from p2pcards.net import LogEntry
+    from p2pcards.protocol.machine import ACTION
+
+    table, early, _ = bura_game
+    entries = [LogEntry(i, e.raw) for i, e in enumerate(table.results[0].driver.log.entries)]
+    session = SpectatorSession()
+    clocks = []
+
+    def on_change():
+        if spectator.driver is None or spectator.finished:
+            return
+        if session.peer is None:
+            session.attach(spectator)
+        if spectator.machine.expect().kind == ACTION:
+            clocks.append(session.turn_deadline() - trio.current_time())
+
+    spectator = Spectator((LOCAL, 1), connect=fake_connections(FakeWatch([early.spectator.table, *entries])))
+    await spectator.run(on_change)
+    assert clocks and all(c == pytest.approx(OPTIONS["table.turn_timeout"]) for c in clocks)

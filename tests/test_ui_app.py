@@ -178,6 +178,25 @@ def test_hint_fills_in_the_greedy_move_and_enter_plays_it():
     at_table("warkocz", 2, script, seed=2)
 
 
+def test_what_is_typed_after_a_hint_replaces_it():
+    """The hint stands in the input line; typing anything else starts afresh
+    (it was appended to the hint: "unknown command 'r3hint'")."""
+    async def script(player):
+        assert await player.next_turn()
+        await player.type("hint")
+        hinted = player.ui.input.text
+        assert hinted
+        assert "unknown command 'xyzzy'" in await player.type("xyzzy")
+        await player.type("hint")
+        said = await player.type("hint")  # asked again: the same hint, not "w 5Hhint"
+        assert said == f"hint: {hinted}  (Enter plays it)" and player.ui.input.text == hinted
+        player.pipe.send_text("\x7f")  # a backspace edits the hint instead
+        await until(lambda: player.ui.input.text == hinted[:-1])
+        assert "unknown command" not in await player.type("")
+
+    at_table("warkocz", 2, script, seed=2)
+
+
 def test_help_rules_moves_and_chat():
     async def script(player):
         await player.type("rules")
@@ -413,3 +432,43 @@ def test_the_prompt_stops_saying_your_move_once_the_move_is_sent():
             ui.app.exit()
 
         run_app(main, input=pipe, output=output)
+
+
+def test_chat_in_the_lobby_goes_to_the_table_while_it_fills_and_at_the_question():
+    """Before any table is on the screen (the lobby, the question whether to
+    accept the table), chat TEXT is said to the table; anything else waits
+    or asks for yes or no as before."""
+    said, shown = [], {}
+    with create_pipe_input() as pipe:
+
+        async def main(ui):
+            ui.lobby_chat = said.append
+
+            async def type_(line):
+                handled = ui.lines_handled
+                pipe.send_text(line + "\r")
+                await until(lambda: ui.lines_handled > handled)
+                await trio.sleep(0)  # the line said runs on trio's side
+                return "".join(text for _, text in ui.message)
+
+            await type_("chat is everybody here?")
+            shown["empty"] = await type_("chat")
+            shown["other"] = await type_("hello")
+            async with trio.open_nursery() as nursery:
+                answers = []
+
+                async def ask():
+                    answers.append(await ui.ask(["Accept this table? (yes/no)"]))
+
+                nursery.start_soon(ask)
+                await until(lambda: ui._question is not None)
+                await type_("chat one moment, reading the rules")
+                shown["not yet"] = await type_("perhaps")
+                await type_("yes")
+            shown["answer"] = answers
+            ui.app.exit()
+
+        run_app(main, input=pipe, output=Vt100_Output(io.StringIO(), lambda: Size(rows=24, columns=80), term="xterm"))
+    assert said == ["is everybody here?", "one moment, reading the rules"]
+    assert "chat what" in shown["empty"] and "not ready yet" in shown["other"]
+    assert shown["not yet"] == "Please answer yes or no." and shown["answer"] == [True]

@@ -1,6 +1,7 @@
 """The table's command line, without a terminal: text → action for every game."""
 
 import random
+import re
 
 import pytest
 
@@ -261,3 +262,39 @@ def test_cards_typed_alone_make_a_move_the_game_has_a_verb_for(game_id):
     for count in (1, 2, 3):
         meant = game.card_moves(count)
         assert set(meant) <= types, (count, meant)
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "hu"])
+def test_the_table_commands_are_taught_in_the_players_words_first(lang):
+    """help names each table command by the player's word, the English one
+    after it; Tab offers the player's word; every word, of any language, is
+    understood in every language."""
+    from p2pcards import i18n
+
+    i18n.set_language(lang)
+    try:
+        text = C.help_text("kanasta")
+        for words, _usage, _help in C.UI_COMMANDS:
+            name = words[0]
+            local = C.LOCAL_WORDS[name].get(lang, (name,))[0]
+            shown = name if lang == "en" else f"{local} ({name})"
+            assert re.search(rf"^  {re.escape(shown)}( |$)", text, re.M), (lang, shown)
+            assert C.help_text("kanasta", local).startswith(shown)
+            assert local in C.completions("kanasta", "", [])
+            for typed in {name, local, *(w for ws in C.LOCAL_WORDS[name].values() for w in ws)}:
+                assert C.parse("kanasta", typed.upper() if typed == local else typed, []) == C.UiCommand(name)
+    finally:
+        i18n.set_language("en")
+
+
+def test_no_local_command_word_is_a_move_or_a_card():
+    from p2pcards.games import GAME_IDS
+
+    moves = {w for game in GAME_IDS for verb in C.verbs(game) for w in verb.words}
+    for name, by_language in C.LOCAL_WORDS.items():
+        assert name in {words[0] for words, _u, _h in C.UI_COMMANDS}
+        for words in by_language.values():
+            for word in words:
+                assert word not in moves and word == word.lower(), word
+                with pytest.raises(C.CommandError):
+                    C.parse_card(word)

@@ -96,6 +96,11 @@ async def test_every_table_fits_80_columns_in_the_players_language(language, gam
     everything = "\n".join(seen)
     for word in SAYS[language][game_id] + [SAYS[language]["hand"]]:
         assert word in everything, (language, game_id, word, seen[-1])
+    # the face cards in the letters of the player's language (--ranks local, the default)
+    letters = {"en": "JQKA", "pl": "WDKA", "hu": "BDK\u00c1"}[language]
+    ranks = set(re.findall(r"(?<![0-9A-Z\u00c1])([A-Z\u00c1])[\u2660\u2665\u2666\u2663]", everything))
+    assert ranks and ranks <= set(letters), (language, game_id, ranks)
+    assert len(ranks) >= 2, (language, game_id, ranks)  # a whole deal shows more than kings
     if language != "en":
         leaked = [w for w in ENGLISH if w in everything]
         assert not leaked, (language, game_id, leaked, seen[-1])
@@ -191,7 +196,7 @@ def test_a_whole_match_played_through_the_command_line_in_polish():
                         said["between"] = fragment_list_to_text(render_header(session, False, 8.0))
                         assert len(said["between"]) <= 80, said["between"]
                         await type_("")  # the score sheet closes
-                        said["next"] = await type_("next")
+                        said["next"] = await type_("następne")  # the Polish word for next
                         await until(lambda: session.match_info()["phase"] != PHASE_BETWEEN)
                         continue
                     line = C.format_action("warkocz", rng.choice(session.legal_actions()))
@@ -205,10 +210,12 @@ def test_a_whole_match_played_through_the_command_line_in_polish():
 
         run_app(main, input=pipe, output=output)
     assert said["welcome"].startswith("Witaj w grze warkocz.")
-    assert said["unknown"] == "nieznane polecenie 'xyzzy'; help wymienia polecenia"
+    assert "pomoc (help) objaśnia polecenia; klucze (keys) pokazuje" in said["welcome"]  # the Polish word first
+    assert said["unknown"] == "nieznane polecenie 'xyzzy'; pomoc (help) wymienia polecenia"
+    assert "  pomoc (help) [POLECENIE] " in said["help"] and "  koniec (quit) " in said["help"]
     assert "Ruchy w grze warkocz:" in said["help"] and "Słowa:" in said["help"]
     assert "pl/play KARTA... [as FIGURA]" in said["help"]
-    assert "koniec rozdania" in said["between"] and said["next"] == "Zgłoszono gotowość do następnego rozdania."
+    assert "po rozdaniu — wpisz następne" in said["between"] and said["next"] == "Zgłoszono gotowość do następnego rozdania."
     print(said["sheet"])
     assert re.search(r"^Rozdanie \d+: tabela wyników$", said["sheet"], re.M) and "Koniec gry: " in said["sheet"]
     # the standings count chips and points in Polish: 1 oczko, 2-4 oczka, 5 oczek; 22 żetony, 88 żetonów
@@ -236,7 +243,8 @@ def test_play_in_a_real_terminal_speaks_hungarian_when_asked(tmp_path):
         screen = term.wait_for(lambda s: "Adu:" in s, "the bura table in Hungarian")
         assert "A kezed" in screen and "kapcsolódva" in screen
         assert all(len(line) <= 80 for line in screen.splitlines())
-        term.wait_for(lambda s: "te lépsz>" in s, "my turn")
+        screen = term.wait_for(lambda s: "te lépsz>" in s, "my turn")
+        assert "a súgó (help) elmagyarázza a parancsokat" in " ".join(screen.split())  # the welcome line
         term.keys("frobnicate", "Enter")
         term.wait_for(lambda s: "ismeretlen parancs: 'frobnicate'" in s, "the refusal in Hungarian")
         term.keys("quit", "Enter")

@@ -92,7 +92,8 @@ def test_the_score_sheets_show_every_hand_and_agree_with_the_end_entry():
     assert info["phase"] == "over" and info["deal_index"] == deals[-1].number - 1
     sheet = match_sheet(session.game, session.names, session.options, info["result"], "x", "/tmp/log")
     standings = [line for line in sheet if line.startswith("  1. ") or line.startswith("  2. ")]
-    assert sorted(int(line.split(": ")[1].split()[0]) for line in standings) == sorted(end["scores"])
+    # the standings group digits as English does (1,860)
+    assert sorted(int(line.split(": ")[1].split()[0].replace(",", "")) for line in standings) == sorted(end["scores"])
 
 
 def test_nobody_is_shown_reconnecting_once_the_match_is_over():
@@ -261,6 +262,39 @@ def test_a_seat_coming_back_tells_the_deal_so_far_as_it_was_played(tmp_path):
 
 
 
+def test_a_seat_coming_back_after_a_deal_is_over_keeps_that_deals_hands_on_its_score_sheet(tmp_path, monkeypatch):
+    """A resumed game's sheets are the sheets it had: the deals over before
+    the seat came back show every hand at their end, also when the driver
+    kept none of that deal's steps for the screen (a long game)."""
+    from p2pcards.protocol import driver
+    from p2pcards.protocol.machine import REVEAL
+
+    path = tmp_path / "seat.log"
+
+    def into_the_second_deal(log) -> bool:  # a few moves after the first deal's reveals
+        last_reveal = max((i for i, e in enumerate(log) if e.kind == REVEAL), default=None)
+        return last_reveal is not None and sum(1 for e in log[last_reveal:] if e.kind == ACTION) >= 3
+
+    mine, _watching, drivers = followed_match("warkocz", 2, {"target": 100}, every=(1,), log_path=path,
+                                              stop=into_the_second_deal)
+    me = drivers[-1]
+    assert me.machine.deal.index == 1 and not me.machine.finished
+    before = mine[1].finished_deals()
+    assert len(before) == 1 and before[0].hands is not None
+    me.finalize()
+    me.write_final()
+    me.close()
+    monkeypatch.setattr(driver, "STEPS_KEPT", 2)  # only the last two entries kept: none of the first deal
+    back = SeatDriver.reopen(path, me.seat, me.signer, seeds=me.me.seeds)
+    session = NetworkSession(None)
+    session.attach(SimpleNamespace(driver=back, machine=back.machine, seat=back.seat, chat_seen=[], table_news=[],
+                                   mesh=None))
+    [deal] = session.finished_deals()
+    assert deal.hands == before[0].hands
+    sheet = deal_sheet(session.game, session.names, session.options, deal)
+    assert "Hands at the end:" in sheet
+
+
 def test_an_abort_that_takes_the_place_of_a_move_already_told_is_told():
     from p2pcards.protocol.machine import Violation
 
@@ -389,3 +423,171 @@ def test_my_own_face_down_throws_are_named_even_when_not_typed_here():
     for line in mine:
         assert line.split(": ", 1)[-1] != line and all(is_code(c) for c in line.split(": ", 1)[1].split()), line
     assert not any(": " in line for line in theirs), theirs
+
+
+SHEET_CLOCK = {  # (mine, another's) turn line on the sheet, for deal 2 with 1:35 left
+    "en": ("Deal 2: your move, 1:35 left. Enter takes you back to the table.", "Deal 2: player0 to play, 1:35 left."),
+    "pl": ("Rozdanie 2: twój ruch, zostało 1:35. Enter wraca do stołu.", "Rozdanie 2: ruch: player0, zostało 1:35."),
+    "hu": ("2. osztás: te jössz, 1:35 van hátra. Az Enter visszavisz az asztalhoz.", "2. osztás: player0 jön, 1:35 van hátra."),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "hu"])
+@pytest.mark.parametrize("columns", [80, 120])
+def test_the_open_score_sheet_shows_the_next_deals_turn_and_its_clock(lang, columns):
+    """The table deals on while the last deal's score sheet is open: the
+    sheet shows whose move it is in the new deal and the countdown every
+    player sees, so that nobody's time runs out unseen behind it (the
+    client then played for the player)."""
+    import io
+
+    from prompt_toolkit.data_structures import Size
+    from prompt_toolkit.formatted_text import fragment_list_to_text
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output.vt100 import Vt100_Output
+
+    from p2pcards import i18n
+    from p2pcards.ui.app import TableApp
+
+    def first_move_of_deal_2_made(log):
+        return any(e.kind == ACTION and e.payload.get("deal") == 1 for e in log.entries)
+
+    i18n.set_language(lang)
+    try:
+        mine, watching, drivers = followed_match("bura", 2, every=(1,), stop=first_move_of_deal_2_made)
+        for session, me in ((mine[1], True), (watching[1], False)):
+            with create_pipe_input() as pipe:
+                output = Vt100_Output(io.StringIO(), lambda: Size(rows=24, columns=columns), term="xterm")
+                ui = TableApp(input=pipe, output=output)
+                ui.show(session)
+                ui.show_score_sheet()
+                ui.remaining = 94.2
+                shown = fragment_list_to_text(ui._pager_text()).replace("\n", " ")
+                shown = " ".join(shown.split())  # as read, whatever the width wrapped
+            assert ui.pager_is_sheet and session.match_info()["deal_index"] == 1
+            line = SHEET_CLOCK[lang][0] if me and session.to_act() == session.seat else SHEET_CLOCK[lang][1]
+            if session.to_act() != 0:
+                line = line.replace("player0", session.names[session.to_act()])
+            assert line in shown, shown
+    finally:
+        i18n.set_language("en")
+
+
+def _waiting_for(due, me=2):
+    """Seat ``me``'s peer and session of a bura table of three, every entry
+    final, seat ``due``'s move due; its mesh delivers what ``peer.mesh.events``
+    is sent (PeerUp, PeerDown) and says nothing."""
+    import trio
+
+    from fuzz import kit
+    from p2pcards.peer import TablePeer
+
+    m = kit.match("bura3")
+    k = next(i for i, e in enumerate(m.entries) if i and e.kind == ACTION and e.author == due)
+    driver = SeatDriver(m.genesis, me, m.signers[me], seeds=m.seeds[me])
+    for e in m.entries[1:k]:
+        driver.receive(e)
+    driver.finalize()
+
+    class QuietMesh:
+        def __init__(self):
+            self.events, self._events = trio.open_memory_channel(16)
+
+        def __aiter__(self):
+            return self
+
+        async def __anext__(self):
+            return await self._events.receive()
+
+        async def send(self, seat, msg):
+            pass
+
+        async def broadcast(self, msg):
+            pass
+
+        def peer_status(self):
+            return {}
+
+    peer = TablePeer(driver, QuietMesh(), None)
+    session = NetworkSession("bura")
+    session.attach(peer)
+    assert session.to_act() == due
+    return peer, session
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "hu"])
+async def test_the_news_of_a_player_gone_gives_the_same_time_to_come_back_as_beside_their_name(
+        autojump_clock, lang):
+    """Seat 1 left while its move was due: the table waits for it its turn's
+    time as well, so the news line says the same time as the clock beside
+    its name (the news said 2:00 while the clock showed 2:55)."""
+    import re
+
+    import trio
+
+    from p2pcards import i18n
+
+    peer, session = _waiting_for(1)
+    await trio.sleep(5)
+    peer.down_since[1] = trio.current_time()
+    peer.left_on_purpose.add(1)
+    peer.table_news.append((1, "left"))
+    peer.mesh.peer_status = lambda: {1: SimpleNamespace(connected=False, epoch=1, since=trio.current_time())}
+    i18n.set_language(lang)
+    try:
+        session.changed()
+        news, status = session.last_moves()[-1], session.peer_status()[1]
+    finally:
+        i18n.set_language("en")
+    clocks = [re.findall(r"\d+:\d\d", text) for text in (news, status)]
+    assert clocks[0] == clocks[1] == ["2:55"], (news, status)
+
+
+async def _comes_and_goes(peer, *events):
+    import trio
+
+    for event in events:
+        await peer.mesh.events.send(event)
+        await trio.sleep(17)
+
+
+async def test_a_player_back_while_its_move_is_due_gets_a_fresh_turn_on_every_clock(autojump_clock):
+    """Seat 1 comes back (a resumed client, whose clock starts then): seat 2's
+    clock for its move starts afresh too, so the two agree (they differed by
+    the time it was away); once per entry, so coming and going cannot stall."""
+    import trio
+
+    from p2pcards.net import PeerDown, PeerUp
+
+    peer, session = _waiting_for(1)
+    timeout = peer.options.turn_timeout
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(peer._reader)
+        await trio.sleep(10)
+        await _comes_and_goes(peer, PeerDown(1, 1, "gone", False))
+        back = trio.current_time()
+        await _comes_and_goes(peer, PeerUp(1, 2))
+        assert session.turn_deadline() == pytest.approx(back + timeout)
+        await _comes_and_goes(peer, PeerDown(1, 2, "gone", False), PeerUp(1, 3))  # again: no second fresh turn
+        assert session.turn_deadline() == pytest.approx(back + timeout)
+        nursery.cancel_scope.cancel()
+
+
+async def test_the_player_due_never_restarts_its_own_clock_when_others_come_back(autojump_clock):
+    """Seat 2, whose move is due, sees the others go and come back: its own
+    clock (when its client plays for it) stays as it was. A client must
+    never wait past the others' limit, and one whose link mended may not
+    know whether the others saw it gone."""
+    import trio
+
+    from p2pcards.net import PeerDown, PeerUp
+
+    peer, _ = _waiting_for(2)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(peer._reader)
+        await trio.sleep(10)
+        start = peer.auto_play_at()
+        await _comes_and_goes(peer, PeerDown(0, 1, "gone", False), PeerDown(1, 1, "gone", False),
+                              PeerUp(1, 2), PeerUp(0, 2))
+        assert peer.auto_play_at() == start
+        nursery.cancel_scope.cancel()

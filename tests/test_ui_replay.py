@@ -114,7 +114,7 @@ def test_move_list_marks_the_current_move_and_a_click_goes_there(replay):
     viewer = view_with_keys(replay, "nnn")
     side = viewer._side()
     marked = [line for line in text(side).splitlines() if line.startswith("\u25b6")]
-    assert marked == ["\u25b6 " + shell_text([viewer.session.move_text(3)])]
+    assert marked == ["\u25b6   2. " + shell_text([viewer.session.move_text(3)])]  # numbered within the deal
     lines, line = [], []
     for fragment in side:
         for k, piece in enumerate(fragment[1].split("\n")):
@@ -122,7 +122,7 @@ def test_move_list_marks_the_current_move_and_a_click_goes_there(replay):
                 lines.append(line)
                 line = []
             line.append((fragment, piece))
-    line5 = next(ln for ln in lines if "".join(p for _, p in ln) == "  " + shell_text([viewer.session.move_text(5)]))
+    line5 = next(ln for ln in lines if "".join(p for _, p in ln) == f"  {viewer.session.move_number(5):>3}. " + shell_text([viewer.session.move_text(5)]))
     clickable = next(f for f, piece in line5 if piece and len(f) == 3)
     clickable[2](MouseEvent((0, 0), MouseEventType.MOUSE_UP, MouseButton.LEFT, frozenset()))
     assert viewer.session.move == 5
@@ -291,7 +291,7 @@ def test_the_table_column_never_spills_into_the_move_list(replay, columns):
         output = Vt100_Output(io.StringIO(), lambda: Size(rows=24, columns=columns), term="xterm")
         viewer = ReplayViewer(replay, input=pipe, output=output, show_all=True)
         width = columns - viewer._side_width() - 1
-        assert width >= columns * 2 // 3 - 1
+        assert width >= columns * 5 // 8 - 1
         for move in range(0, len(replay.moves), 3):
             viewer.session.go(move)
             for line in text(viewer._table()).splitlines():

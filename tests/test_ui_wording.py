@@ -79,9 +79,10 @@ def test_the_lobby_shows_whole_fingerprints_and_options_in_words():
                      (SeatInfo(0, "Host", key),), None)
     text = "\n".join(_lobby_lines(view))
     assert identity.fingerprint(key) in text
-    assert "bessa: on" in text and "no deal limit" in text
+    assert "bessas are played" in text and "no deal limit" in text
     assert "=True" not in text and "deals=0" not in text
-    assert option_words("swap_twos", False) == "swap twos: off"
+    assert option_words("swap_twos", False, "kanasta") == "only jokers are swapped out"
+    assert option_words("no_such_rule", False, "kanasta") == "no such rule: off"
     assert options_lines({}, {"deals": 3}) == ["Table: 3 deals at most"]
 
 
@@ -149,3 +150,44 @@ def test_the_readme_links_only_inside_the_repository():
         assert not target.startswith(("../", "/")), target
         if not target.startswith(("http:", "https:", "#")):
             assert (REPO / target.split("#")[0]).exists(), target
+
+
+# Each language's words for kanaszta's options with two of them set the other way.
+KANASZTA_WORDS = {
+    "en": ["four players in two pairs", "with the stock empty, whoever can take the pile must",
+           "a frozen pile binds every side", "going out needs a kanaszta", "the match ends at 15000 points"],
+    "pl": ["we czwórkę w parach", "przy pustej talii kto może zabrać stos, musi to zrobić",
+           "zamrożony stos wiąże wszystkich", "do zejścia potrzebna jest kanaszta", "gra toczy się do 15000 oczek"],
+    "hu": ["négyen párban", "üres talonnál aki fel tudja venni a nyitott talont, annak fel kell vennie",
+           "a fagyasztott talon mindenkit köt", "a kimenéshez kanaszta kell", "15000 pontnál ér véget a parti"],
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "hu"])
+def test_the_table_to_accept_words_every_rule_in_the_players_language(lang):
+    """The screen where every player accepts the table: each rules option in
+    words of the player's language, never its key (it showed "empty stock
+    ends: be, freeze binds own side: ki" in Hungarian)."""
+    from p2pcards import i18n
+    from p2pcards.cli.play import _proposal_lines
+    from p2pcards.games import GAME_IDS, get_game
+    from p2pcards.net.agreement import Proposal, SeatInfo
+
+    key = identity.Identity.from_seed(b"\x07" * 32).public_bytes
+    seats = tuple(SeatInfo(i, name, key) for i, name in enumerate(["Ala", "Bolek", "Cili", "Dorka"]))
+    i18n.set_language(lang)
+    try:
+        options = {"empty_stock_ends": False, "freeze_binds_own_side": True, "table.turn_timeout": 60}
+        text = "\n".join(_proposal_lines(Proposal(1, b"\x00" * 16, "kanaszta", options, seats, 0)))
+        for words in KANASZTA_WORDS[lang]:
+            assert words in text, words
+        assert "empty stock ends" not in text and "freeze binds" not in text
+        for game_id in GAME_IDS:  # every option of every game, either way, has its words (no "key: value")
+            game = get_game(game_id)
+            for players in range(game.min_players, game.max_players + 1):
+                for option, value in game.options(players, {}).items():
+                    other = (not value) if isinstance(value, bool) else value + 1
+                    for v in (value, other):
+                        assert ":" not in option_words(option, v, game_id), (game_id, option, v)
+    finally:
+        i18n.set_language("en")

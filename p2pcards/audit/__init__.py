@@ -24,26 +24,15 @@ fully signed end: a player left, or a silence only a minority attests).
 
 from __future__ import annotations
 
-import copy
 import dataclasses
-from typing import Any
 
 from p2pcards.cards import unknown
-from p2pcards.i18n import N_, message_of
+from p2pcards.i18n import N_, Text, message_of
 from p2pcards.games import IllegalAction, NeedReveal, substitute
+from p2pcards.net.messages import printable
 from p2pcards.protocol.log import END, Entry, GameLog, LogError, read_log
-from p2pcards.protocol.machine import (
-    ABORT,
-    EQUIVOCATE,
-    FALSE_ACCUSATION,
-    STOPPED,
-    UNSIGNED_END,
-    Expect,
-    TableMachine,
-    Violation,
-)
-from p2pcards.protocol.silence import SILENCE_KINDS
-from p2pcards.protocol.walk import LogWalk, Step, blamed, machine_at
+from p2pcards.protocol.machine import EQUIVOCATE, STOPPED, UNSIGNED_END, TableMachine, Violation
+from p2pcards.protocol.walk import LogWalk, Step, blamed
 
 CLEAN, VIOLATIONS, UNVERIFIABLE, UNFINISHED = 0, 1, 2, 3
 
@@ -59,13 +48,9 @@ NOT_ONE_GAME = N_("the two files are not logs of the same game (their table entr
 # The details of the faults the audit itself finds (the JSON's "detail").
 HIDDEN_RULE = N_("with every card known, this move is illegal: {reason}")
 BAD_SCORE = N_("the deal's score with every card known differs from the table's")
-NO_TWO_ENTRIES = N_("equivocation without two differing entries signed by the accused")
-SILENCE_OUT_OF_TURN = N_("blamed seat {seat} for silence when it was not its turn")
-NO_EVIDENCE = N_("accused seat {seat} of {kind} without evidence that shows it")
-SILENCE_DENIED = N_("accused seat {seat} of silence at entry {entry}, where the log holds seat {seat}'s entry")
 TWO_VERSIONS = N_("seat {seat} signed two different versions of entry {entry} ({first} and {second})")
 NOTES = (REPLAY_STOPPED, STOPS_BEFORE_END, END_NOT_SIGNED, MINORITY_SILENCE, LOGS_PART, NO_ENTRY, NOT_ONE_GAME,
-         HIDDEN_RULE, BAD_SCORE, NO_TWO_ENTRIES, SILENCE_OUT_OF_TURN, NO_EVIDENCE, SILENCE_DENIED, TWO_VERSIONS)
+         HIDDEN_RULE, BAD_SCORE, TWO_VERSIONS)
 
 
 class Unverifiable(Exception):
@@ -164,20 +149,14 @@ def _audit_log(log: GameLog, verify_proofs: bool, observe=None) -> AuditReport:
     violations: list[dict] = []
     unfinished = None if log.is_finished else STOPS_BEFORE_END.format(entry=len(log) - 1)
 
-    # 2. The log as the players saw it. What judging an abort needs of the
-    # table before it is kept as the walk passes it (no copy of the table but
-    # to probe evidence for the abort's own place).
-    before_abort: dict[int, _BeforeAbort] = {}
-
-    def before(entry: Entry, m: TableMachine) -> None:
-        if entry.kind == ABORT:
-            before_abort[entry.seq] = _BeforeAbort(_due(m), _probes_for(log, m, entry))
-
+    # 2. The log as the players saw it. The machine judges each abort's
+    # evidence as it takes the abort in (protocol.evidence), as every peer
+    # did: an abort it refuses stops the walk, blaming the accuser.
     def step(s: Step, m: TableMachine) -> None:
         if observe is not None:
             observe(s.entry, m, s.deal_before, s.state_before, s.refused)
 
-    refused = walk.follow(observe=step, before=before)
+    refused = walk.follow(observe=step)
     if refused is not None:
         entry, v = refused.entry, refused.refused
         if entry.kind == END and v.kind in (UNSIGNED_END, STOPPED):
@@ -189,11 +168,9 @@ def _audit_log(log: GameLog, verify_proofs: bool, observe=None) -> AuditReport:
     if machine.stopped and unfinished is None:
         unfinished = MINORITY_SILENCE
 
-    # 5a. Accusations against their evidence.
-    standing = {s.entry for s in machine.silences if s.stands}
-    for index, accusation in machine.aborts:
-        abort_entry = log[index]
-        violations.extend(_judge_abort(log, before_abort[index], abort_entry, accusation, index in standing))
+    # 5a. The accusations the table took in: each proved (or attested by a majority) where it stands.
+    violations.extend(_violation(accusation, index) for index, accusation in machine.aborts
+                      if accusation.seat is not None)
     # 3. The dealing in full (done by the machine at each final reveal).
     for index, finding in machine.findings:
         violations.append(_violation(finding, index))
@@ -204,50 +181,6 @@ def _audit_log(log: GameLog, verify_proofs: bool, observe=None) -> AuditReport:
             continue
         violations.extend(_replay_deal(machine, deal))
     return _report(log, machine, players, violations, unfinished=unfinished)
-
-
-@dataclasses.dataclass
-class _BeforeAbort:
-    """What judging an abort needs of the table just before it: what was due
-    then, and the verdict of the table there on each evidence entry for that
-    very place (evidence entry -> Violation, or None if taken)."""
-
-    want: Expect | None
-    own_place: dict[bytes, Violation | None]
-
-
-def _due(machine: TableMachine) -> Expect | None:
-    """What the table waited for (None: nothing, it had ended)."""
-    try:
-        return None if machine.finished else machine.expect()
-    except Violation:
-        return None
-
-
-def _probes_for(log: GameLog, machine: TableMachine, abort_entry: Entry) -> dict[bytes, Violation | None]:
-    """The verdict of the table just before ``abort_entry`` on each entry of
-    its evidence that ``_judge_abort`` weighs there (the accused's, signed,
-    for the abort's own place), judged as the players judged it: every proof
-    checked, on a copy. Evidence for an earlier place is probed against the
-    table as it stood at that place (``machine_at``)."""
-    out: dict[bytes, Violation | None] = {}
-    payload = abort_entry.payload if isinstance(abort_entry.payload, dict) else {}
-    culprit, kind = payload.get("culprit"), payload.get("kind")
-    # Not checked yet by the machine (it takes the abort next): read with care.
-    if type(culprit) is not int or not isinstance(kind, str) or kind == EQUIVOCATE or kind in SILENCE_KINDS:
-        return out
-    for e in _parse_evidence(payload.get("evidence") or []):
-        if (e.seq != abort_entry.seq or e.raw in out or e.author != culprit
-                or (e.seq < len(log) and log[e.seq].raw == e.raw) or not _signed_by(log, e, culprit)):
-            continue
-        probe = copy.deepcopy(machine)
-        probe.verify_proofs = True  # evidence is judged as the players judged it
-        try:
-            probe.accept(e)
-            out[e.raw] = None
-        except Violation as v:
-            out[e.raw] = v
-    return out
 
 
 def _report(log: GameLog, machine: TableMachine, players: list[dict], violations: list[dict],
@@ -281,105 +214,6 @@ def _report(log: GameLog, machine: TableMachine, players: list[dict], violations
     return report
 
 
-def _judge_abort(log: GameLog, before: _BeforeAbort, abort_entry: Entry, accusation: Violation,
-                 attested: bool = False) -> list[dict]:
-    """An accusation stands if its evidence shows it; a false one is the accuser's fault."""
-    accuser = abort_entry.author
-    evidence = abort_entry.payload.get("evidence") or []
-    culprit = accusation.seat
-    if culprit is None:
-        return []  # "opens to no card": the final reveal judges it (machine findings)
-    if accusation.kind == EQUIVOCATE:
-        entries = _parse_evidence(evidence)
-        if (len(entries) == 2 and entries[0].raw != entries[1].raw
-                and all(e.author == culprit and e.seq == entries[0].seq for e in entries)
-                and all(_signed_by(log, e, culprit) for e in entries)):
-            return [_violation(accusation, abort_entry.seq)]
-        return [_false(accuser, abort_entry.seq, NO_TWO_ENTRIES)]
-    if accusation.kind in SILENCE_KINDS:
-        # Silence leaves nothing signed by the silent: it stands on the
-        # attestations of a majority (checked by the machine), at a place where
-        # the accused owed something.
-        want = before.want
-        if attested and want is not None and (
-                want.author in (culprit, None) or accusation.kind in ("silent", "left")):
-            return [_violation(accusation, abort_entry.seq)]
-        return [_false(accuser, abort_entry.seq, SILENCE_OUT_OF_TURN.format(seat=culprit))]
-    if accusation.kind == FALSE_ACCUSATION:
-        denied = _denied_silence(log, _parse_evidence(evidence), culprit)
-        if denied is not None:
-            return [_violation(Violation(culprit, FALSE_ACCUSATION, denied), abort_entry.seq)]
-    # Any other accusation must come with the accused's signed entry, which
-    # the table at that point must refuse for the culprit's fault.
-    entries = _parse_evidence(evidence)
-    for e in entries:
-        if e.author != culprit or not _signed_by(log, e, culprit):
-            continue
-        if e.seq < len(log) and log[e.seq].raw == e.raw:
-            continue  # an entry the log holds is no evidence against its author
-        if not 0 < e.seq <= abort_entry.seq:
-            continue
-        # The table at the evidence's own place must refuse it for the culprit's fault.
-        if e.seq == abort_entry.seq:
-            refusal = before.own_place.get(e.raw)
-        else:
-            refusal = _refusal_at(log, e)
-        if refusal is not None and (refusal.seat == culprit or refusal.seat is None):
-            return [_violation(Violation(culprit, accusation.kind, accusation.detail), abort_entry.seq)]
-    return [_false(accuser, abort_entry.seq, NO_EVIDENCE.format(seat=culprit, kind=accusation.kind))]
-
-
-def _refusal_at(log: GameLog, e: Entry) -> Violation | None:
-    """The Violation the table before entry ``e.seq`` refuses ``e`` for, or None."""
-    probe = machine_at(log, e.seq)
-    try:
-        probe.accept(e)
-    except Violation as v:
-        return v
-    return None
-
-
-def _denied_silence(log: GameLog, entries: list[Entry], accuser: int) -> str | None:
-    """Evidence [silence abort by ``accuser`` naming seat x at place k, x's entry
-    at k] where the log itself holds that entry of x at k: the silence was false."""
-    if len(entries) != 2:
-        return None
-    abort, held = entries
-    payload = abort.payload if isinstance(abort.payload, dict) else {}
-    victim = payload.get("culprit")
-    if not (abort.kind == ABORT and _signed_by(log, abort, accuser) and payload.get("kind") in SILENCE_KINDS
-            and type(victim) is int and held.author == victim and _signed_by(log, held, victim)):
-        return None
-    k = abort.seq
-    if held.seq == k and held.prev_hash == abort.prev_hash and k < len(log) and log[k].raw == held.raw:
-        return SILENCE_DENIED.format(seat=victim, entry=k)
-    return None
-
-
-def _false(accuser: int, index: int, detail: str) -> dict:
-    return {"seat": accuser, "entry": index, "kind": "false-accusation", "detail": detail}
-
-
-def _parse_evidence(evidence: Any) -> list[Entry]:
-    out = []
-    if not isinstance(evidence, list):
-        return out
-    for raw in evidence[:4]:
-        try:
-            out.append(Entry.from_wire(raw))
-        except LogError:
-            continue
-    return out
-
-
-def _signed_by(log: GameLog, entry: Entry, seat: int) -> bool:
-    try:
-        entry.verify_signature(log.public_keys)
-    except LogError:
-        return False
-    return entry.author == seat
-
-
 def _replay_deal(machine: TableMachine, deal) -> list[dict]:
     """Replay one deal through the engine with every card known."""
     game = machine.game
@@ -394,11 +228,21 @@ def _replay_deal(machine: TableMachine, deal) -> list[dict]:
             state = game.apply(state, full_action)
         except (IllegalAction, NeedReveal) as exc:
             return [{"seat": seat, "entry": index, "kind": "hidden-rule",
-                     "detail": HIDDEN_RULE.format(reason=exc)}]
+                     "detail": hidden_rule(exc, printable(machine.table.players[seat].name, 32))}]
     if deal.scores is not None and game.deal_scores(state) != deal.scores:
         return [{"seat": None, "entry": deal.first_entry, "kind": "bad-score",
                  "detail": BAD_SCORE}]
     return []
+
+
+def hidden_rule(refusal: Exception, name: str) -> Text:
+    """The detail of a move the engine refuses with every card known: its
+    refusal (worded for the player to act) told of ``name`` in the third
+    person where the engine gives that form. A live Text: English in the
+    JSON, the reader's language in the text."""
+    reason = message_of(refusal)
+    told = reason.said_of(name) if isinstance(reason, Text) else None
+    return Text(HIDDEN_RULE.message, fields={"reason": told if told is not None else reason})
 
 
 def audit_pair(path_a, path_b) -> AuditReport:

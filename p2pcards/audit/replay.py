@@ -17,12 +17,13 @@ an end (a game somebody left) is shown as far as it goes.
 from __future__ import annotations
 
 import dataclasses
+import os
 import threading
 
 from p2pcards.audit import UNFINISHED, Unverifiable, audit_log, load
 from p2pcards.cards import unknown
 from p2pcards.games import get_game, substitute
-from p2pcards.i18n import _, shown
+from p2pcards.i18n import N_, _, message_of, shown
 from p2pcards.protocol.log import LogError, read_table
 from p2pcards.protocol.machine import ABORT, ACTION, END, KEYS, PAUSE, REVEAL
 from p2pcards.protocol.narration import narrate_entry
@@ -69,6 +70,7 @@ class DealResult:
     match_scores: list[int]
     match_chips: list[int] | None
     bank: int
+    bank_won: int = 0  # taken by the winner as this deal ended the match
 
 
 class Replay:
@@ -125,7 +127,8 @@ class Replay:
             try:
                 self.log = load(self.path)
             except Unverifiable as exc:
-                raise ReplayError(f"cannot replay {self.path}: {exc}") from None
+                raise ReplayError(N_("cannot replay {path}: {reason}", path=os.fspath(self.path),
+                                     reason=message_of(exc))) from None
             self.total, self.finished_log, self.reading = len(self.log), self.log.is_finished, False
             if self.on_progress:
                 self.on_progress()
@@ -218,7 +221,8 @@ class Replay:
                 match = later.match_before if later is not None else machine.match
                 result = machine.game.match_result(match)
                 self.results[record.index] = DealResult(record.index + 1, record.scores, list(result["scores"]),
-                                                        result["chips"], result.get("bank", 0))
+                                                        result["chips"], result.get("bank", 0),
+                                                        match.bank_won())
 
     def _table_text(self) -> str:
         table = self.log.table
@@ -282,11 +286,12 @@ def open_replay(path) -> Replay:
     try:
         table, total = read_table(path)
     except LogError as exc:
-        raise ReplayError(f"cannot replay {path}: {exc}") from None
+        raise ReplayError(N_("cannot replay {path}: {reason}", path=os.fspath(path), reason=message_of(exc))) from None
     try:
         return Replay(path, table, total)
     except Exception as exc:  # an unknown game: entry 0 names no engine we have
-        raise ReplayError(f"cannot replay {path}: entry 0: {exc}") from None
+        raise ReplayError(N_("cannot replay {path}: entry 0: {reason}", path=os.fspath(path),
+                             reason=message_of(exc))) from None
 
 
 def load_replay(path) -> Replay:

@@ -100,6 +100,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _command_parser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    """The parser of the subcommand ``command`` (the top level's if none)."""
+    for action in parser._subparsers._group_actions if parser._subparsers else ():
+        if command in getattr(action, "choices", {}):
+            return action.choices[command]
+    return parser
+
+
 def main(argv: list[str] | None = None) -> int:
     import os
 
@@ -113,7 +121,13 @@ def main(argv: list[str] | None = None) -> int:
 
         logging.basicConfig(level=level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        # said by the command's own parser: its usage, not the top level's ("p2pcards play bura --bogus")
+        _command_parser(parser, args.command).error(_("unrecognized arguments: %s") % " ".join(unknown))
+    from p2pcards.cards import set_rank_style
+
+    set_rank_style(getattr(args, "ranks", "local"))  # each run as asked, or the default
     try:
         return int(args.func(args) or 0)
     except CliError as exc:

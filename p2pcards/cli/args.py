@@ -61,11 +61,21 @@ class _RankStyle(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+# Other names ``--ranks`` takes for the English letters ("codes": its name before local became the default).
+_ENGLISH_RANKS = ("en", "english", "codes")
+
+
+def rank_style(text: str) -> str:
+    """A ``--ranks`` word as its style: ``local`` or ``en``."""
+    word = text.strip().lower()
+    return "en" if word in _ENGLISH_RANKS else word
+
+
 def rank_options(p: argparse.ArgumentParser) -> None:
-    """``--ranks codes|local``, for every command that shows cards."""
-    p.add_argument("--ranks", choices=("codes", "local"), default="codes", action=_RankStyle,
-                   help=_("card ranks as in the codes (J Q K A, the default) or in your language's "
-                          "letters (Polish W D K A, Hungarian B D K \u00c1); typing either always works"))
+    """``--ranks local|en``, for every command that shows cards."""
+    p.add_argument("--ranks", choices=("local", "en"), default="local", type=rank_style, action=_RankStyle,
+                   help=_("card ranks in the letters of your language (Polish W D K A, Hungarian B D K \u00c1: "
+                          "the default) or in English ones (J Q K A) with en; typing either always works"))
 
 
 def load_identity(key_path=None):

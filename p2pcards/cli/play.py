@@ -22,6 +22,7 @@ from p2pcards.net.tasks import background_tasks
 from p2pcards.ui.lobby import join_addresses, options_lines
 
 BOT_NAMES = ["Ada", "Bolek", "Cili", "Dorka", "Emil", "Franek"]
+LOBBY_CHAT_LINES = 6  # the lobby's latest chat lines on its screen
 
 
 def run_table_app(main, ascii: bool = False, summary=None):
@@ -50,7 +51,7 @@ def _proposal_lines(proposal) -> list[str]:
     for seat in proposal.seats:
         line = _seat_line(seat)
         lines.append(_("{seat_line}  (you)").format(seat_line=line) if seat.seat == proposal.my_seat else line)
-    lines += options_lines(full, settings)
+    lines += options_lines(full, settings, proposal.game)
     lines.append(_("Compare the key fingerprints with the players in person. Accept this table? (yes/no)"))
     return lines
 
@@ -64,7 +65,7 @@ def _lobby_lines(view) -> list[str]:
         lines.append(_seat_line(seat))
     try:
         rules, settings = split_options(view.options)
-        lines += options_lines(get_game(view.game).options(view.wanted, rules), settings)
+        lines += options_lines(get_game(view.game).options(view.wanted, rules), settings, view.game)
     except Exception:  # a game or options no rules accept: the proposal will say so
         pass
     if view.notice:
@@ -109,21 +110,45 @@ async def _run_with_ui(ui, config, game_id: str, extra_tasks=None, pinned: list[
     from p2pcards.ui.network_session import NetworkSession
     from p2pcards.peer.seating import RunError, run_seat
 
+    from p2pcards.net.lobby import LobbyChat
+
     session = NetworkSession(game_id)
+    shown_now: list[str] = []  # the lobby's lines, or the table put to the player
+    said: list[str] = []  # the lobby's chat, the latest last
+    names: list[str] = []
+
+    def screen() -> list[str]:
+        chat = ["", _("Chat (chat TEXT says something to the table):"), *("  " + line for line in said)] if said else []
+        return [*shown_now, *chat]
+
+    def show_lobby(lines: list[str] | None = None) -> None:
+        if lines is not None:
+            shown_now[:] = lines
+        ui.set_status(*screen())
+
+    def heard(seat: int, text: str) -> None:
+        said.append(f"{names[seat] if seat < len(names) else '?'}: {text}")
+        del said[:-LOBBY_CHAT_LINES]
+        show_lobby()
 
     def on_driver(peer) -> None:
         session.attach(peer)
         ui.show(session)
 
     async def accept(proposal) -> bool:
-        return await ui.ask(_proposal_lines(proposal))
+        names[:] = [s.name for s in proposal.seats]
+        shown_now[:] = _proposal_lines(proposal)
+        return await ui.ask(screen())
 
     async def on_update(view) -> None:
-        ui.set_status(*(pinned or []), *_lobby_lines(view))
+        names[:] = [s.name for s in view.seats]
+        show_lobby([*(pinned or []), *_lobby_lines(view)])
 
     if config.accept is None:
         config.accept = accept
     config.on_update = on_update
+    config.lobby_chat = LobbyChat(heard)
+    ui.lobby_chat = config.lobby_chat.say
     try:
         async with background_tasks() as nursery:
             if extra_tasks is not None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from collections import Counter
+import re
 from functools import partial
 
 from p2pcards.cli.args import CliError, game_id, load_identity, parse_options, rank_options
@@ -15,11 +17,25 @@ from p2pcards.i18n import N_, _, shown
 DEFAULT_SELFPLAY_TIMEOUT = 10
 
 
+DEFAULT_PORT = 7531  # net.endpoint.DEFAULT_PORT: a table's port when none is typed (not imported: --help starts fast)
+
+
+# HOST:PORT, HOST, [IPv6]:PORT, [IPv6], or an IPv6 address without brackets (it has two colons or more).
+_ADDRESS = re.compile(r"\[(?P<v6>[^\[\]\s/]+)\](?::(?P<v6port>\d{1,5}))?"
+                      r"|(?P<host>[^\[\]\s/:]+)(?::(?P<port>\d{1,5}))?"
+                      r"|(?P<bare>[^\[\]\s/]*:[^\[\]\s/]*:[^\[\]\s/]*)")
+
+
 def _address(text: str) -> tuple[str, int]:
-    host, sep, port = text.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise argparse.ArgumentTypeError(_("{text} is not ADDR:PORT (e.g. 192.168.1.20:7531)").format(text=repr(text)))
-    return host.strip("[]"), int(port)
+    """Where a table is, as typed after ``join``/``bot``; with no port, 7531.
+    The one place an address is read from the command line."""
+    m = _ADDRESS.fullmatch(text.strip())
+    port = int((m.group("v6port") or m.group("port") or DEFAULT_PORT) if m else 0)
+    if not m or not 0 < port < 65536:
+        raise argparse.ArgumentTypeError(
+            _("{text} is not an address: HOST or HOST:PORT (e.g. 192.168.1.20 or 192.168.1.20:7531)").format(
+                text=repr(text)))
+    return m.group("v6") or m.group("host") or m.group("bare"), port
 
 
 def _address_or_code(text: str):
@@ -253,11 +269,24 @@ def cmd_selfplay(args) -> int:
     return 0
 
 
+def _readable(*paths) -> None:
+    """A file that cannot be opened at all (a wrong name) is a plain error in
+    one line, not an audit's verdict nor a replay's."""
+    from p2pcards.files import unreadable
+
+    for path in paths:
+        why = unreadable(path) if path is not None else None
+        if why is not None:
+            raise CliError(shown(why))
+
+
 def cmd_audit(args) -> int:
     from p2pcards.audit import audit_file, audit_pair
 
     if args.json:  # for tools: English and identifiers, whatever the reader's language
         i18n.set_language("en")
+    else:
+        _readable(args.file, args.other)
     report = audit_pair(args.file, args.other) if args.other else audit_file(args.file)
     if args.json:
         print(json.dumps(report.as_json()))
@@ -288,6 +317,7 @@ KIND_WORDS = {
     "silent": N_("stopped answering"),
     "left": N_("left the table"),
     "bad-pause": N_("a pause the table's rules do not allow"),
+    "misplaced": N_("an entry signed for another place than the one after the entry it follows"),
 }
 
 
@@ -302,13 +332,21 @@ def format_report(report) -> str:
     from p2pcards.audit import NOTES
     from p2pcards.i18n import known, ngettext, worded
     from p2pcards.net.messages import printable
+    from p2pcards.ui.scoresheet import shell_text
 
     if report.error:
         return _("NOT A VERIFIABLE LOG: {reason}").format(reason=worded(report.error, NOTES))
     names = {p["seat"]: printable(p["name"], 32) for p in report.players}
+    clash = {name for name, count in Counter(names.values()).items() if count > 1}
 
     def seat(number) -> str:
-        return _("seat {seat} ({name})").format(seat=number, name=names.get(number, "?"))
+        """A player by name (two players of one name: with their seats)."""
+        name = names.get(number, "?")
+        return _("seat {seat} ({name})").format(seat=number, name=name) if name in clash or name == "?" else name
+
+    def side(key: str) -> str:
+        """A scores key of the JSON ("1", a pair's "0+2") as its players' names."""
+        return " + ".join(seat(int(s)) if s.isdigit() else s for s in key.split("+"))
 
     lines = [_("{game}: {players}, {entries}, {deals}").format(
         game=report.game,
@@ -326,14 +364,15 @@ def format_report(report) -> str:
         for v in report.violations:
             who = seat(v["seat"]) if v["seat"] is not None else _("nobody identified")
             lines.append(_("  entry {entry}: {kind} by {who}: {detail}").format(
-                entry=v["entry"], kind=kind_in_words(v["kind"]), who=who, detail=worded(v["detail"], NOTES)))
+                entry=v["entry"], kind=kind_in_words(v["kind"]), who=who,
+                detail=shell_text([worded(v["detail"], NOTES)])))
     else:
         why = "; ".join(known(note, NOTES) for note in report.notes) or _(
             "the log has no end signed by every player")
         lines.append(_("NOT FINISHED: the game did not finish ({why}). No fault found as far as the log goes.")
                      .format(why=why))
     for s in report.silences:
-        attesters = ", ".join(_("seat {seat}").format(seat=a) for a in s["attested_by"])
+        attesters = ", ".join(seat(a) for a in s["attested_by"])
         verdict = _("a majority attests it") if s["stands"] else _("only a minority attests it: no conviction")
         lines.append(_("  silence: {who} stopped answering at entry {entry} ({kind}), attested by {attesters}; "
                        "{verdict}").format(who=seat(s["seat"]), entry=s["entry"], kind=kind_in_words(s["kind"]),
@@ -342,7 +381,7 @@ def format_report(report) -> str:
         f = report.fork
 
         def signers(side) -> str:
-            return ", ".join(_("seat {seat}").format(seat=a) for a in side["signed_by"])
+            return ", ".join(seat(a) for a in side["signed_by"])
 
         lines.append(_("  the two logs part at entry {entry}: {first} signed by {first_signers} against "
                        "{second} signed by {second_signers}").format(
@@ -350,12 +389,12 @@ def format_report(report) -> str:
             second=f["second"]["kind"], second_signers=signers(f["second"])))
     # A game that did not finish is counted as far as its finished deals:
     # the one it stopped in (an ante in the bank, say) is not settled.
-    scores = ", ".join(f"{k}: {v}" for k, v in report.scores.items())
+    scores = ", ".join(f"{side(k)}: {v}" for k, v in report.scores.items())
     lines.append(_("scores: {scores}").format(scores=scores) if report.complete
                  else _("scores after the finished deals: {scores}").format(scores=scores))
     if report.chips is not None:
         bank = _("bank")
-        chips = ", ".join(f"{bank if k == 'bank' else k}: {v}" for k, v in report.chips.items())
+        chips = ", ".join(f"{bank if k == 'bank' else side(k)}: {v}" for k, v in report.chips.items())
         lines.append(_("chips: {chips}").format(chips=chips) if report.complete
                      else _("chips after the finished deals: {chips}").format(chips=chips))
     return "\n".join(lines)
@@ -366,6 +405,7 @@ def cmd_replay(args) -> int:
 
     if args.json:  # for tools: English and identifiers, whatever the reader's language
         i18n.set_language("en")
+    _readable(args.file)
     try:
         replay = (load_replay if args.text or args.json else open_replay)(args.file)
     except ReplayError as exc:
@@ -461,7 +501,8 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_host, strategy=None)
 
     p = sub.add_parser("join", help=_("join a table; with no address, list LAN tables and pick one"))
-    p.add_argument("address", type=_address_or_code, nargs="?", metavar=_("ADDR:PORT|CODE"))
+    p.add_argument("address", type=_address_or_code, nargs="?", metavar=_("ADDR:PORT|CODE"),
+                   help=_("the table's address, as its host shows it; with no port, 7531"))
     p.add_argument("--watch", action="store_true", help=_("follow the table as a spectator (public cards only)"))
     p.add_argument("--ascii", action="store_true", help=_("plain letters for suits"))
     rank_options(p)

@@ -90,6 +90,16 @@ def shuffled_deck(game_id: str, seed: int | str, deal_index: int = 0) -> list[st
     return deck
 
 
+def yes_no(yes: Text, no: Text):
+    """The words of a true/false option: what it means either way."""
+    return lambda value: yes if value is True else no if value is False else None
+
+
+def count(words):
+    """The words of a number option: ``words(n)`` a ``lazy.ngettext`` Text."""
+    return lambda value: words(value) if type(value) is int else None
+
+
 def parse_option_value(text: str) -> Any:
     """``-o KEY=VALUE`` values: true/false, integers, otherwise the text."""
     low = text.strip().lower()
@@ -108,6 +118,11 @@ def by(who: str | None, yours: Text, theirs: Text) -> Text:
     another player's ("Ada draws"): two messages, since a verb changes with
     the person in every language."""
     return yours if who is None else theirs
+
+
+def not_held(card: str) -> Text:
+    """The refusal of a card the seat to act does not hold (the audit tells it of them)."""
+    return N_("you don't hold {card}", about=N_("{name} did not hold {card}"), card=card)
 
 
 def card_list(cards) -> str:
@@ -215,6 +230,10 @@ class Match:
     history: list[dict] = dataclasses.field(default_factory=list)
     extra: dict = dataclasses.field(default_factory=dict)
 
+    def bank_won(self) -> int:
+        """What the winner of the last deal took from the bank as it ended the match (warkocz)."""
+        return self.history[-1].get("bank_won", 0) if self.history else 0
+
 
 class Game:
     """The rules of one game. Subclasses implement the deal and match hooks."""
@@ -225,6 +244,10 @@ class Game:
     # option name -> (default, description); a default may depend on the
     # player count through ``default_options``.
     option_help: dict[str, str] = {}
+    # Each option in a player's words, as the rules text's house rules say it:
+    # option name -> a function of its value giving a Text (None: no words for
+    # that value). Made with ``yes_no`` and ``count``; the lobby shows them.
+    option_words: dict = {}
     # Action types whose cards go face down: on the network their "cards" are
     # the unknown tokens of the positions played, and no key is published.
     face_down_actions: frozenset = frozenset()
@@ -284,6 +307,12 @@ class Game:
         self.check_options(players, opts)
         return opts
 
+    def describe_option(self, key: str, value) -> Text | None:
+        """Option ``key`` set to ``value`` in the player's words (``option_words``);
+        None for an option or a value it has no words for."""
+        words = self.option_words.get(key)
+        return words(value) if words is not None else None
+
     def check_options(self, players: int, opts: dict) -> None:
         """Refuse option combinations that make no sense (IllegalAction)."""
 
@@ -297,6 +326,14 @@ class Game:
     def sides(self, players: int, options: dict) -> int:
         """How many scoring sides: pairs count as one side."""
         return 2 if options.get("pairs") and players == 4 else players
+
+    def by_side(self, per_seat: list[int], options: dict) -> list[int]:
+        """Per-seat points summed over each side's seats."""
+        players = len(per_seat)
+        totals = [0] * self.sides(players, options)
+        for seat, points in enumerate(per_seat):
+            totals[self.side_of(seat, players, options)] += points
+        return totals
 
     def side_of(self, seat: int, players: int, options: dict) -> int:
         return seat % 2 if options.get("pairs") and players == 4 else seat

@@ -98,7 +98,9 @@ import dataclasses
 from itertools import combinations, permutations
 
 from p2pcards.cards import bura_deck, is_code, is_unknown
-from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, State, Verb, by, card_list, shuffled_deck
+from p2pcards.games.base import (
+    Game, IllegalAction, Match, NeedReveal, State, Verb, by, card_list, count, not_held, shuffled_deck, yes_no,
+)
 from p2pcards.i18n import N_, Text, lazy
 
 HAND_SIZE = 3
@@ -218,6 +220,14 @@ class Bura(Game):
         "chips": "each player's starting stack",
         "target": "points a declaration needs to win the bank",
         "bessa": "three trumps or three aces in hand may be shown to take the bank",
+    }
+    option_words = {
+        "ante": count(lambda n: lazy.ngettext("everybody pays {n} chip into the bank each round",
+                                              "everybody pays {n} chips into the bank each round", n)),
+        "rounds": count(lambda n: lazy.ngettext("{n} round in a match", "{n} rounds in a match", n)),
+        "chips": count(lambda n: lazy.ngettext("{n} chip each to start with", "{n} chips each to start with", n)),
+        "target": count(lambda n: lazy.ngettext("a declaration needs {n} point", "a declaration needs {n} points", n)),
+        "bessa": yes_no(N_("bessas are played"), N_("no bessas")),
     }
     face_down_actions = frozenset({"throw"})
     any_card_actions = frozenset({"throw"})
@@ -532,7 +542,7 @@ class Bura(Game):
         # throw: face down, tokens welcome
         for c in cards:
             if c not in hand:
-                raise IllegalAction(N_("you don't hold {card}", card=c))
+                raise IllegalAction(not_held(c))
         return self._play(state, cards, face_down=True, beat=False)
 
     @staticmethod
@@ -541,7 +551,7 @@ class Bura(Game):
             if is_unknown(c):
                 raise IllegalAction(N_("a card played face up is named by its code, not {card}", card=c))
             if c not in hand:
-                raise IllegalAction(N_("you don't hold {card}", card=c))
+                raise IllegalAction(not_held(c))
 
     def _next_holder(self, state: BuraState, seat: int) -> int:
         """The next seat after ``seat`` (clockwise) holding cards, else -1."""
@@ -730,9 +740,13 @@ class Bura(Game):
         """Chips won or lost by each seat in this deal (antes included); while
         the deal is not over, the flows so far with ``end`` None."""
         seats = [c - s for c, s in zip(state.chips, state.start_chips)]
+        # A deal moves chips twice at most: the antes as a round opens, then
+        # its end (a declaration, a bessa, the bank doubled or shared out).
+        ante = [-state.options["ante"] if state.antes else 0] * state.players
         return {
             "seats": seats,
             "sides": list(seats),
+            "ante": ante,  # per seat; what the end moved is ``seats`` less this
             "bank": state.bank,
             "bank_change": state.bank - state.start_bank,
             "antes": state.antes,

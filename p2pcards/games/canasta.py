@@ -41,7 +41,9 @@ import dataclasses
 from functools import lru_cache
 
 from p2pcards import cards as C
-from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, State, Verb, by, card_list, shuffled_deck
+from p2pcards.games.base import (
+    Game, IllegalAction, Match, NeedReveal, State, Verb, by, card_list, count, not_held, shuffled_deck, yes_no,
+)
 from p2pcards.i18n import N_, Text, lazy
 
 RANK_INDEX = {r: i for i, r in enumerate(C.RANKS)}
@@ -231,7 +233,7 @@ def _remove(hand: list, cards: list) -> list:
         try:
             rest.remove(c)
         except ValueError:
-            raise IllegalAction(N_("you don't hold {card}", card=c)) from None
+            raise IllegalAction(not_held(c)) from None
     return rest
 
 
@@ -254,6 +256,12 @@ class CanastaGame(Game):
     canasta_names: dict = {}
     canasta_size = 7  # cards a meld needs to be a canasta
     layout = "melds"
+    option_words = {
+        "pairs": yes_no(N_("four players in two pairs"), N_("each for themselves")),
+        "target": count(lambda n: lazy.ngettext("the match ends at {n} point", "the match ends at {n} points", n)),
+        "one_meld_per_rank": yes_no(N_("one combination of each rank per player or pair"),
+                                    N_("a second combination of a rank may be laid")),
+    }
     any_card_actions = frozenset({"discard", "red3"})  # red 3s are laid apart, not played
 
     def card_moves(self, count: int) -> tuple[str, ...]:
@@ -698,7 +706,14 @@ class CanastaGame(Game):
             rank = "W"
         return rank, nat, wild, None
 
+    def black_threes_melded(self, options) -> bool:
+        """May black 3s be melded at all (as the last meld of going out)? The
+        variant says, and its option ``black3_meld_going_out`` where it has one."""
+        return self.black_three_melds and options.get("black3_meld_going_out", True)
+
     def _new_meld_error(self, state, owner: int, rank: str, nat: int, wild: int, size: int) -> str | None:
+        if rank == "3" and not self.black_threes_melded(state.options):
+            return N_("3s are never melded")
         err = self.shape_error(rank, nat, wild, size)
         if err:
             return err
@@ -798,7 +813,7 @@ class CanastaGame(Game):
         if state.phase == "draw":
             raise IllegalAction(N_("draw first (or take the pile) before you {what}", what=what))
         if self._need_red3_first(state, seat):
-            raise IllegalAction(N_("lay your red 3 first"))
+            raise IllegalAction(N_("lay your red 3 first", about=N_("{name} held a red 3 and had to lay it first")))
         if state.pending and what != "meld":
             raise IllegalAction(N_("first lay the freed {pending} in a new meld", pending=state.pending))
 
@@ -977,7 +992,9 @@ class CanastaGame(Game):
         if self.red3s_laid_at_once:
             left = [c for c in rest if KIND.get(c) == RED3]
             if left:
-                raise IllegalAction(N_("lay all your red 3s: you still hold {left}", left=left[0]))
+                raise IllegalAction(N_("lay all your red 3s: you still hold {left}",
+                                       about=N_("{name} had to lay all their red 3s but kept {left}"),
+                                       left=left[0]))
         s = state.evolve()
         s.hands[seat] = rest
         s.red3s[seat] += cards
@@ -1237,7 +1254,7 @@ class CanastaGame(Game):
         targets = [(r, nat[r]) for r in MELD_RANKS if r in nat]
         if self.allows_wild_melds and (wild[0] or wild[1] or must):
             targets.append(("W", ()))
-        if black and self.black_three_melds and not must:
+        if black and self.black_threes_melded(state.options) and not must:
             targets.append(("3", black))
         taken = ({m.rank for m in state.melds if m.owner == owner}
                  if state.options.get("one_meld_per_rank") else ())
@@ -1337,10 +1354,7 @@ class CanastaGame(Game):
         each seat's total, each side's (the sum of its seats), the variant's
         parts of the score (in the order it gives them), who went out (None:
         nobody) and ``after`` (kanaszta's ``concealed``)."""
-        sides = [0] * self.sides(state.players, state.options)
-        for seat, points in enumerate(seats):
-            sides[self.side_of(seat, state.players, state.options)] += points
-        return {"seats": seats, "sides": sides, **parts,
+        return {"seats": seats, "sides": self.by_side(seats, state.options), **parts,
                 "went_out": state.went_out if state.went_out >= 0 else None, **after}
 
     def _hand_points(self, state: CanastaState, seat: int) -> int:

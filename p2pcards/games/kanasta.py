@@ -54,9 +54,9 @@ Scores (``deal_scores``): per seat ``going_out`` (100), ``canastas`` (clean
 500, mixed 300, joker 1000: the bonus of a meld goes to its owner),
 ``melds`` (card values of the cards the seat laid out — see
 ``cards_score_to_layer``; a wild swapped out of a meld no longer counts for
-whoever laid it there — plus 100 per red 3 laid, all plus when the seat owns
-a canasta, minus otherwise), ``hand`` (minus the cards left; every 3 is worth
-100); ``seats`` their sums, ``sides`` per pair.
+whoever laid it there) and ``red3s`` (100 per red 3 laid), both plus when the
+seat owns a canasta, minus otherwise, ``hand`` (minus the cards left; every 3
+is worth 100); ``seats`` their sums (each part counted once), ``sides`` per pair.
 
 Move lists: ``legal_actions`` lists melds, adds, pile takes and swaps up to
 suit equivalence — one action per rank, count of naturals, of 2s and of
@@ -84,7 +84,7 @@ from p2pcards.games.canasta import (
     KIND, MELD_RANKS, WILD, CanastaGame, Meld, _remove, card_key, describe,
 )
 from p2pcards import cards as C
-from p2pcards.games.base import Verb
+from p2pcards.games.base import Verb, count, yes_no
 from p2pcards.games.canasta import ADD_VERB, DRAW_VERB, MELD_VERB
 
 
@@ -135,6 +135,17 @@ class Kanasta(CanastaGame):
         "go_out_canasta": "a player needs a canasta of their own to go out",
         "one_meld_per_rank": "a player may not lay a second meld of a rank they already have",
         "cards_score_to_layer": "a card laid onto another player's meld scores for the player who laid it",
+    }
+    option_words = {
+        **CanastaGame.option_words,
+        "first_meld": count(lambda n: N_("a first combination worth at least {n}", n=n)),
+        "play_before_first_meld": yes_no(
+            N_("adding to others' combinations and swapping before one's own first combination"),
+            N_("no adding or swapping before one's own first combination")),
+        "swap_twos": yes_no(N_("a 2 may be swapped out like a joker"), N_("only jokers are swapped out")),
+        "go_out_canasta": yes_no(N_("going out needs a kanasta of one's own"), N_("going out needs no kanasta")),
+        "cards_score_to_layer": yes_no(N_("a card added to another's combination counts for whoever added it"),
+                                       N_("every card of a combination counts for its owner")),
     }
 
     def default_options(self, players: int) -> dict:
@@ -320,10 +331,11 @@ class Kanasta(CanastaGame):
             has[m.owner] = has[m.owner] or self.meld_status(m) is not None
             for c, by in zip(m.cards, m.laid_by()):
                 melded[by if to_layer else m.owner] += self.value(c)
-        red3 = [100 * len(r) for r in state.red3s]
-        melds = [(melded[s] + red3[s]) * (1 if has[s] else -1) for s in range(n)]
+        sign = [1 if has[s] else -1 for s in range(n)]
+        melds = [melded[s] * sign[s] for s in range(n)]
+        red3 = [100 * len(state.red3s[s]) * sign[s] for s in range(n)]
         hand = [-self._hand_points(state, s) for s in range(n)]
-        seats = [out[s] + bonus[s] + melds[s] + hand[s] for s in range(n)]
+        seats = [out[s] + bonus[s] + melds[s] + red3[s] + hand[s] for s in range(n)]
         return self._deal_result(state, seats, {"going_out": out, "canastas": bonus, "melds": melds,
                                                "red3s": red3, "hand": hand})
 

@@ -37,7 +37,8 @@ Actions (every one may carry ``"seat"``, which must be the seat to act)
 ``{"type": "meld", "cards": [codes]}``
     A new side meld: 3+ cards of one rank 4..A, more naturals than wilds, at
     most 3 wilds. Black 3s (3 or 4, no wilds) only as the last meld of the
-    turn the player goes out in (keeping at most one card to discard).
+    turn the player goes out in (keeping at most one card to discard), and
+    never with ``black3_meld_going_out`` false.
 ``{"type": "add", "meld": i, "cards": [codes]}``
     Add to the side's meld ``i`` (the index in ``view["melds"]``).
 ``{"type": "discard", "cards": [code], "freeze": bool}``
@@ -77,7 +78,10 @@ that froze — the seed: the crosswise wild is one „amelyet így csak akkor
 tudnak használni ellenfeleink, ha azt legalább két azonos lappal fel tudják
 venni", our opponents can use it only with two identical cards; the
 freezer and partner take the pile by the ordinary rules; true: it binds
-every side, as in classic canasta).
+every side, as in classic canasta), ``black3_meld_going_out`` (true: black
+3s, which the seed values at 5 but whose melding it does not mention, may be
+melded as in classic canasta, 3 or 4 without wilds, as the last meld of
+going out; false: they are never melded, as in kanasta).
 
 Move lists: ``legal_actions`` lists melds, adds and pile takes up to suit
 equivalence — one action per rank, count of naturals, of 2s and of jokers
@@ -107,7 +111,7 @@ from p2pcards.games.canasta import (
     ALONE_ONTO_MELD, BLACK3, KIND, NAT, WILD, WITH_HAND_INTO_NEW_MELD, WITH_TWO_NATURALS, CanastaGame, Meld,
 )
 from p2pcards.i18n import N_
-from p2pcards.games.base import Verb
+from p2pcards.games.base import Verb, yes_no
 from p2pcards.games.canasta import ADD_VERB, DRAW_VERB, MELD_VERB
 
 
@@ -172,12 +176,30 @@ class Kanaszta(CanastaGame):
         "partner_hand_counts": "the partner of the player who went out counts their cards in hand as minus",
         "plain_two_stops": "a 2 discarded plainly (not crosswise) is a stop card, like a joker",
         "freeze_binds_own_side": "a frozen pile binds the side that froze it too, not only its opponents",
+        "black3_meld_going_out": "black 3s may be melded (3 or 4, no wilds) as the last meld of going out",
+    }
+    option_words = {
+        **CanastaGame.option_words,
+        "red3_replacement": yes_no(N_("a red 3 laid apart is replaced from the stock"),
+                                   N_("a red 3 laid apart is not replaced")),
+        "go_out_canasta": yes_no(N_("going out needs a kanaszta"), N_("going out needs no kanaszta")),
+        "empty_stock_ends": yes_no(N_("with the stock empty, drawing may end the deal"),
+                                   N_("with the stock empty, whoever can take the pile must")),
+        "partner_hand_counts": yes_no(N_("the partner of whoever went out counts their hand as minus"),
+                                      N_("the partner of whoever went out does not count their hand")),
+        "plain_two_stops": yes_no(N_("a 2 discarded plainly stops the next player taking the pile"),
+                                  N_("only a black 3 or a joker stops the next player taking the pile")),
+        "freeze_binds_own_side": yes_no(N_("a frozen pile binds every side"),
+                                        N_("a frozen pile binds only the opponents of the side that froze it")),
+        "black3_meld_going_out": yes_no(N_("black 3s may be laid in the turn one goes out"),
+                                        N_("black 3s are never laid, only discarded")),
     }
 
     def default_options(self, players: int) -> dict:
         return {"pairs": players == 4, "target": 15000, "red3_replacement": True,
                 "go_out_canasta": True, "one_meld_per_rank": True, "empty_stock_ends": True,
-                "partner_hand_counts": True, "plain_two_stops": False, "freeze_binds_own_side": False}
+                "partner_hand_counts": True, "plain_two_stops": False, "freeze_binds_own_side": False,
+                "black3_meld_going_out": True}
 
     def minimums(self, opts, scores, owners):
         # The seed's table by the side's match total (the first deal: 0 -> 50).

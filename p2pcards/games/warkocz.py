@@ -77,7 +77,10 @@ deal), ``target``, ``winner`` (None until the deal is over), ``aria`` and
 ``deal_scores``: ``seats``/``sides`` (points of this deal, only the winner
 scores), ``winner``, ``cards_left`` (per seat), ``warkocz_holder`` (loser seat
 caught holding the warkocz, or None), ``aria``, ``multiplier`` (1, 2 or 4),
-``chips`` (each stack's change over the deal) and ``bank`` (the bank's change).
+``chips`` (each stack's change over the deal: ``dealer_fee`` plus
+``warkocz_fees``, per seat) and ``bank`` (the bank's change: the dealer's fee).
+Taking the bank when the match ends is ``end_deal``'s (the match's history
+entry of the deal holds it as ``bank_won``).
 It raises ``NeedReveal`` for the losers' hidden cards when the warkocz was
 never played and it cannot tell whether a loser holds it.
 """
@@ -87,8 +90,10 @@ from __future__ import annotations
 import dataclasses
 
 from p2pcards.cards import RANKS, Rank, is_code, is_unknown, rank, warkocz_deck
-from p2pcards.games.base import Game, IllegalAction, Match, NeedReveal, State, Verb, by, card_list, shuffled_deck
-from p2pcards.i18n import N_, Text
+from p2pcards.games.base import (
+    Game, IllegalAction, Match, NeedReveal, State, Verb, by, card_list, count, not_held, shuffled_deck, yes_no,
+)
+from p2pcards.i18n import N_, Text, lazy
 
 WARKOCZ = "9C"
 W_RANKS = RANKS[:-1]  # 2..K: no aces in this deck
@@ -189,6 +194,25 @@ class Warkocz(Game):
         "must_play": "a player holding a natural card of the needed rank may not pass",
         "two_of_a_kind": "allow laying exactly 2 cards of a rank together",
         "hand_size": "cards dealt to each player (18/16/12 for 2/3/4 players)",
+    }
+    option_words = {
+        "target": count(lambda n: lazy.ngettext("{n} point wins the match and the bank",
+                                                "{n} points win the match and the bank", n)),
+        "ante": count(lambda n: lazy.ngettext("everybody pays {n} chip into the bank at the start",
+                                              "everybody pays {n} chips into the bank at the start", n)),
+        "deal_fee": count(lambda n: lazy.ngettext("the dealer pays {n} chip into the bank each deal",
+                                                  "the dealer pays {n} chips into the bank each deal", n)),
+        "warkocz_fee": count(lambda n: lazy.ngettext("a warkocz earns {n} chip from every other player",
+                                                     "a warkocz earns {n} chips from every other player", n)),
+        "chips": count(lambda n: lazy.ngettext("{n} chip each to start with", "{n} chips each to start with", n)),
+        "debt": yes_no(N_("a player short of chips pays all the same and goes into debt"),
+                       N_("a player short of chips pays what they have")),
+        "must_play": yes_no(N_("a player holding a card of the needed rank may not pass"),
+                            N_("passing is always allowed")),
+        "two_of_a_kind": yes_no(N_("two cards of a rank may be laid together too"),
+                                N_("never just two cards of a rank together")),
+        "hand_size": count(lambda n: lazy.ngettext("{n} card dealt to each player", "{n} cards dealt to each player",
+                                                   n)),
     }
     layout = "row"
     wild_card = WARKOCZ  # the warkocz: it stands for any rank, which the play's "as" names
@@ -497,8 +521,10 @@ class Warkocz(Game):
             except ValueError:
                 held = state.hands[seat].count(c)
                 raise IllegalAction(
-                    N_("you don't hold {card}", card=c) if not held
-                    else N_("you hold only {held} {card}, not {count}", held=held, card=c, count=cards.count(c))
+                    not_held(c) if not held
+                    else N_("you hold only {held} {card}, not {count}",
+                            about=N_("{name} held only {held} {card}, not {count}"),
+                            held=held, card=c, count=cards.count(c))
                 ) from None
 
         new = state.evolve()
@@ -554,8 +580,9 @@ class Warkocz(Game):
         if state.options["must_play"]:
             for c in state.hands[seat]:
                 if NATURAL_RANK.get(c) == need:  # unknown tokens and the warkocz never match
-                    raise IllegalAction(N_("you hold {card} and must play it: the row needs {need}", card=c,
-                                                       need=_a(W_RANKS[need])))
+                    raise IllegalAction(N_("you hold {card} and must play it: the row needs {need}",
+                                           about=N_("{name} held {card} and had to play it: the row needed {need}"),
+                                           card=c, need=_a(W_RANKS[need])))
         new = state.evolve()
         new.passes = state.passes + 1
         if state.streak == seat:
@@ -593,6 +620,10 @@ class Warkocz(Game):
         mult = 4 if state.aria_warkocz else 2 if state.aria else 1
         seats = [0] * n
         seats[w] = points * mult
+        chips = [state.chips[i] - state.chips0[i] for i in range(n)]
+        # The bank takes nothing in a deal but the dealer's fee: the rest of the
+        # stacks' change is the warkocz fees.
+        dealer_fee = [-(state.bank - state.bank0) if i == state.dealer else 0 for i in range(n)]
         return {
             "seats": seats,
             "sides": list(seats),
@@ -601,7 +632,9 @@ class Warkocz(Game):
             "warkocz_holder": holder,
             "aria": state.aria,
             "multiplier": mult,
-            "chips": [state.chips[i] - state.chips0[i] for i in range(n)],
+            "chips": chips,
+            "dealer_fee": dealer_fee,
+            "warkocz_fees": [chips[i] - dealer_fee[i] for i in range(n)],
             "bank": state.bank - state.bank0,
         }
 

@@ -21,7 +21,7 @@ from .handshake import Channel, Identity
 from .lobby import HostLobby, host_table, join_table
 from .mesh import Mesh, Message, PeerDown, PeerStatus, PeerUp, open_mesh
 from .messages import fingerprint
-from .spectate import LogEntry, SpectatorHub, Watch, watch_table
+from .spectate import LogEntry, SpectatorHub, TableNews, Watch, watch_table
 from .agreement import LobbyView, Proposal, SeatInfo, TableDescription
 from . import endpoint, framing, handshake, invite, lobby, mesh, relay, rendezvous, spectate
 
@@ -37,6 +37,6 @@ __all__ = [
     "DiscoveryUnavailable", "FrameDecoder", "FramedStream", "Limits", "decode_body", "encode_message",
     "pack_message",
     "HostLobby", "host_table", "join_table", "Mesh", "open_mesh", "Message", "PeerUp", "PeerDown", "PeerStatus",
-    "SpectatorHub", "Watch", "watch_table", "LogEntry", "LobbyView", "Proposal", "SeatInfo", "TableDescription",
+    "SpectatorHub", "Watch", "watch_table", "LogEntry", "TableNews", "LobbyView", "Proposal", "SeatInfo", "TableDescription",
     "fingerprint", "WORDS",
 ]

@@ -50,8 +50,11 @@ BAD_RESPONDER_SIGNATURE = N_("bad handshake signature from responder")
 BAD_INITIATOR_SIGNATURE = N_("bad handshake signature from initiator")
 OWN_KEY = N_("peer presents our own key")
 TIMED_OUT = N_("handshake timed out after {seconds}s")
+NOT_A_TABLE = N_("{address} is not a p2pcards table (it answers in another protocol)")
+NO_ANSWER = N_("{address} answered nothing in {seconds}s: is it a p2pcards table?")
 WORDS = (OTHER_VERSION, REJECTED, UNUSABLE_KEY_EXCHANGE, REPLAYED, SILENT_FOR, REFLECTED, UNEXPECTED_KEY,
-         OTHER_SESSION, BAD_RESPONDER_SIGNATURE, BAD_INITIATOR_SIGNATURE, OWN_KEY, TIMED_OUT)
+         OTHER_SESSION, BAD_RESPONDER_SIGNATURE, BAD_INITIATOR_SIGNATURE, OWN_KEY, TIMED_OUT, NOT_A_TABLE,
+         NO_ANSWER)
 
 log = logging.getLogger("p2pcards.net.handshake")
 
@@ -261,10 +264,17 @@ async def initiate(framed: FramedStream, identity: Identity, *, role: str, sessi
     nonce = secrets.token_bytes(NONCE_LEN)
     ephemeral = X25519PrivateKey.generate()
     own_hello = make_hello(identity, role, session, nonce, _raw_x25519(ephemeral))
+    answered = False
     try:
         with trio.fail_after(timeout):
             await framed.send_body(own_hello)
-            body, msg = await framed.receive_raw()
+            try:
+                body, msg = await framed.receive_raw()
+            except ProtocolError:
+                # The first bytes back are no frame of ours ("HTTP/1.1 400", an
+                # SSH banner): say so at once, not what the bytes read as.
+                raise HandshakeError(NOT_A_TABLE.format(address=framed.peer)) from None
+            answered = True
             if msg["t"] == "error":
                 raise Rejected(REJECTED.format(reason=get_str(msg, "reason")))
             hello = parse_hello(body, framed.limits)
@@ -285,6 +295,8 @@ async def initiate(framed: FramedStream, identity: Identity, *, role: str, sessi
             await framed.send({"t": "auth", "sig": own_sig})
             framed.seal_with(send_key, receive_key)
     except trio.TooSlowError:
+        if not answered:
+            raise HandshakeError(NO_ANSWER.format(address=framed.peer, seconds=f"{timeout:g}")) from None
         raise HandshakeError(TIMED_OUT.format(seconds=timeout)) from None
     remote, local = _addresses(framed.stream)
     return Channel(framed, hello.key, hello.name, role, hello.session, remote, local, hello)

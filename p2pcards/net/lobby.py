@@ -15,7 +15,7 @@ from typing import Any, Awaitable, Callable
 
 import trio
 
-from .. import PROTOCOL_VERSION
+from .. import PROTOCOL_VERSION, limits
 from ..i18n import N_
 from .endpoint import Endpoint
 from .errors import DiscoveryUnavailable, HandshakeError, LobbyError, NetError, ProtocolError, TableRefused
@@ -33,6 +33,34 @@ log = logging.getLogger("p2pcards.net.lobby")
 
 AcceptHook = Callable[[Proposal], "bool | Awaitable[bool]"]
 UpdateHook = Callable[[LobbyView], "None | Awaitable[None]"]
+CHAT_INTERVAL = 0.5  # seconds: a joiner's chat lines closer than this are dropped (no flood relayed to all)
+
+
+class LobbyChat:
+    """Chat while the table fills and is accepted (wire.md §4.1): the
+    player's lines go out through ``say``; ``heard(seat, text)`` is called
+    for every line the table hears (one's own too, as the host relays it)."""
+
+    def __init__(self, heard: Callable[[int, str], None] = lambda seat, text: None):
+        self.heard = heard
+        self._send, self._said = trio.open_memory_channel(16)
+
+    def say(self, text: str) -> None:
+        """A line of the player's (dropped if 16 wait to go out already)."""
+        text = chat_text(text)
+        if text:
+            try:
+                self._send.send_nowait(text)
+            except trio.WouldBlock:
+                pass
+
+
+def chat_text(text) -> str | None:
+    """A chat line as the lobby takes it: 1..300 printable characters (the log's rule), else None."""
+    if not isinstance(text, str):
+        return None
+    text = text.strip()
+    return text if 0 < len(text) <= limits.MAX_CHAT_LEN and text.isprintable() else None
 
 # The lobby's words a player may read: English here and on the wire (the
 # host's notices and refusals go to the joiners); shown through i18n.known.
@@ -79,6 +107,7 @@ class _Joiner:
     scope: trio.CancelScope = field(default_factory=trio.CancelScope)
     gone: bool = False
     close_reason: str | None = None  # told to the peer when we close
+    chatted_at: float = float("-inf")  # when its last chat line was relayed
 
     @property
     def name(self) -> str:
@@ -97,7 +126,7 @@ class HostLobby:
                  accept: AcceptHook | None = None, on_update: UpdateHook | None = None,
                  accept_timeout: float = 300.0, reveal_timeout: float = 15.0, send_timeout: float = 10.0,
                  keepalive: float = 10.0, dead_after: float = 35.0, advertise: bool = False,
-                 advertise_interfaces: list[str] | None = None) -> None:
+                 advertise_interfaces: list[str] | None = None, chat: LobbyChat | None = None) -> None:
         """``advertise``: announce the table on the LAN (mDNS) while it waits for players;
         if that is impossible here the lobby goes on and says why in the log."""
         try:
@@ -110,6 +139,7 @@ class HostLobby:
         self.endpoint = endpoint
         self.game, self.players, self.options = game, players, options
         self.accept_hook, self.on_update = accept, on_update
+        self.chat = chat
         self.accept_timeout, self.reveal_timeout, self.send_timeout = accept_timeout, reveal_timeout, send_timeout
         self.keepalive, self.dead_after = keepalive, dead_after
         self.table_id = secrets.token_bytes(TABLE_ID_LEN)
@@ -209,6 +239,8 @@ class HostLobby:
             async with self._events_recv, background_tasks() as nursery:
                 if self.advertise:
                     nursery.start_soon(self._advertise)
+                if self.chat is not None:
+                    nursery.start_soon(self._host_chat)
                 await self._announce(None)
                 while True:
                     while len(self.joiners) < self.players - 1:
@@ -294,6 +326,38 @@ class HostLobby:
         await self._update_advertisement()
         await _call(self.on_update, self.view)
 
+    async def _host_chat(self) -> None:
+        """The host's own lines go through the coordinator, as seat 0's."""
+        async for text in self.chat._said:
+            await self._events_send.send(("say", None, text))
+
+    @staticmethod
+    def _is_chat(kind: str, j, payload) -> bool:
+        return kind == "say" or (kind == "msg" and payload.get("t") == "chat")
+
+    async def _chat(self, kind: str, j: _Joiner | None, payload) -> None:
+        """A line said at the table (the host's, or a joiner's), to every
+        player, the sayer too, and to the host's screen. A joiner's lines are
+        relayed at most every CHAT_INTERVAL seconds; one that is no chat line
+        (too long, control characters) is a protocol breach (ProtocolError)."""
+        if kind == "say":
+            seat, text = 0, payload
+        else:
+            if j not in self.joiners:
+                return
+            text = chat_text(payload.get("text"))
+            if text is None:
+                raise ProtocolError("a chat line must be 1..300 printable characters")
+            now = trio.current_time()
+            if now - j.chatted_at < CHAT_INTERVAL:
+                return
+            j.chatted_at = now
+            seat = self.joiners.index(j) + 1
+        if self.chat is not None:
+            self.chat.heard(seat, text)
+        for other in list(self.joiners):
+            await self._send(other, {"t": "chat", "seat": seat, "text": text})
+
     async def _waiting_event(self, event: tuple) -> None:
         kind, j, payload = event
         if kind == "joined":
@@ -307,6 +371,16 @@ class HostLobby:
             if j in self.joiners:
                 self._drop(j, payload, None)
                 await self._announce(LEFT.format(name=j.name))
+        elif self._is_chat(kind, j, payload):
+            before = len(self.joiners)
+            try:
+                await self._chat(kind, j, payload)
+            except ProtocolError as exc:
+                self._drop(j, str(exc), PROTOCOL_ERROR)
+                await self._announce(REMOVED.format(name=j.name))
+                return
+            if len(self.joiners) < before:  # one it could not be sent to is gone
+                await self._announce(A_PLAYER_LEFT)
         elif kind == "msg" and j in self.joiners and payload["t"] not in ("accept", "refuse", "reveal"):
             # Answers to an earlier round may arrive late; anything else is a protocol breach.
             self._drop(j, f"unexpected {payload['t']!r} while waiting", UNEXPECTED_MESSAGE)
@@ -387,6 +461,15 @@ class HostLobby:
                             raise ok
                         raise TableRefused(YOU_REFUSED)
                     host_ok = True
+                elif self._is_chat(kind, j, payload):  # the players talk while they decide
+                    before = len(self.joiners)
+                    try:
+                        await self._chat(kind, j, payload)
+                    except ProtocolError as exc:
+                        self._drop(j, str(exc), PROTOCOL_ERROR)
+                        return REMOVED.format(name=j.name)
+                    if len(self.joiners) < before:
+                        return A_PLAYER_LEFT
                 elif kind == "joined":
                     self._drop(j, "arrived during a proposal", TABLE_FULL)
                 elif kind == "left":
@@ -428,6 +511,8 @@ class HostLobby:
         elif kind == "msg" and j in self.joiners:
             try:
                 t = payload["t"]
+                if t == "chat":  # said as the draw runs (a few seconds): not relayed, not a fault
+                    return None
                 if t != "reveal" or get_int(payload, "round", 1, 1 << 31) != rnd:
                     raise ProtocolError(f"unexpected {t!r} during the draw")
                 seat = seat_of[id(j)]
@@ -474,14 +559,14 @@ async def host_table(endpoint: Endpoint, game: str, players: int, **kwargs) -> T
 async def join_table(endpoint: Endpoint, host: str, port: int, *, accept: AcceptHook | None = None,
                      on_update: UpdateHook | None = None, table_id: bytes | None = None,
                      keepalive: float = 10.0, dead_after: float = 35.0,
-                     expect_key: bytes | None = None) -> TableDescription:
+                     chat: LobbyChat | None = None, expect_key: bytes | None = None) -> TableDescription:
     """Join the table hosted at ``host:port`` (by the host holding ``expect_key``,
     if given: an invite code vouched for it); returns the final table.
 
     Raises TableRefused if our accept hook says no, LobbyError if the host
     closes the table, NetError subclasses for connection/protocol trouble."""
     channel = await endpoint.connect(host, port, role="lobby", session=table_id, expect_key=expect_key)
-    state = _JoinState(endpoint, channel, accept, on_update, dead_after)
+    state = _JoinState(endpoint, channel, accept, on_update, dead_after, chat)
     try:
         await channel.send({"t": "join", "port": endpoint.port})
         async with trio.open_nursery() as nursery:
@@ -493,6 +578,8 @@ async def join_table(endpoint: Endpoint, host: str, port: int, *, accept: Accept
                 except NetError:
                     pass
             nursery.start_soon(ping)
+            if chat is not None:
+                nursery.start_soon(state.say)
             try:
                 state.result = await state.loop()
             except (NetError, Exception) as exc:  # surface it after the nursery, unwrapped
@@ -506,8 +593,10 @@ async def join_table(endpoint: Endpoint, host: str, port: int, *, accept: Accept
 
 
 class _JoinState:
-    def __init__(self, endpoint: Endpoint, channel: Channel, accept, on_update, dead_after: float) -> None:
+    def __init__(self, endpoint: Endpoint, channel: Channel, accept, on_update, dead_after: float,
+                 chat: LobbyChat | None = None) -> None:
         self.endpoint, self.channel = endpoint, channel
+        self.chat = chat
         self.accept, self.on_update, self.dead_after = accept, on_update, dead_after
         self.nursery: trio.Nursery | None = None
         self.result: TableDescription | None = None
@@ -518,6 +607,14 @@ class _JoinState:
         self.contribution = b""
         self.commits: list[bytes] | None = None
         self.loop_scope = trio.CancelScope()
+
+    async def say(self) -> None:
+        """The player's lines to the host, which relays them to everybody."""
+        async for text in self.chat._said:
+            try:
+                await self.channel.send({"t": "chat", "text": text})
+            except NetError:
+                return
 
     def _abandon_proposal(self) -> None:
         if self.asking is not None:
@@ -562,6 +659,13 @@ class _JoinState:
                                              "nonce": self.contribution})
                 elif t == "final":
                     return self._on_final(msg)
+                elif t == "chat":
+                    text = chat_text(msg.get("text"))
+                    seat = get_int(msg, "seat", 0, MAX_PLAYERS - 1)
+                    if text is None:
+                        raise ProtocolError("a chat line must be 1..300 printable characters")
+                    if self.chat is not None:
+                        self.chat.heard(seat, text)
                 elif t == "error":
                     raise LobbyError(HOST_CLOSED.format(reason=get_str(msg, "reason")))
                 else:

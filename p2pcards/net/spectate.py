@@ -18,7 +18,7 @@ from ..i18n import N_
 from .endpoint import dial
 from .errors import ConnectionClosed, HandshakeError, NetError, ProtocolError
 from .handshake import DEFAULT_HANDSHAKE_TIMEOUT, Channel, Hello, Identity
-from .messages import get_bytes, get_int, get_str
+from .messages import MAX_PLAYERS, get_bytes, get_int, get_str
 from .agreement import LobbyView, TableDescription, parse_final_msg, parse_seats_msg
 
 log = logging.getLogger("p2pcards.net.spectate")
@@ -34,10 +34,21 @@ TOO_MANY_FROM_THERE = N_("at most {n} spectators from one address")
 WORDS = (NO_SUCH_TABLE, GAME_OVER, TOO_MANY_WATCHERS, TOO_MANY_FROM_THERE)
 
 
+NEWS = ("left", "lost", "back")  # a player's connection: gone on purpose, broken, come back
+
+
 @dataclass(frozen=True)
 class LogEntry:
     index: int
     data: bytes  # the entry exactly as the log serialises it; opaque here
+
+
+@dataclass(frozen=True)
+class TableNews:
+    """A player's connection went or came back (the host's view)."""
+
+    seat: int
+    what: str  # one of NEWS
 
 
 class SpectatorHub:
@@ -54,6 +65,7 @@ class SpectatorHub:
         self._lobby: dict | None = None
         self._final: dict | None = None
         self._entries: list[bytes] = []
+        self._away: dict[int, str] = {}  # seat -> "left" | "lost", for watchers who come later
         self._ended: str | None = None
         self._watchers: dict[Channel, trio.MemorySendChannel] = {}
         self._sending = 0  # watcher connections still being served (see drain)
@@ -99,6 +111,17 @@ class SpectatorHub:
         self._push({"t": "entry", "i": index, "e": entry})
         return index
 
+    def news(self, seat: int, what: str) -> None:
+        """A player's connection went (``left`` on purpose, ``lost``) or came
+        ``back``: every watcher is told, and later ones hear who is away."""
+        if what not in NEWS or type(seat) is not int:
+            raise ValueError(f"no such news {what!r} of seat {seat!r}")
+        if what == "back":
+            self._away.pop(seat, None)
+        else:
+            self._away[seat] = what
+        self._push({"t": "news", "seat": seat, "what": what})
+
     def end(self, reason: str) -> None:
         """The game is over: tell every watcher and let them go."""
         self._ended = reason
@@ -117,6 +140,7 @@ class SpectatorHub:
         # Snapshot and subscribe with no checkpoint between, so nothing is missed or doubled.
         backlog = [m for m in (self._lobby, self._final) if m is not None]
         backlog += [{"t": "entry", "i": i, "e": e} for i, e in enumerate(self._entries)]
+        backlog += [{"t": "news", "seat": s, "what": what} for s, what in self._away.items()]
         send, recv = trio.open_memory_channel(self.queue_size)
         if self._ended is None:
             self._watchers[channel] = send
@@ -178,6 +202,7 @@ class Watch:
         self.dead_after = dead_after
         self.table: TableDescription | None = None
         self.ended: str | None = None
+        self.lost = False  # the connection broke (no 'end' from the host): it may come back
         self._next_index = 0
 
     def __aiter__(self) -> "Watch":
@@ -189,7 +214,7 @@ class Watch:
         try:
             msg = await self.channel.receive_live(self.dead_after)
         except ConnectionClosed as exc:
-            self.ended = str(exc)
+            self.ended, self.lost = str(exc), True
             raise StopAsyncIteration from None
         t = msg["t"]
         if t == "seats":
@@ -205,6 +230,11 @@ class Watch:
                 raise ProtocolError(f"entry {index} out of order (expected {self._next_index})")
             self._next_index += 1
             return LogEntry(index, get_bytes(msg, "e", max_len=MAX_ENTRY))
+        if t == "news":
+            what = get_str(msg, "what")
+            if what not in NEWS:
+                raise ProtocolError(f"no such news {what!r}")
+            return TableNews(get_int(msg, "seat", 0, MAX_PLAYERS - 1), what)
         if t in ("end", "error"):
             self.ended = get_str(msg, "reason")
             raise StopAsyncIteration

@@ -28,6 +28,18 @@ class AheadBuffer:
     def bytes(self) -> int:
         return sum(len(e.raw) for kept in self._by_author.values() for e in kept.values())
 
+    def has_room(self, entry: Entry, next_seq: int) -> bool:
+        """Whether ``offer`` could keep ``entry``: checked before its signature,
+        so that a flood of entries for places farther than what is kept of
+        their author costs no signature check."""
+        if not next_seq < entry.seq < next_seq + self.window:
+            return False
+        kept = self._by_author.get(entry.author, {})
+        if (entry.seq, entry.hash) in kept or len(kept) < self.per_author:
+            return True
+        # ``offer`` pushes out the farthest (the larger of two at one place) first.
+        return (entry.seq, len(entry.raw)) <= max((seq, len(e.raw)) for (seq, _), e in kept.items())
+
     def offer(self, entry: Entry, next_seq: int) -> bool:
         """Keep ``entry`` (verified, for a place past ``next_seq``) if there is
         room for its author; a nearer place may push out that author's farthest."""

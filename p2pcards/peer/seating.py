@@ -109,6 +109,7 @@ class SeatConfig:
     accept: Callable | None = None  # lobby accept hook (None: accept)
     advertise: bool = False  # host: announce the table on the LAN (mDNS) while it fills
     on_update: Callable | None = None
+    lobby_chat: object | None = None  # a net.lobby.LobbyChat: the players talk while the table fills
     on_state: Callable[[str], None] | None = None  # told the state file's path once it exists
     origin: str | None = None  # the command taking the seat (play, host, join, bot), kept in the state file
 
@@ -233,13 +234,14 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
                 get_game(config.game).options(config.players, rules)  # refuse bad options before anyone joins
                 lobby = HostLobby(endpoint, config.game, config.players, options=config.options,
                                   accept=accept, on_update=config.on_update,
-                                  advertise=config.advertise and config.relay is None)
+                                  advertise=config.advertise and config.relay is None, chat=config.lobby_chat)
                 table = await _host_lobby(lobby, config)
             elif config.code is not None:
                 table = await _join_by_code(endpoint, config, accept)
             else:
                 host, port = config.join
-                table = await join_table(endpoint, host, port, accept=accept, on_update=config.on_update)
+                table = await join_table(endpoint, host, port, accept=accept, on_update=config.on_update,
+                                         chat=config.lobby_chat)
             rules, settings = split_options(table.options)
             my_seat = table.seat_of(endpoint.identity.public_key)
             if endpoint.transport is not None:
@@ -274,6 +276,7 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
                 peer = TablePeer(driver, mesh, decide, peer_options(settings),
                                  on_change=on_change, backlog=backlog, persist=persist, hooks=hooks,
                                  publish=lobby.spectators.publish if lobby is not None else None,
+                                 news=lobby.spectators.news if lobby is not None else None,
                                  auto_play=auto_play, checkpoint=_checkpointer(str(path)) if persist else None)
                 await _play(peer, on_driver, str(state_path(path)) if persist is not None else None)
                 if lobby is not None:
@@ -325,7 +328,7 @@ async def _join_by_code(endpoint, config: SeatConfig, accept):
     use_relay(endpoint, ticket.route)
     host, port = ticket.hint  # tried directly first, then through the relay
     return await join_table(endpoint, host, port, accept=accept, on_update=config.on_update,
-                            table_id=ticket.table_id, expect_key=ticket.host_key)
+                            chat=config.lobby_chat, table_id=ticket.table_id, expect_key=ticket.host_key)
 
 
 def _through_relay(endpoint, table, my_seat: int, relay: str | None = None, secret: bytes | None = None) -> None:
@@ -445,14 +448,21 @@ async def _resume_held_seat(state, state_file, ident, table, decide, strategy, b
                 _through_relay(endpoint, table, state.seat, state.relay, state.relay_secret)
             async with open_mesh(endpoint, table, state.seat, ready_timeout=None) as mesh:
                 log.info("seat %d: resuming %s at entry %d", state.seat, state.log_path, len(driver.log))
+                spectators = _serve_spectators_again(endpoint, table, driver) if state.seat == 0 else None
                 peer = TablePeer(driver, mesh, decide, peer_options(settings), on_change=on_change,
                                  persist=persist, pending=state.pending, auto_play=auto_play,
                                  hooks=hooks(state.seat) if hooks is not None else None,
-                                 checkpoint=_checkpointer(state.log_path))
+                                 checkpoint=_checkpointer(state.log_path),
+                                 publish=spectators.publish if spectators is not None else None,
+                                 news=spectators.news if spectators is not None else None)
+                peer._publish_final()  # the log so far, for spectators who come back with the host
                 with trio.CancelScope() as alone:
                     async with background_tasks() as nursery:
                         nursery.start_soon(_give_up_if_alone, mesh, settings["rejoin_timeout"], alone)
                         await _play(peer, on_driver, state_file)
+                if spectators is not None and peer.machine.finished:
+                    spectators.end("the game is over")
+                    await spectators.drain()
                 if alone.cancelled_caught:
                     raise RunError(_("nobody from this table answered for {seconds} s, as long as the others "
                                      "wait for a player to come back: the game is over without this seat; its "
@@ -463,6 +473,18 @@ async def _resume_held_seat(state, state_file, ident, table, decide, strategy, b
     if out:
         _copy_out(state.log_path, out)
     return SeatResult(state.log_path, driver, state.seat)
+
+
+def _serve_spectators_again(endpoint, table, driver):
+    """The host back at its game: spectators watch at its port again (wire.md
+    §5), from entry 0, as they did before it left."""
+    from p2pcards.net.spectate import SpectatorHub
+
+    hub = SpectatorHub(table.table_id)
+    endpoint.register("watch", hub)
+    hub.set_final(final_msg(1, table))
+    hub.publish(driver.log[0].raw)
+    return hub
 
 
 async def _give_up_if_alone(mesh, timeout: float, scope: trio.CancelScope) -> None:

@@ -47,6 +47,7 @@ from p2pcards.limits import MAX_AHEAD
 from p2pcards.net.messages import printable
 from p2pcards.net.ratelog import RateLimitedLog
 from p2pcards.protocol import silence
+from p2pcards.protocol.evidence import equivocation, misplaced
 from p2pcards.protocol.checkpoint import make as make_checkpoint
 from p2pcards.protocol.driver import SeatDriver
 from p2pcards.protocol.log import END, Entry, LogError
@@ -101,7 +102,8 @@ class TablePeer:
                  on_change: Callable[[], None] | None = None, publish: Callable[[bytes], None] | None = None,
                  backlog: list | None = None, persist: Callable[[bytes | None], None] | None = None,
                  pending: bytes | None = None, hooks: PeerHooks | None = None, auto_play: Decide | None = None,
-                 checkpoint: Callable[[bytes], None] | None = None):
+                 checkpoint: Callable[[bytes], None] | None = None,
+                 news: Callable[[int, str], None] | None = None):
         self.driver = driver
         self.mesh = mesh
         self.decide = decide
@@ -123,6 +125,7 @@ class TablePeer:
         self.options = options or PeerOptions()
         self.on_change = on_change or (lambda: None)
         self.publish = publish  # spectators: called with each final entry
+        self.publish_news = news  # spectators: called with (seat, "left" | "lost" | "back")
         self.acks: dict[int, dict[int, bytes]] = {}
         self.ahead = AheadBuffer()  # verified entries for places past the log's end
         self._gap_asked: dict[int, tuple[int, float]] = {}  # seat -> (place asked for, when)
@@ -138,6 +141,7 @@ class TablePeer:
         self._changed = trio.Event()
         self._to_write = trio.Event()
         self._progress_at = trio.current_time()
+        self._turn_restarted: tuple[int, int] | None = None  # (seat due, log length) of the last restart
         self._published = 1
         self.backlog = list(backlog or [])  # mesh events that came before this peer ran
         # Saves this seat's state file (seeds, the entry about to be sent) before
@@ -204,6 +208,18 @@ class TablePeer:
         if culprit is not None and culprit in self.down_since:
             deadline = max(deadline, self.down_since[culprit] + self.options.rejoin_timeout)
         return deadline
+
+    def _restart_turn(self, back: int) -> None:
+        """Seat ``back``'s connection came back (table.md §3): if it is the
+        seat due, the turn's clock starts afresh here, as a resumed client's
+        own clock starts when it comes back. The seat due never restarts its
+        own clock this way: it must never wait past the others. Once per
+        entry, so that coming and going cannot stall the table."""
+        due = self.machine.expect().author
+        place = (due, len(self.driver.log))
+        if back == due and self.head_final() and self._turn_restarted != place:
+            self._turn_restarted = place
+            self._progress_at = trio.current_time()
 
     def gives_up_at(self, culprit: int) -> float:
         """When this seat stops waiting for ``culprit``: its ``turn_deadline``,
@@ -293,7 +309,11 @@ class TablePeer:
         if await self.hooks.on_entry(self, entry):
             return
         nxt = self.driver.log.next_seq
+        if self._misplaced(entry):
+            return
         if entry.seq > nxt:
+            if not self.ahead.has_room(entry, nxt):
+                return  # past what is kept of its author: dropped before its signature costs anything
             # Verified before it is kept: nobody can fill the buffer in another's name
             # (once: the log remembers it when the entry comes to its place).
             try:
@@ -330,6 +350,21 @@ class TablePeer:
         self._wake()
         for later in self.ahead.take(self.driver.log.next_seq):
             await self._take(later)
+
+    def _misplaced(self, entry: Entry) -> bool:
+        """An entry built on an entry of our log but for another place than
+        the next after it (table.md §6, ``misplaced``): its author is accused.
+        True if it was that."""
+        fault = misplaced(self.machine, entry)
+        if fault is None or fault.seat in self.machine.excluded:
+            return fault is not None
+        try:
+            self.driver.log.verify(entry)
+        except LogError:
+            return True
+        self.bad_input_log.warning("seat %s: %s", self.seat, fault)
+        self._accuse(fault, [entry.raw])
+        return True
 
     async def _ask_for_gap(self, sender: int) -> None:
         """``sender`` has entries past our log's end: ask it for those we lack
@@ -368,10 +403,12 @@ class TablePeer:
             entry.verify_signature(self.driver.log.public_keys)
         except LogError:
             return
-        if entry.author == mine.author:
+        if entry.prev_hash != self.driver.log[entry.seq - 1].hash:
+            return  # not at its place in our log: it proves nothing here (table.md §6)
+        if equivocation(self.machine, mine, entry) is not None:
             self._accuse(Violation(entry.author, "equivocate",
                                    f"seat {entry.author} signed two different entries {entry.seq}"), [mine.raw, entry.raw])
-        elif entry.kind != ABORT:
+        elif entry.kind != ABORT and mine.kind != ABORT and entry.author != mine.author:
             # Signed for a place that was somebody else's.
             self._accuse(Violation(entry.author, "out-of-turn",
                                    f"seat {entry.author} signed entry {entry.seq}, which was seat {mine.author}'s"), [entry.raw])
@@ -435,6 +472,7 @@ class TablePeer:
                 self._last_up = trio.current_time()
                 if self.down_since.pop(event.seat, None) is not None:
                     self._news(event.seat, "back")
+                    self._restart_turn(event.seat)
                 self.left_on_purpose.discard(event.seat)
                 await self.mesh.send(event.seat, {"t": "have", "next": self.driver.final_len})
                 if self.end_hash is not None and self.seat in self.end_offers:
@@ -631,8 +669,10 @@ class TablePeer:
             if now > self.turn_deadline():
                 await self._silence()
                 continue
+            changed = self._changed
             await self.hooks.idle(self)
-            await self._wait(self.turn_deadline() - now)
+            if not changed.is_set():  # what came in while the hook ran is looked at first
+                await self._wait(self.turn_deadline() - now)
 
     async def _silence(self) -> None:
         """Nothing came in time: attest who kept us waiting; the referee writes
@@ -779,10 +819,12 @@ class TablePeer:
                 self._rollback(seq)
         try:
             entry = self.driver.write_abort(violation, evidence, attestations)
-        except LogError as exc:
-            # The evidence is too big to go into an entry: an abort without it would be
-            # a false accusation. The culprit did not send its due entry either, so
-            # the turn's time names it.
+        except (LogError, Violation) as exc:
+            # The evidence is too big to go into an entry, or it does not prove
+            # the fault by the table's own rule (protocol.evidence), which
+            # every other peer applies too: an honest seat never signs an
+            # accusation the table refuses. The culprit did not send its due
+            # entry either, so the turn's time names it.
             log.warning("seat %s: cannot write the abort for %s: %s", self.seat, violation, exc)
             self.accusation = None
             return
@@ -943,6 +985,8 @@ class TablePeer:
     def _news(self, seat: int, what: str) -> None:
         self.table_news.append((seat, what))
         del self.table_news[:-64]  # the screen takes them as they come; a flapping link cannot grow this
+        if self.publish_news is not None:
+            self.publish_news(seat, what)
 
     async def leave(self) -> None:
         """The player quits during the game: the others hear that it is on

@@ -18,8 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from p2pcards.cards import UNKNOWN_PREFIX, is_code, is_unknown, unknown, unknown_position
-from p2pcards.games.base import Game, IllegalAction, substitute
-from p2pcards.i18n import N_
+from p2pcards.games.base import Game, IllegalAction, not_held, substitute
 
 
 _PREFIX_LEN = len(UNKNOWN_PREFIX)
@@ -164,7 +163,7 @@ def public_form(game: Game, public_state, action: dict, seat: int, known: dict[i
             positions.append(None)
             continue
         if match is None:
-            raise IllegalAction(N_("you don't hold {card}", card=code))
+            raise IllegalAction(not_held(code))
         hand.remove(match)
         public_cards.append(match if face_down else code)
         positions.append(unknown_position(match))

@@ -39,6 +39,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from p2pcards import PROTOCOL_VERSION, limits
+from p2pcards.files import cannot_read
 from p2pcards.i18n import N_, message_of
 from p2pcards.identity import PUBLIC_KEY_SIZE, key_problem
 
@@ -799,13 +800,16 @@ def _split_frames(data: bytes) -> tuple[list[bytes], Cut | None]:
     while pos < len(data):
         left = len(data) - pos
         if left < _FRAME_LEN.size:
-            return frames, Cut(len(frames), pos, left, f"truncated: {left} stray bytes where a length prefix belongs")
+            return frames, Cut(len(frames), pos, left, N_("truncated: {left} stray bytes where a length prefix belongs",
+                                                       left=left))
         (n,) = _FRAME_LEN.unpack_from(data, pos)
         if n > MAX_ENTRY_SIZE:
-            return frames, Cut(len(frames), pos, left, f"length {n} exceeds the maximum entry size {MAX_ENTRY_SIZE}")
+            return frames, Cut(len(frames), pos, left, N_("length {n} exceeds the maximum entry size {most}",
+                                                       n=n, most=MAX_ENTRY_SIZE))
         if n > left - _FRAME_LEN.size:
             return frames, Cut(len(frames), pos, left,
-                               f"truncated: the file ends {left - _FRAME_LEN.size} bytes into a {n}-byte entry")
+                               N_("truncated: the file ends {left} bytes into a {n}-byte entry",
+                                  left=left - _FRAME_LEN.size, n=n))
         frames.append(data[pos + _FRAME_LEN.size: pos + _FRAME_LEN.size + n])
         pos += _FRAME_LEN.size + n
     return frames, None
@@ -852,8 +856,7 @@ def _read_bytes(path: str | os.PathLike) -> bytes:
         with open(path, "rb") as f:
             return f.read()
     except OSError as e:
-        raise LogError(None, N_("cannot read {path}: {error}",
-                                path=os.fspath(path), error=str(e.strerror or e))) from None
+        raise LogError(None, cannot_read(path, e)) from None
 
 
 def read_table(path: str | os.PathLike) -> tuple[GameLog, int]:

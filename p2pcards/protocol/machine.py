@@ -23,7 +23,9 @@ A match in the log (``protocol/table.md`` is the normative description):
 
 An ``abort`` (kind "abort") may stand anywhere: it names a culprit (or none,
 when only the final reveal can tell) and stops the game; then the seats not
-blamed make their final reveal and sign the end.
+blamed make their final reveal and sign the end. It is taken in only if it
+proves what it says (``p2pcards.protocol.evidence``, the one rule for every
+peer and the audit); otherwise it is refused, blaming its author.
 """
 
 from __future__ import annotations
@@ -45,8 +47,10 @@ from p2pcards.protocol.knowledge import (
     shown_by,
     token_deck,
 )
-from p2pcards.protocol.log import END, TABLE, Entry, LogError, TableInfo
-from p2pcards.protocol.silence import SILENCE_KINDS, AttestationError, majority, parse as parse_attestation
+from p2pcards.protocol import evidence
+from p2pcards.protocol.evidence import EQUIVOCATE, FALSE_ACCUSATION, MAX_EVIDENCE, History  # noqa: F401 (re-exported)
+from p2pcards.protocol.log import END, TABLE, Entry, TableInfo
+from p2pcards.protocol.silence import AttestationError, majority, parse as parse_attestation
 from p2pcards.protocol.violation import Violation
 
 SHUFFLE, REKEY, KEYS, ACTION, REVEAL, ABORT = "shuffle", "rekey", "keys", "action", "reveal", "abort"
@@ -68,8 +72,7 @@ PAYLOAD_FIELDS = {
     PAUSE: {"deal", "chat", "pause", "auto"},
     ABORT: {"culprit", "kind", "detail", "evidence", "attestations"},
 }
-EQUIVOCATE, FALSE_ACCUSATION, UNSIGNED_END, STOPPED = "equivocate", "false-accusation", "unsigned-end", "stopped"
-MAX_EVIDENCE = 4
+UNSIGNED_END, STOPPED = "unsigned-end", "stopped"
 MAX_CHAT_LEN = limits.MAX_CHAT_LEN
 
 
@@ -131,6 +134,7 @@ class DealRecord:
     key_messages: list[tuple[int, list]] = dataclasses.field(default_factory=list)  # (seat, [[pos, key]...])
     codes: list[str] | None = None  # every position's card, after the final reveal
     match_before: Match | None = None  # the match as this deal began (what start() was given)
+    final_state: Any = None  # the deal's last state with every card known (the hands a score sheet shows)
     scores: dict | None = None
 
 
@@ -155,6 +159,7 @@ class TableMachine:
         self.deal_size = self.game.deck_size()
         self.deals: list[DealRecord] = []
         self.hashes: dict[int, bytes] = {}  # seq -> hash of every entry taken in (0: the table)
+        self.place_of: dict[bytes, int] = {}  # the other way round: hash -> seq
         self.seq = 1  # the next entry's index (entry 0 is the table)
         self.silences: list[Silence] = []
         # A silence abort only a minority attests stops the game and convicts
@@ -182,6 +187,7 @@ class TableMachine:
     @head_hash.setter
     def head_hash(self, value: bytes) -> None:
         self.hashes[self.seq - 1] = value
+        self.place_of[value] = self.seq - 1
 
     def chains(self, entry: Entry) -> bool:
         """``entry`` stands at its claimed place in this log: its prev_hash is
@@ -247,10 +253,13 @@ class TableMachine:
         }
 
     # ------------------------------------------------------------------ feeding
-    def accept(self, entry: Entry) -> None:
+    def accept(self, entry: Entry, history: History | None = None) -> None:
         """Check ``entry`` as the next one and take it in. A ``Violation``
         leaves the machine as it was; the entry must then not be logged.
-        (Signatures and the hash chain are the log's job: ``GameLog.append``.)"""
+        (Signatures and the hash chain are the log's job: ``GameLog.append``.)
+        ``history(j)``, the table as it stood before an earlier entry j, is
+        what judging an abort's evidence for an earlier place needs (the walk
+        gives it; without it such evidence proves nothing)."""
         if entry.seq != self.seq:
             raise Violation(entry.author if entry.author >= 0 else None, "bad-entry",
                             N_("entry {entry} where {expected} was expected", entry=entry.seq, expected=self.seq))
@@ -261,12 +270,13 @@ class TableMachine:
         if self.stopped:
             raise Violation(None, STOPPED, N_("the game stopped at a silence only a minority attests"))
         if entry.kind == ABORT:
-            self._accept_abort(entry)
+            self._accept_abort(entry, history)
         elif entry.kind == END:
             self._accept_end(entry)
         else:
             self._accept_move(entry)
         self.hashes[entry.seq] = entry.hash
+        self.place_of[entry.hash] = entry.seq
         self.seq += 1
 
     def _accept_move(self, entry: Entry) -> None:
@@ -655,7 +665,7 @@ class TableMachine:
         if self.aborted or self.findings:
             return  # the match stops here; the end entry comes next
         everything = {unknown(p): c for p, c in enumerate(deal.codes)}
-        final_state = substitute(self.state, everything)
+        final_state = deal.final_state = substitute(self.state, everything)
         deal.scores = self.game.deal_scores(final_state)
         self.match = self.game.end_deal(self.match, final_state)
         played = len([d for d in self.deals if d.scores is not None])
@@ -677,7 +687,7 @@ class TableMachine:
         self._deal_closed = False
 
     # ----- aborts and the end
-    def _accept_abort(self, entry: Entry) -> None:
+    def _accept_abort(self, entry: Entry, history: History | None = None) -> None:
         payload = entry.payload
         accuser = entry.author
         if accuser in self.excluded:
@@ -709,22 +719,15 @@ class TableMachine:
             raise Violation(accuser, "bad-entry", N_(
                 "an abort's kind and detail are at most {kind} and {detail} printable characters",
                 kind=limits.MAX_ABORT_KIND, detail=limits.MAX_ABORT_DETAIL))
-        convicts = culprit is not None
-        if culprit is not None and kind in SILENCE_KINDS:
-            silence = self._check_attestations(entry, culprit, kind, payload.get("attestations"))
-            convicts = silence.stands
-        elif "attestations" in payload:
-            raise Violation(accuser, "bad-entry", N_("only a silence abort carries attestations"))
-        else:
-            self._check_evidence(entry, culprit, kind, payload.get("evidence"))
-        if not convicts and culprit is not None:
-            # Silence only a minority attests: the game stops, nobody is convicted.
+        # The accusation must be proved here, live and in the audit alike (table.md §6).
+        silence = evidence.judge(self, entry, culprit, kind, payload, history)
+        if silence is not None:
             self.silences.append(silence)
-            self.stopped = True
-            self.pending_problem = None
-            return
-        if culprit is not None and kind in SILENCE_KINDS:
-            self.silences.append(silence)
+            if not silence.stands:
+                # Silence only a minority attests: the game stops, nobody is convicted.
+                self.stopped = True
+                self.pending_problem = None
+                return
         self.aborts.append((entry.seq, Violation(culprit, kind, detail)))
         self._abort_authors[entry.seq] = accuser
         self.pause = None  # the game stops: no pause to answer or end
@@ -735,7 +738,7 @@ class TableMachine:
             self._close_deal()
         self.pending_problem = None
 
-    def _check_attestations(self, entry: Entry, culprit: int, kind: str, raw: Any) -> Silence:
+    def attested_silence(self, entry: Entry, culprit: int, kind: str, raw: Any) -> Silence:
         """A silence abort rests on attestations of this place: each signed for
         this table by a distinct seat still playing, about ``culprit`` at this
         abort's place after this abort's predecessor; the accuser's own among them."""
@@ -758,50 +761,6 @@ class TableMachine:
         if accuser not in attesters:
             raise Violation(accuser, "bad-entry", N_("the accuser must attest the silence itself"))
         return Silence(entry.seq, culprit, kind, sorted(attesters), majority(attesters, self.players))
-
-    def _check_evidence(self, entry: Entry, culprit: int | None, kind: str, raw: Any) -> None:
-        """Evidence is entries, each at its claimed place in this log (its
-        prev_hash the hash before that place): what does not chain proves
-        nothing against the accused (table.md §6). Two versions of one place
-        (equivocation) need not chain."""
-        if raw is None:
-            return
-        accuser = entry.author
-        if not isinstance(raw, list) or len(raw) > MAX_EVIDENCE:
-            raise Violation(accuser, "bad-entry", N_("evidence is a list of at most {n} entries",
-                                                       n=MAX_EVIDENCE))
-        try:
-            entries = [Entry.from_wire(item) for item in raw]
-        except LogError as exc:
-            raise Violation(accuser, "bad-entry", N_("evidence that is no entry: {reason}",
-                                                     reason=message_of(exc))) from None
-        if kind == EQUIVOCATE or culprit is None:
-            return
-        for e in entries:
-            if e.seq > entry.seq or not self.chains(e):
-                raise Violation(accuser, FALSE_ACCUSATION,
-                                N_(
-                    "the evidence entry {entry} is not at its place in this log: it proves nothing", entry=e.seq))
-        if kind == FALSE_ACCUSATION:
-            return
-        for e in entries:
-            # The accused's entry for this very place, which this table takes: no fault at all.
-            if e.seq == entry.seq and e.author == culprit and e.kind != ABORT and self._would_accept(e):
-                raise Violation(accuser, FALSE_ACCUSATION,
-                                N_("accused seat {seat} of {kind} with an entry that breaks no rule",
-                                   seat=culprit, kind=kind))
-
-    def _would_accept(self, entry: Entry) -> bool:
-        try:
-            entry.verify_signature(self.table.keys)
-        except LogError:
-            return False
-        probe = copy.deepcopy(self)
-        try:
-            probe.accept(entry)
-        except Violation:
-            return False
-        return True
 
     def _accept_end(self, entry: Entry) -> None:
         want = self.expect()

@@ -144,6 +144,8 @@ def pause_status(machine, names: list[str], me: int | None) -> str | None:
     mine = pause.asker == me
     asker = _name(names, pause.asker)
     if pause.held:
+        if me is None:  # a spectator cannot end it
+            return _("paused by {who}").format(who=asker)
         return (_("paused by you — type continue when you are back") if mine
                 else _("paused by {who} — type continue to play on").format(who=asker))
     due = machine.expect().author
@@ -164,6 +166,7 @@ ABORT_KINDS = {
     "hidden-rule": N_("hidden-rule"), "illegal-move": N_("illegal-move"), "no-card": N_("no-card"),
     "out-of-turn": N_("out-of-turn"), "phantom-card": N_("phantom-card"), "timeout": N_("timeout"),
     "silent": N_("silent"), "left": N_("left"), "wrong-key": N_("wrong-key"), "bad-pause": N_("bad-pause"),
+    "misplaced": N_("misplaced"),
 }
 
 

@@ -68,27 +68,23 @@ class LogWalk:
         if checked is not None:
             checked(entry)
         step = Step(entry, self.machine.deal.index, self.machine.state)
-        self.machine.accept(entry)  # leaves the machine as it was on Violation
+        self.machine.accept(entry, self.table_before)  # leaves the machine as it was on Violation
         self.log.append(entry)  # its signatures were checked above: not again
         return step
 
     def follow(self, upto: int | None = None,
-               observe: Callable[[Step, TableMachine], None] | None = None,
-               before: Callable[[Entry, TableMachine], None] | None = None) -> Step | None:
+               observe: Callable[[Step, TableMachine], None] | None = None) -> Step | None:
         """Feed the machine the entries the log holds and it has not taken in
-        yet (up to entry ``upto``, excluded). ``before(entry, machine)`` as the
-        machine is about to take an entry (it must not change the machine),
-        ``observe(step, machine)`` after, refused or not. Returns the refused
-        step, where the walk stopped, or None."""
+        yet (up to entry ``upto``, excluded), ``observe(step, machine)`` after
+        each, refused or not. Returns the refused step, where the walk
+        stopped, or None."""
         machine = self.machine
         end = len(self.log) if upto is None else min(upto, len(self.log))
         while machine.seq < end:
             entry = self.log[machine.seq]
-            if before is not None:
-                before(entry, machine)
             step = Step(entry, machine.deal.index, machine.state)
             try:
-                machine.accept(entry)
+                machine.accept(entry, self.table_before)
             except Violation as v:
                 step.refused = v
             if observe is not None:
@@ -96,6 +92,11 @@ class LogWalk:
             if step.refused is not None:
                 return step
         return None
+
+    def table_before(self, seq: int) -> TableMachine:
+        """A fresh table as it stood before entry ``seq`` of this log: what
+        judging an abort's evidence for an earlier place needs (``evidence``)."""
+        return machine_at(self.log, seq)
 
 
 def machine_at(log: GameLog, seq: int) -> TableMachine:

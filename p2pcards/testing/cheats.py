@@ -24,6 +24,28 @@ before and after. Who must catch it:
     rewrite-end   after the game, replaces the end all        the audit of both logs: it signed two
                   signed with an abort blaming another and    versions of that place; its log alone
                   an end only it signs (in its own file)      convicts nobody
+
+Baseless accusations (table.md §6): as referee, an abort against an honest
+seat (the first it referees for that has an entry in the log) whose evidence
+proves nothing. Every peer refuses it and the referee is blamed, never the victim:
+
+    baseless-abort     bad-shuffle, no evidence
+    own-entry-abort    illegal-move, the victim's own valid entry as evidence
+    unrelated-abort    bad-shuffle, another seat's valid entry as evidence
+    empty-equivocate   equivocate, no entries
+    chained-false-accusation  false-accusation, the victim's entry, which chains onto the log
+    own-place-abort    illegal-move, at the place of the victim's valid entry, which it takes as
+                       "evidence" (never acknowledging it)
+
+Floods (table.md §6, §5):
+
+    nobody-abort-flood  60 aborts naming nobody, each with about 1 MB of junk evidence: refused,
+                        the flooder blamed, the match ends
+    flood-ahead         2,000 signed entries for places ahead, built on an entry of the log:
+                        misplaced, the flooder blamed
+    flood-ahead-unbound 2,000 signed entries for places ahead, built on nothing the log holds:
+                        no proof against anybody (they could be another table's), kept within
+                        bounds; the match ends
 """
 
 from __future__ import annotations
@@ -40,12 +62,21 @@ from p2pcards.mental.group import N, scalar_to_bytes
 from p2pcards.protocol import silence
 from p2pcards.protocol.knowledge import public_form
 from p2pcards.files import write_atomically
-from p2pcards.protocol.log import GameLog, LogError, assemble, sign_body, write_log
+from p2pcards.protocol.log import GameLog, LogError, assemble, make_entry, sign_body, write_log
 from p2pcards.protocol.machine import ABORT, ACTION, KEYS, REKEY, REVEAL, SHUFFLE, Violation
 
 CHEATS = ("bad-shuffle", "wrong-key", "phantom-card", "illegal-move", "out-of-turn", "false-pass",
           "equivocate", "withhold-key", "rekey-peek", "frame-accuser", "false-timeout", "forged-evidence",
-          "rewrite-end")
+          "rewrite-end", "baseless-abort", "own-entry-abort", "unrelated-abort", "empty-equivocate",
+          "chained-false-accusation", "own-place-abort", "nobody-abort-flood", "flood-ahead",
+          "flood-ahead-unbound")
+# The baseless accusations: (kind of the abort, what its evidence is).
+BASELESS = {"baseless-abort": ("bad-shuffle", "none"), "own-entry-abort": ("illegal-move", "own"),
+            "unrelated-abort": ("bad-shuffle", "unrelated"), "empty-equivocate": ("equivocate", "none"),
+            "chained-false-accusation": ("false-accusation", "own")}
+FLOOD_AHEAD = 2000  # entries a flood-ahead cheater sends
+FLOOD_CHUNK = 200  # of those, sent each time it is idle
+NOBODY_ABORTS = 60  # aborts a nobody-abort-flood cheater sends
 FORGED_SUFFIX = ".forged.p2plog"  # forged-evidence: the log the forger would show an auditor
 
 
@@ -56,6 +87,7 @@ class Cheater:
         self.kind = kind
         self.done = False
         self.shown = None  # forged-evidence: the entry shown to the others instead of the one kept
+        self.sent = 0  # floods: what was sent so far
 
     # ----- hooks called by TablePeer
     async def write(self, peer, due, action) -> bool:
@@ -76,6 +108,8 @@ class Cheater:
             return await self._accuse_of_silence(peer, entry)
         if self.kind == "forged-evidence" and self.shown is not None and not self.done:
             return await self._forge_evidence(peer, entry)
+        if self.kind == "own-place-abort" and not self.done:
+            return await self._accuse_at_its_place(peer, entry)
         return False
 
     def after_game(self, peer) -> None:
@@ -86,7 +120,18 @@ class Cheater:
 
     async def idle(self, peer) -> None:
         """Called while another seat is to act."""
-        if self.done or self.kind != "out-of-turn":
+        if self.done:
+            return
+        if self.kind in BASELESS:
+            await self._accuse_baselessly(peer)
+            return
+        if self.kind == "nobody-abort-flood":
+            await self._flood_nobody_aborts(peer)
+            return
+        if self.kind in ("flood-ahead", "flood-ahead-unbound"):
+            await self._flood_places_ahead(peer, bound=self.kind == "flood-ahead")
+            return
+        if self.kind != "out-of-turn":
             return
         machine = peer.machine
         want = machine.expect()
@@ -227,12 +272,7 @@ class Cheater:
         """As referee: take a player's genuine entry, never acknowledge it, and
         abort at its place, blaming that player for silence."""
         driver = peer.driver
-        if (entry.author == peer.seat or entry.seq != driver.log.next_seq or entry.kind not in (SHUFFLE, REKEY, KEYS, ACTION)
-                or peer.machine.aborted or peer.referee(entry.author) != peer.seat):
-            return False
-        try:
-            driver.log.check(entry)
-        except LogError:
+        if not _next_of_a_refereed_seat(peer, entry, (SHUFFLE, REKEY, KEYS, ACTION)):
             return False
         self.done = True
         culprit, place, head = entry.author, driver.log.next_seq, driver.log.head_hash
@@ -284,6 +324,88 @@ class Cheater:
             return False
         self.done = True
         return await self._stay_silent(peer)
+
+
+    async def _accuse_baselessly(self, peer) -> None:
+        """As referee, accuse an honest seat with evidence that proves nothing."""
+        driver, machine = peer.driver, peer.machine
+        if not peer.head_final() or machine.aborted:
+            return
+        entries = driver.log.entries
+        victim = next((s for s in range(machine.players) if s != peer.seat and machine.referee(s) == peer.seat
+                       and any(e.author == s for e in entries[1:])), None)
+        if victim is None:
+            return
+        kind, what = BASELESS[self.kind]
+        payload = {"culprit": victim, "kind": kind, "detail": "made up"}
+        if what == "own":
+            payload["evidence"] = [next(e for e in reversed(entries) if e.author == victim).raw]
+        elif what == "unrelated":
+            payload["evidence"] = [next(e for e in reversed(entries) if e.author not in (victim, -1)).raw]
+        self.done = True
+        abort = driver.log.make_next(peer.seat, ABORT, payload, driver.signer)
+        await peer.mesh.broadcast({"t": "entry", "raw": abort.raw})
+
+    async def _accuse_at_its_place(self, peer, entry) -> bool:
+        """As referee: a seat's valid entry, never acknowledged, called an
+        illegal move by an abort at its place with itself as the evidence."""
+        driver = peer.driver
+        if not _next_of_a_refereed_seat(peer, entry, (KEYS, ACTION)):
+            return False
+        self.done = True
+        payload = {"culprit": entry.author, "kind": "illegal-move", "detail": "made up", "evidence": [entry.raw]}
+        abort = driver.log.make_next(peer.seat, ABORT, payload, driver.signer)
+        await peer.mesh.broadcast({"t": "entry", "raw": abort.raw})
+        return True
+
+    async def _flood_nobody_aborts(self, peer) -> None:
+        """Aborts naming nobody, each with about 1 MB of junk, a few each time
+        this seat is idle (a hook that blocked would hold up its own turns)."""
+        driver = peer.driver
+        junk = secrets.token_bytes(900_000)
+        for _ in range(4):
+            payload = {"culprit": None, "kind": "no-card", "detail": f"flood {self.sent}", "evidence": [junk]}
+            abort = driver.log.make_next(peer.seat, ABORT, payload, driver.signer)
+            await peer.mesh.broadcast({"t": "entry", "raw": abort.raw})
+            await _not_overflowing(peer)
+            self.sent += 1
+        self.done = self.sent >= NOBODY_ABORTS
+
+    async def _flood_places_ahead(self, peer, bound: bool) -> None:
+        """Signed entries for places ahead of the log, built on its last entry
+        (so they belong to this table) or on nothing it holds; FLOOD_CHUNK
+        each time this seat is idle (a hook that blocked would hold up its own turns)."""
+        driver = peer.driver
+        start = driver.log.next_seq
+        payload = {"deal": peer.machine.deal.index, "action": {"type": "pass"}, "positions": [], "keys": []}
+        for _ in range(FLOOD_CHUNK):
+            prev = driver.log.head_hash if bound else secrets.token_bytes(32)
+            raw = make_entry(start + 1 + self.sent % 300, prev, peer.seat, ACTION, payload, driver.signer).raw
+            await peer.mesh.broadcast({"t": "entry", "raw": raw})
+            await _not_overflowing(peer)
+            self.sent += 1
+        self.done = self.sent >= FLOOD_AHEAD
+
+
+def _next_of_a_refereed_seat(peer, entry, kinds) -> bool:
+    """``entry`` is another seat's next entry, of one of ``kinds``, that fits
+    the log, and this seat referees that seat in a game still going."""
+    driver = peer.driver
+    if (entry.author == peer.seat or entry.seq != driver.log.next_seq or entry.kind not in kinds
+            or peer.machine.aborted or peer.referee(entry.author) != peer.seat):
+        return False
+    try:
+        driver.log.check(entry)
+    except LogError:
+        return False
+    return True
+
+
+async def _not_overflowing(peer) -> None:
+    """A flooder keeps its own connections: it sends as fast as they carry
+    (its own send queue would otherwise overflow and cut it off: silence)."""
+    while any(status.queued > 64 for status in peer.mesh.peer_status().values()):
+        await trio.sleep(0.005)
 
 
 def forged_path(log_path) -> Path:

@@ -39,6 +39,7 @@ from prompt_toolkit.completion import Completer, Completion
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import (
     ConditionalContainer,
     DynamicContainer,
@@ -62,10 +63,10 @@ from p2pcards.games import IllegalAction
 from p2pcards.i18n import _, ngettext, shown
 from p2pcards.ui import commands
 from p2pcards.ui.render import (
-    Painter, match_verdict, render_hand, render_header, render_log, render_table, wrap_fragments,
+    Painter, fmt_clock, match_verdict, render_hand, render_header, render_log, render_table, wrap_fragments,
 )
 from p2pcards.ui.scoresheet import deal_sheet, match_sheet, shell_text
-from p2pcards.ui.session import PHASE_ABORTED, PHASE_OVER, PHASE_PLAYING
+from p2pcards.ui.session import PHASE_ABORTED, PHASE_BETWEEN, PHASE_OVER, PHASE_PLAYING, seat_name
 
 STYLE = Style.from_dict(
     {
@@ -94,6 +95,7 @@ STYLE = Style.from_dict(
 WIDE = 100  # columns from which the log stands beside the table instead of below it
 LOG_WIDTH = 44  # the log column beside the table: fixed, so its divider never moves
 TICK = 0.25  # seconds between countdown refreshes
+PLAYERS_ONLY = ("away", "back", "pause", "continue", "yes", "no")  # commands a spectator has no use for
 
 if sys.version_info < (3, 11):  # Python 3.10: trio depends on the backport
     from exceptiongroup import BaseExceptionGroup
@@ -160,6 +162,9 @@ class TableApp:
         self.remaining: float | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._hint_wanted = False  # "hint" typed on my turn before my client asked for the move
+        # Set by the lobby (trio side): says a line to the table while it fills and is accepted.
+        self.lobby_chat: Callable[[str], None] | None = None
+        self._suggested: str | None = None  # the hinted move standing in the input line, untouched
         # A move sent and not yet taken in: the table still says it is my turn
         # until my entry is in the log, but the prompt must not invite another.
         self._move_sent = False
@@ -421,6 +426,15 @@ class TableApp:
         def _key(event):
             self._run_command(commands.UiCommand("help"))
 
+        # A hint stands in the input line as a suggestion: Enter plays it, and
+        # the first letter typed replaces it instead of being added to it.
+        @kb.add(Keys.Any, filter=Condition(lambda: self._suggested is not None
+                                           and self.input.buffer.text == self._suggested))
+        def _key(event):
+            self._suggested = None
+            event.current_buffer.text = ""
+            event.current_buffer.insert_text(event.data)
+
         return kb
 
     def _page(self) -> int:
@@ -503,6 +517,9 @@ class TableApp:
         head.text(f" {self.pager_title} ", "class:title").label("  " + _("PgUp/PgDn scroll, Esc or Enter back to the table"))
         if self.pager_is_sheet:
             head.label(" " + _("(score shows it again)"))
+        clock = self._sheet_clock() if self.pager_is_sheet else None
+        if clock is not None:
+            head.nl().text(clock[0], clock[1])
         rows: list[list[tuple[str, str]]] = [[]]
         for line in self.pager or []:
             body = Painter(self.ascii, width)
@@ -519,6 +536,30 @@ class TableApp:
             out += row + [("", "\n")]
         return out
 
+    def _sheet_clock(self) -> tuple[str, str] | None:
+        """While a score sheet is open the table plays on: the next deal's
+        turn and the same countdown the header and every other player show,
+        so that nobody's time runs out unseen behind the sheet."""
+        session = self.session
+        info = session.match_info() if session is not None else {}
+        phase = info.get("phase")
+        number = info.get("deal_index", 0) + 1
+        if phase == PHASE_PLAYING:
+            who = session.to_act()
+            if who is None or getattr(session, "pause_line", lambda: None)():
+                return None
+            left = fmt_clock(self.remaining) if self.remaining is not None else None
+            if who == session.seat:
+                text = (_("Deal {number}: your move, {clock} left. Enter takes you back to the table.")
+                        if left else _("Deal {number}: your move. Enter takes you back to the table."))
+                return text.format(number=number, clock=left), "class:turn"
+            name = seat_name(session.names, who)
+            text = _("Deal {number}: {name} to play, {clock} left.") if left else _("Deal {number}: {name} to play.")
+            return text.format(number=number, name=name, clock=left), "class:other-turn"
+        if phase == PHASE_BETWEEN and info.get("deals_go_on"):
+            return _("The next deal is being dealt…"), "class:warn"
+        return None
+
     def open_pager(self, title: str, text: str, keep_message: bool = False) -> None:
         self.pager = text.splitlines()
         self.pager_title = title
@@ -532,6 +573,7 @@ class TableApp:
     def _accept(self, buffer) -> bool:
         """Enter: never raises; returns True to keep the text in the input line."""
         text = buffer.text
+        self._suggested = None
         try:
             return self._handle(text)
         except Exception as exc:  # an unforeseen bug must cost a message, not the game
@@ -558,9 +600,9 @@ class TableApp:
             return False
         if self.session is None:
             word = text.strip().split()[0].lower()
-            if word in ("quit", "exit", "q"):
+            if word == "q" or commands.table_command(word) == "quit":
                 self.app.exit()
-            else:
+            elif not self._lobby_chat(text):
                 self.say(_("The table is not ready yet; quit leaves."), "class:label")
             return False
         session = self.session
@@ -574,10 +616,26 @@ class TableApp:
         self._send_action(parsed)
         return False
 
+    def _lobby_chat(self, text: str) -> bool:
+        """``chat TEXT`` typed before the game: said to the table by the lobby. False if it is no chat."""
+        word, _space, rest = text.strip().partition(" ")
+        if (self.lobby_chat is None or self._token is None or self.session is not None
+                or commands.table_command(word) != "chat"):
+            return False
+        if not rest.strip():
+            self.say(_("chat what? chat TEXT"), "class:error")
+        else:
+            said = rest.strip()
+            self._token.run_sync_soon(self.lobby_chat, said)  # the lobby lives on trio's side
+            self.message = []
+        return True
+
     def _answer(self, text: str) -> bool:
         word = text.strip().lower()
-        if word in ("quit", "exit"):
+        if commands.table_command(word) == "quit":
             self._quit()
+            return False
+        if self._lobby_chat(text):
             return False
         said = i18n.answer(word)  # yes/no, and the player's language's words
         if said is not None:
@@ -651,6 +709,8 @@ class TableApp:
             else:
                 self._submit(session.ready)
                 self.say(_("Ready for the next deal."), "class:label")
+        elif cmd.name in PLAYERS_ONLY and session.seat is None:
+            self.say(_("You are watching: only the players pause, answer or play. quit leaves."), "class:label")
         elif cmd.name in ("away", "back"):
             set_away = getattr(session, "set_away", None)
             if set_away is None:
@@ -726,6 +786,7 @@ class TableApp:
         self.say(hint.format(move=line, why=why), "class:hint")
         self.input.buffer.text = line
         self.input.buffer.cursor_position = len(line)
+        self._suggested = line
         return True
 
     def _leave(self) -> None:

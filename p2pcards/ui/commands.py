@@ -18,9 +18,10 @@ import dataclasses
 import re
 from collections import Counter
 
-from p2pcards.cards import JOKER, LOCAL_RANK_LETTERS, RANKS, SUITS, SUIT_SYMBOLS, is_code
+from p2pcards.cards import JOKER, LOCAL_RANK_LETTERS, RANKS, SUITS, SUIT_SYMBOLS, is_code, rank_label
 from p2pcards.games import get_game
 from p2pcards.games.base import Verb
+from p2pcards import i18n
 from p2pcards.i18n import N_, _
 from p2pcards.protocol.narration import describe  # noqa: F401  (re-exported: the log lines the screen shows)
 
@@ -68,12 +69,13 @@ def parse_rank(token: str) -> str:
 # verbs a game has.
 
 # Commands of the table itself, not moves: (words, usage, help); help (and a
-# usage with more than the word) is N_() marked, translated where shown. The words stay English (they
-# are typed), with a local word or two where players would type one.
+# usage with more than the word) is N_() marked, translated where shown. The
+# words are English (the first is the command's name); LOCAL_WORDS adds the
+# words of each language.
 UI_COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
     # Translators: the usage lines of the table's commands: keep the first word (typed) as it is.
-    (("help", "h", "?", "pomoc", "s\u00fag\u00f3"), N_("help [COMMAND]"), N_("list the commands, or explain one")),
-    (("rules", "zasady", "szab\u00e1lyok"), "rules", N_("the rules of this game (Esc returns to the table)")),
+    (("help", "h", "?"), N_("help [COMMAND]"), N_("list the commands, or explain one")),
+    (("rules",), "rules", N_("the rules of this game (Esc returns to the table)")),
     (("hint",), "hint", N_("what the bot would play now, and why")),
     (("moves", "legal"), "moves", N_("list every legal move now")),
     (("chat", "say"), N_("chat TEXT"), N_("say something to the table")),
@@ -82,13 +84,54 @@ UI_COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
     (("keys", "who"), "keys", N_("every player's key fingerprint, to compare in person")),
     (("away",), "away", N_("let your client play for you until you type back")),
     (("back",), "back", N_("play your own moves again")),
-    (("pause", "pauza", "sz\u00fcnet"), "pause",
+    (("pause",), "pause",
      N_("ask the table for a pause (in place of your next move; every other player must agree)")),
-    (("continue", "unpause", "dalej", "tov\u00e1bb"), "continue", N_("end the pause (anybody may)")),
-    (("yes", "agree", "tak", "igen"), "yes", N_("agree to the pause a player asks for")),
-    (("no", "refuse", "nie", "nem"), "no", N_("refuse the pause a player asks for")),
+    (("continue", "unpause"), "continue", N_("end the pause (anybody may)")),
+    (("yes", "agree"), "yes", N_("agree to the pause a player asks for")),
+    (("no", "refuse"), "no", N_("refuse the pause a player asks for")),
     (("quit", "exit"), "quit", N_("leave the table (asks first during a game)")),
 ]
+# The table's commands in the players' own words, typed in any language (none
+# is a move's word or a card) and shown first, the English word after, where
+# the player's language has one: its first word here is the one shown; the
+# others are the same typed without accents, or another common word.
+LOCAL_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
+    "help": {"pl": ("pomoc",), "hu": ("s\u00fag\u00f3", "sugo")},
+    "rules": {"pl": ("zasady",), "hu": ("szab\u00e1lyok", "szabalyok")},
+    "hint": {"pl": ("podpowied\u017a", "podpowiedz"), "hu": ("tipp",)},
+    "moves": {"pl": ("ruchy",), "hu": ("l\u00e9p\u00e9sek", "lepesek")},
+    "chat": {"pl": ("czat",), "hu": ("cseveg\u00e9s", "cseveges")},
+    "next": {"pl": ("nast\u0119pne", "nastepne"), "hu": ("k\u00f6vetkez\u0151", "kovetkezo")},
+    "score": {"pl": ("wynik", "wyniki"), "hu": ("pontok",)},
+    "keys": {"pl": ("klucze",), "hu": ("kulcsok",)},
+    "away": {"pl": ("odchodz\u0119", "odchodze"), "hu": ("t\u00e1vol", "tavol")},
+    "back": {"pl": ("wracam",), "hu": ("vissza",)},
+    "pause": {"pl": ("pauza",), "hu": ("sz\u00fcnet", "szunet")},
+    "continue": {"pl": ("dalej",), "hu": ("tov\u00e1bb", "tovabb")},
+    "yes": {"pl": ("tak",), "hu": ("igen",)},
+    "no": {"pl": ("nie",), "hu": ("nem",)},
+    "quit": {"pl": ("koniec", "wyjd\u017a", "wyjdz"), "hu": ("kil\u00e9p", "kilep")},
+}
+
+
+def command_word(name: str) -> str:
+    """The word a player is shown for the table's command ``name``: their
+    language's, else the English one."""
+    local = LOCAL_WORDS.get(name, {}).get(i18n.language())
+    return local[0] if local else name
+
+
+def command_words(name: str) -> str:
+    """``pomoc (help)`` in Polish, ``help`` in English: the command as help
+    and the table's messages name it, the player's word first."""
+    shown = command_word(name)
+    return name if shown == name else f"{shown} ({name})"
+
+
+def _command_usage(name: str, usage: str) -> str:
+    """A command's usage line with its words as ``command_words`` gives them."""
+    _word, space, arguments = _(usage).partition(" ")  # the translated usage keeps the English word first
+    return command_words(name) + space + arguments
 
 
 def canasta_word(game_id: str, kind: str) -> str:
@@ -111,10 +154,12 @@ def _find_verb(game_id: str, word: str) -> Verb | None:
     return None
 
 
-def _ui_command(word: str) -> str | None:
+def table_command(word: str) -> str | None:
+    """The table's command a typed word names (in English or any language's
+    words), or None."""
     word = word.lower()
     for words, _usage, _help in UI_COMMANDS:
-        if word in words:
+        if word in words or any(word in local for local in LOCAL_WORDS.get(words[0], {}).values()):
             return words[0]
     return None
 
@@ -223,7 +268,7 @@ def parse(game_id: str, text: str, legal: list[dict], view: dict | None = None) 
     if not text:
         raise CommandError(_("type a move or a command; help lists them"))
     word, _space, rest = text.partition(" ")
-    ui = _ui_command(word)
+    ui = table_command(word)
     if ui is not None:
         return UiCommand(ui, rest.strip())
     tokens = text.split()
@@ -280,17 +325,28 @@ def _verb_for(game_id: str, action: dict) -> Verb:
     return candidates[0]
 
 
-def format_action(game_id: str, action: dict) -> str:
-    """The short command that makes ``action``: parse(format_action(a)) == a."""
+def typed_card(code: str, local: bool = True) -> str:
+    """A card as the player types it: the code, its rank in the letter the
+    cards are drawn with (``DH`` for QH in Polish; ``parse_card`` reads
+    both); with ``local`` false the code itself."""
+    if not local or not is_code(code) or code == JOKER:
+        return code
+    return rank_label(code[:-1]) + code[-1]
+
+
+def format_action(game_id: str, action: dict, local: bool = True) -> str:
+    """The short command that makes ``action``: parse(format_action(a)) == a;
+    the cards as the player sees them (``typed_card``), or with ``local``
+    false as their codes."""
     verb = _verb_for(game_id, action)
     parts = [verb.short]
     if verb.has("meld") and action.get("meld") is not None:
         parts.append(str(action["meld"] + 1))
     if verb.has("wild") and action.get("wild"):
-        parts.append(action["wild"])
-    parts += list(action.get("cards") or [])
+        parts.append(typed_card(action["wild"], local))
+    parts += [typed_card(c, local) for c in action.get("cards") or []]
     if verb.has("as") and action.get("as"):
-        parts += ["as", action["as"]]
+        parts += ["as", rank_label(action["as"]) if local else action["as"]]
     if verb.has("x") and action.get("freeze"):
         parts.append("x")
     return " ".join(parts)
@@ -314,12 +370,18 @@ def completions(game_id: str, text: str, legal: list[dict]) -> list[str]:
     out: list[str] = []
     seen: set[str] = set()
     for action in legal:
-        line = format_action(game_id, action)
-        if line.lower().startswith(typed) and line not in seen:
+        # as the cards are drawn, or in codes where the player began typing those
+        line = next((form for form in (format_action(game_id, action), format_action(game_id, action, local=False))
+                     if form.lower().startswith(typed)), None)
+        if line is not None and line not in seen:
             seen.add(line)
             out.append(line)
     if not space:
-        out += [words[0] for words, _usage, _help in UI_COMMANDS if words[0].startswith(typed)]
+        # the player's word for each command, or the English one where that is what is being typed
+        for words, _usage, _help in UI_COMMANDS:
+            word = next((w for w in (command_word(words[0]), words[0]) if w.startswith(typed)), None)
+            if word is not None:
+                out.append(word)
     return out
 
 
@@ -333,7 +395,8 @@ def help_text(game_id: str, topic: str = "") -> str:
         verb = _find_verb(game_id, topic)
         if verb is not None:
             found.append(f"{verb.usage()}\n  {verb.explain()}")
-        found += [f"{_(usage)}\n  {_(text)}" for words, usage, text in UI_COMMANDS if topic in words]
+        found += [f"{_command_usage(words[0], usage)}\n  {_(text)}" for words, usage, text in UI_COMMANDS
+                  if table_command(topic) == words[0]]
         # A command may also be a game word (pas, bessa): say both.
         found += [f"{word}: {_(text)}" for word, text in get_game(game_id).glossary if topic == word.lower()]
         if not found:
@@ -343,7 +406,7 @@ def help_text(game_id: str, topic: str = "") -> str:
     lines = [_("Moves in {game}:").format(game=game_id)]
     lines += [f"  {v.usage():<28} {v.explain()}" for v in verbs(game_id)]
     lines.append(_("Table:"))
-    lines += [f"  {_(usage):<28} {_(text)}" for _words, usage, text in UI_COMMANDS]
+    lines += [f"  {_command_usage(words[0], usage):<28} {_(text)}" for words, usage, text in UI_COMMANDS]
     lines.append(_("Words:"))
     lines += [f"  {word:<28} {_(text)}" for word, text in get_game(game_id).glossary]
     # Translators: the last line of help; {card_help} explains how a card is typed.

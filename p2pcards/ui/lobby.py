@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import socket
 
-from p2pcards.i18n import _, ngettext
+from p2pcards.games import IllegalAction, get_game
+from p2pcards.i18n import _, ngettext, shown
 
 # The table's own settings (runner.TABLE_DEFAULTS), in words.
 _SETTINGS = {
     "turn_timeout": lambda v: _("turn time: {seconds} s").format(seconds=v),
-    "rejoin_timeout": lambda v: _("time to come back after a lost connection: {seconds} s").format(seconds=v),
+    # The least: for the player whose move it is, their turn time runs on too (table.md §3).
+    "rejoin_timeout": lambda v: _("time to come back after a lost connection: at least {seconds} s").format(
+        seconds=v),
     "deals": lambda v: _("no deal limit") if v == 0 else _deals_at_most(v),
     "pauses": lambda v: _("pauses a player may ask for: {n}").format(n=v),
     "pause_time": lambda v: _("longest pause: {seconds} s").format(seconds=v),
@@ -22,10 +25,20 @@ def _deals_at_most(v) -> str:
     return ngettext("{n} deal at most", "{n} deals at most", n).format(n=v)
 
 
-def option_words(key: str, value) -> str:
-    """``bessa=True`` → ``bessa: on``; ``first_meld=30`` → ``first meld: 30``.
-    ``key`` and ``value`` may come from another player: they are shown, never run.
-    The option's name stays as ``-o`` takes it; its value is in words."""
+def option_words(key: str, value, game: str | None = None) -> str:
+    """One rules option in words of the player's language (``empty_stock_ends=True``
+    → "with the stock empty, drawing may end the deal"). ``key`` and ``value``
+    may come from another player: they are shown, never run; an option this
+    program does not know, or a value it does not expect, is shown as it is
+    set (``key: value``, a yes/no one ``key: on``)."""
+    said = None
+    if game is not None:
+        try:
+            said = get_game(game).describe_option(key, value)
+        except IllegalAction:  # a game this program does not know
+            pass
+    if said is not None:
+        return shown(said)
     label = str(key).replace("_", " ")
     if value is True:
         # Translators: a rule option switched on ("bessa: on").
@@ -35,11 +48,13 @@ def option_words(key: str, value) -> str:
     return f"{label}: {value}"
 
 
-def options_lines(rules: dict, settings: dict) -> list[str]:
-    """The rules and the table settings, a line each."""
+def options_lines(rules: dict, settings: dict, game: str | None = None) -> list[str]:
+    """The rules (of ``game``, in words) and the table settings, a line each,
+    in the order the game lists its options (as its rules text does)."""
     lines = []
     if rules:
-        lines.append(_("Rules: {options}").format(options=", ".join(option_words(k, v) for k, v in sorted(rules.items()))))
+        # Translators: the rules options in words, joined by "; " (a phrase may hold a comma).
+        lines.append(_("Rules: {options}").format(options="; ".join(option_words(k, v, game) for k, v in rules.items())))
     if settings:
         lines.append(_("Table: {settings}").format(settings=", ".join(
             _SETTINGS[k](v) if k in _SETTINGS else option_words(k, v) for k, v in sorted(settings.items()))))

@@ -10,8 +10,8 @@ from collections import Counter, deque
 import trio
 
 from p2pcards.bots.strong import DEFAULT_THINK, reason, search
-from p2pcards.cards import is_code, unknown
-from p2pcards.games import IllegalAction, NeedReveal, get_game, substitute
+from p2pcards.cards import is_code
+from p2pcards.games import IllegalAction, NeedReveal, get_game
 from p2pcards.i18n import _, ngettext, worded
 from p2pcards.protocol.machine import ACTION, REVEAL
 from p2pcards.protocol.narration import abort_kind, narrate_entry, pause_status, told_at_table
@@ -45,7 +45,6 @@ class NetworkSession:
         self._sent: list[dict] = []  # my moves on their way to the log, as I typed them (cards I know)
         self._my_draw: tuple[int, list[str]] | None = None  # (line number, hand before) of my draw
         self._told: deque[tuple[int, bytes]] = deque(maxlen=64)  # (seq, hash) of the latest entries told
-        self._play_state: tuple[int, object] | None = None  # (deal index, its last state seen)
         self._actions_send, self._actions_recv = trio.open_memory_channel(1)
         self._waiting = False
         self._hint: tuple[int, dict | None] | None = None
@@ -200,7 +199,6 @@ class NetworkSession:
             # The table has closed its connections: nobody is coming back.
             return {s: "blamed" for s in self.peer.machine.excluded}
         now = trio.current_time()
-        waited = self.peer.machine.expect().author
         out = {}
         for seat, status in self.peer.mesh.peer_status().items():
             if seat in self.peer.machine.excluded:
@@ -210,17 +208,26 @@ class NetworkSession:
             elif status.epoch == 0:
                 out[seat] = "connecting"
             else:
-                # The time the table still waits for this player to come back:
-                # for the one it waits for now, the same clock as the header's.
-                down = self.peer.down_since.get(seat, status.since)
-                until = down + self.peer.options.rejoin_timeout
-                if seat == waited:
-                    until = max(until, self.peer.gives_up_at(seat))
-                left = fmt_clock(until - now)
-                # Translators: a player's connection beside their name; {clock}: the time left, 1:23.
-                out[seat] = (_("left ({clock} to come back)").format(clock=left) if seat in self.peer.left_on_purpose
-                             else _("reconnecting ({clock} left)").format(clock=left))
+                out[seat] = self._away_words(seat, self._back_by(seat, status.since) - now)
         return out
+
+    def _away_words(self, seat: int, left: float) -> str:
+        """Beside the name of a player whose connection is down: how long the table still waits."""
+        clock = fmt_clock(left)
+        # Translators: a player's connection beside their name; {clock}: the time left, 1:23.
+        return (_("left ({clock} to come back)").format(clock=clock) if seat in self.peer.left_on_purpose
+                else _("reconnecting ({clock} left)").format(clock=clock))
+
+    def _back_by(self, seat: int, since: float | None = None) -> float:
+        """Until when the table waits for ``seat``, whose connection is down,
+        to come back: its time to come back, and if it is the seat the table
+        waits for now, the table's whole wait (the header's clock). The one
+        clock of a player gone, beside their name and in the news of it."""
+        down = self.peer.down_since.get(seat, trio.current_time() if since is None else since)
+        until = down + self.peer.options.rejoin_timeout
+        if seat == self.peer.machine.expect().author:
+            until = max(until, self.peer.gives_up_at(seat))
+        return until
 
     # ----- pauses (table.md §3a)
     def pause_line(self) -> str | None:
@@ -308,8 +315,6 @@ class NetworkSession:
                 if (entry.author, text) in unshown:
                     unshown.remove((entry.author, text))
                     self._say(f"{seat_name(self.names, entry.author)}: {text}")
-            if step.state_before is not None:
-                self._play_state = (step.deal_before, step.state_before)
             self._line_for(step, machine, deal_after, state_after)
             self._told.append((entry.seq, entry.hash))
             self._name_my_draw(machine, deal_after, state_after)
@@ -317,14 +322,13 @@ class NetworkSession:
                                              and nxt.deal_before == step.deal_before):
                 self._tell_deals_over(machine, upto=step.deal_before)  # its last reveal scored the deal
         self._seen = len(log)
-        if machine.state is not None:
-            self._play_state = (machine.deal.index, machine.state)
         self._tell_deals_over(machine)
         for seat, text in unshown:  # said just now, not logged yet
             self._say(f"{seat_name(self.names, seat)}: {text}")
         news, self.peer.table_news = self.peer.table_news, []
         for seat, what in news:
-            name, wait = seat_name(self.names, seat), fmt_clock(self.peer.options.rejoin_timeout)
+            name = seat_name(self.names, seat)
+            wait = fmt_clock(self._back_by(seat) - trio.current_time()) if what != "back" else ""
             self._say({"left": _("{name} left the table; the game waits {clock} for them to come back"),
                        "lost": _("{name}'s connection broke; the game waits {clock} for them to come back"),
                        "back": _("{name} is back")}[what].format(name=name, clock=wait))
@@ -349,16 +353,13 @@ class NetworkSession:
 
     def _finished_deal(self, machine, deal) -> FinishedDeal:
         """The deal's score sheet data: the match as it stood right after it,
-        every hand from the last state of its play with the revealed cards."""
+        every hand from the deal's last state (also for a deal over before
+        this session began: a resumed game's sheets keep their hands)."""
         position = machine.deals.index(deal)
         after = machine.deals[position + 1].match_before if position + 1 < len(machine.deals) else machine.match
-        hands = None
-        if self._play_state is not None and self._play_state[0] == deal.index and deal.codes is not None:
-            state = self._play_state[1]
-            if self.game.deal_over(state):  # else the screen missed the deal's last move: no hands
-                hands = final_hands(self.game, substitute(state, {unknown(p): c for p, c in enumerate(deal.codes)}))
+        hands = final_hands(self.game, deal.final_state) if deal.final_state is not None else None
         return FinishedDeal(deal.index + 1, deal.scores, hands, list(after.scores),
-                            list(after.chips) if after.chips is not None else None, after.bank)
+                            list(after.chips) if after.chips is not None else None, after.bank, after.bank_won())
 
     def _name_my_draw(self, machine, deal: int, state) -> None:
         """The card of my last draw named in its line once its keys have shown

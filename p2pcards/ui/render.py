@@ -361,12 +361,22 @@ def match_verdict(session, result: dict) -> str:
         best = max(chips)
         if chips.count(best) == 1:
             winner = chips.index(best)
+    pairs = session.game.sides(n, session.options) != n
+
+    def members(side: int) -> list[str]:
+        return [names[s] for s in range(n) if session.game.side_of(s, n, session.options) == side]
     if winner is None:
-        return _("a draw.")
-    if session.game.sides(n, session.options) != n:
-        members = [names[s] for s in range(n) if session.game.side_of(s, n, session.options) == winner]
+        # nobody alone at the top: the chips (per seat) or the points (per side) shared first place
+        totals = chips or result.get("scores") or []
+        best = max(totals, default=0)
+        leaders = [i for i, t in enumerate(totals) if t == best]
+        named = [seat_name(names, i) if chips or not pairs else " + ".join(members(i)) for i in leaders]
+        # Translators: the match ended with these players (or pairs "Ada + Bolek") level at the top.
+        return _("a tie for first place: {names}.").format(names=", ".join(named))
+    if pairs:
+        team = members(winner)
         # Translators: the winning pair ("Ada and You win!").
-        return _("{first} and {second} win!").format(first=members[0], second=" + ".join(members[1:]))
+        return _("{first} and {second} win!").format(first=team[0], second=" + ".join(team[1:]))
     who = seat_name(names, winner)
     return _("You win!") if is_you(who) else _("{name} wins!").format(name=who)
 
@@ -467,8 +477,8 @@ class BuraArea(Area):
                 text = (_("You took the trick and may declare (decl) or not (pas)") if you else
                         _("{name} took the trick and may declare (decl) or not (pas)"))
             else:
-                text = (_("A bessa was shown: you may beat it (bessa CARDS) or pas") if you else
-                        _("A bessa was shown: {name} may beat it (bessa CARDS) or pas"))
+                text = (_("A bessa was shown: you may beat it (bessa CARDS) or pass (pas)") if you else
+                        _("A bessa was shown: {name} may beat it (bessa CARDS) or pass (pas)"))
             p.text(text.format(name=who), "class:warn").nl()
         decl = view.get("declaration")
         if decl:

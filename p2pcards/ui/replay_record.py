@@ -44,12 +44,10 @@ def game_record(replay: Replay, seat: int | None = None, show_all: bool = False,
     for line in options_lines(dict(table.options or {}), dict(extra)):
         yield _clean(line)
     session = ReplaySession(replay, seat)
-    number = 0
     for i, move in enumerate(replay.moves):
         session.go(i)
         frame = replay.frame_of(move)
         if move.kind == DEALT:
-            number = 0
             view = replay.view(frame, None) or {}
             dealer = view.get("dealer")
             yield ""
@@ -61,8 +59,7 @@ def game_record(replay: Replay, seat: int | None = None, show_all: bool = False,
                 yield from _all_hands(replay, session, frame, ascii_only)
             continue
         if move.kind == MOVE:
-            number += 1
-            yield _clean(shell_text([f"{number:>4}. {session.move_text(i)}"], ascii_only))
+            yield _clean(shell_text([f"{session.move_number(i):>4}. {session.move_text(i)}"], ascii_only))
         elif move.kind == DEAL_OVER:
             yield ""
             for line in session.sheet() or [_("Deal {number} is over.").format(number=move.deal + 1)]:
@@ -111,6 +108,8 @@ def _ending(replay, session, ascii_only) -> Iterator[str]:
         return
     if replay.complete and replay.match_result is not None:
         result = replay.match_result
+        yield _clean(session.result_line() or "")
+        yield ""
         for line in match_sheet(replay.game, replay.names, session.options, result, match_verdict(session, result)):
             yield _clean(shell_text([line], ascii_only))
         yield ""

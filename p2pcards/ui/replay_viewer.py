@@ -14,17 +14,17 @@ from __future__ import annotations
 import asyncio
 
 from prompt_toolkit.application import Application
-from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.formatted_text import StyleAndTextTuples, fragment_list_to_text
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.layout import HSplit, Layout, VSplit, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.mouse_events import MouseEventType
 
-from p2pcards.audit.replay import DEAL_OVER, MOVE
+from p2pcards.audit.replay import DEAL_OVER, MOVE, THE_END
 from p2pcards.i18n import N_, _, ngettext, worded
-from p2pcards.ui.render import Painter, render_table, wrap_fragments
-from p2pcards.ui.scoresheet import deal_sheet
+from p2pcards.ui.render import Painter, match_verdict, render_table, wrap_fragments
+from p2pcards.ui.scoresheet import deal_sheet, match_sheet, result_line
 from p2pcards.ui.session import PHASE_PLAYING, FinishedDeal, Notifier
 from p2pcards.ui.wording import with_own_cards
 
@@ -51,6 +51,8 @@ class ReplaySession:
         self.detail = False
         self.note = ""
         self._notifier = Notifier()
+        self._numbers: list[int | None] = []  # each move's number within its deal (None: not a move)
+        self._counted = (-1, 0)  # the deal numbered last, and its moves so far
 
     @property
     def frame(self):
@@ -110,6 +112,27 @@ class ReplaySession:
         action = self.replay.public_action(self.replay.frames[move.first])
         return with_own_cards(move.text, move.seat, move.seat, action)
 
+    def move_number(self, i: int) -> int | None:
+        """Move ``i``'s number within its deal, as a game record numbers them (None: a deal's start or end)."""
+        moves = self.replay.moves
+        numbers = self._numbers
+        for move in moves[len(numbers):]:  # the log is read on meanwhile: number what is new
+            if move.kind != MOVE:
+                numbers.append(None)
+                continue
+            if move.deal != self._counted[0]:
+                self._counted = (move.deal, 0)
+            self._counted = (move.deal, self._counted[1] + 1)
+            numbers.append(self._counted[1])
+        return numbers[i]
+
+    def result_line(self) -> str | None:
+        """Who won and the final scores, once the whole log is read and it ends the match."""
+        replay = self.replay
+        if not (replay.done.is_set() and replay.complete and replay.match_result is not None):
+            return None
+        return result_line(self.game, self.names, self.options, replay.match_result) or None
+
     def subscribe(self, callback):
         return self._notifier.subscribe(callback)
 
@@ -123,7 +146,7 @@ class ReplaySession:
         over = next((m for m in self.replay.moves if m.deal == deal and m.kind == DEAL_OVER), None)
         hands = self.replay.hands(self.replay.frame_of(over)) if over is not None else None
         finished = FinishedDeal(result.number, result.scores, hands, result.match_scores, result.match_chips,
-                                result.bank)
+                                result.bank, result.bank_won)
         return deal_sheet(self.game, self.names, self.options, finished)
 
     # ----- moving ---------------------------------------------------------------------
@@ -217,40 +240,50 @@ class ReplayViewer:
         self.session.note = text
 
     def _header(self) -> StyleAndTextTuples:
+        """One line: the game and where the replay stands first; then, as far
+        as the screen is wide, whose view, the reading or the result and the
+        audit, the modes on."""
         s = self.session
         replay = s.replay
         who = _("everybody (spectator)") if s.seat is None else s.names[s.seat]
-        p = Painter(self.ascii)
-        p.text(" " + _("replay: {game}").format(game=s.game.id) + " ", "class:title")
-        # Translators: where the replay stands: deal number, move number/of, protocol entry number, whose view.
-        p.text("  " + _("deal {deal}  move {move}/{moves}  entry {entry}  as {who}").format(
-            deal=s.frame.deal + 1, move=s.move, moves=len(replay.moves) - 1, entry=s.frame.index, who=who))
+        # (text, style), most important first; each is shown only if it fits whole
+        pieces = [(" " + _("replay: {game}").format(game=s.game.id) + " ", "class:title"),
+                  # Translators: where the replay stands: deal number, move number/of.
+                  ("  " + _("deal {deal}  move {move}/{moves}").format(
+                      deal=s.frame.deal + 1, move=s.move, moves=len(replay.moves) - 1), "")]
+        if self.typed:
+            pieces.append(("  " + _("jump to entry: {number}").format(number=self.typed) + "_", "class:hint"))
         if replay.reading and not replay.done.is_set():
-            p.text("  " + _("checking the file's signatures\u2026"), "class:hint")
+            pieces.append(("  " + _("checking the file's signatures\u2026"), "class:hint"))
         elif not replay.done.is_set():
-            width = 20
-            filled = int(replay.progress() * width)
-            bar = f"[{'#' * filled}{'.' * (width - filled)}] {replay.progress():.0%}"
-            p.text("  " + _("reading the log {progress}").format(progress=bar), "class:hint")
+            pieces.append(("  " + _("reading the log {progress}").format(progress=f"{replay.progress():.0%}"),
+                           "class:hint"))
         elif replay.error:
-            p.text(f"  {replay.error}", "class:error")
+            pieces.append((f"  {replay.error}", "class:error"))
         elif not replay.complete:
-            p.text("  " + _("the game did not finish: the log stops at entry {index}").format(
-                index=replay.frames[-1].index), "class:error")
+            pieces.append(("  " + _("the game did not finish: the log stops at entry {index}").format(
+                index=replay.frames[-1].index), "class:error"))
         elif replay.audit_ok:
-            p.text("  " + _("audit: clean"), "class:label")
+            pieces.append(("  " + _("audit: clean"), "class:label"))
         else:
             count = len(replay.result["violations"])
-            p.text("  " + ngettext("audit: {n} violation", "audit: {n} violations", count).format(n=count), "class:error")
+            pieces.append(("  " + ngettext("audit: {n} violation", "audit: {n} violations", count).format(n=count),
+                           "class:error"))
         if self.autoplay:
-            p.text("  " + _("autoplay {speed}/s").format(speed=f"{SPEEDS[self.speed]:g}"), "class:warn")
+            pieces.append(("  " + _("autoplay {speed}/s").format(speed=f"{SPEEDS[self.speed]:g}"), "class:warn"))
         if self.show_all:
-            p.text("  " + _("all hands"), "class:warn")
+            pieces.append(("  " + _("all hands"), "class:warn"))
         if s.detail:
-            p.text("  " + _("entries"), "class:warn")
-        if self.typed:
-            p.text("   " + _("jump to entry: {number}").format(number=self.typed) + "_", "class:hint")
-        return p.out
+            pieces.append(("  " + _("entries"), "class:warn"))
+        pieces.append(("  " + _("entry {entry}").format(entry=s.frame.index), ""))
+        pieces.append(("  " + _("as {who}").format(who=who), ""))
+        room = self._columns()
+        out: StyleAndTextTuples = []
+        for text, style in pieces:
+            if len(text) <= room or not out or style == "class:error":  # a fault is always told (wrapped)
+                out.append((style, text))
+                room -= len(text)
+        return out
 
     def _table(self) -> StyleAndTextTuples:
         s = self.session
@@ -269,6 +302,13 @@ class ReplayViewer:
                 for said in frame.chat:
                     p.text(f"{s.names[frame.author]}: ", "class:label").text(said, "class:chat").nl()
         p.nl()
+        result = s.result_line() if s.current.kind == THE_END else None
+        if result:  # the last screen: who won, the standings
+            p.text(result, "class:title").nl().nl()
+            for line in match_sheet(s.game, s.names, s.options, s.replay.match_result,
+                                    match_verdict(s, s.replay.match_result)):
+                p.rich(line).nl()
+            return wrap_fragments(p.out, width)
         sheet = s.sheet() if (self.show_sheet or s.current.kind == DEAL_OVER) else None
         if sheet is not None:
             for line in sheet:
@@ -293,27 +333,62 @@ class ReplayViewer:
         return wrap_fragments(p.out, width)
 
     def _side(self) -> StyleAndTextTuples:
-        """The move list (or the entries of this move), the current one marked;
-        a click on a line goes there."""
+        """The move list as a game record: numbered moves, each deal's start
+        and end, the result after the last move; long moves wrap under their
+        text. The current one marked, as many around it as the height holds;
+        a click on a move goes there. With ``e``: the entries of this move."""
         s = self.session
-        p = Painter(self.ascii)
-        rows = max(5, self._rows() - 4)
+        width = self._side_width()
+        rows = max(4, self._body_rows() - 1)  # under the list's title
+        title = Painter(self.ascii)
         if s.detail:
-            p.label(_("Entries of move {move}").format(move=s.move)).nl()
+            title.label(_("Entries of move {move}").format(move=s.move)).nl()
             count, current = len(s.replay.frames), s.entry
-            text = lambda i: f"#{s.replay.frames[i].index} {s.replay.frames[i].text}"  # noqa: E731
+
+            def text(i):
+                return f"#{s.replay.frames[i].index} {s.replay.frames[i].text}"
         else:
-            p.label(_("Moves")).nl()
-            count, current, text = len(s.replay.moves), s.move, s.move_text
-        start = max(0, min(current - rows // 2, count - rows))
-        for i in range(start, min(count, start + rows)):
-            mark = "\u25b6 " if i == current else "  "
-            before = len(p.out)
-            p.rich(mark + text(i), "class:warn" if i == current else "")
-            handler = self._click(i)
-            p.out[before:] = [(style, piece, handler) for style, piece, *_rest in p.out[before:]]
-            p.nl()
-        return p.out
+            title.label(_("Moves")).nl()
+            count, current = len(s.replay.moves), s.move
+
+            def text(i):
+                number = s.move_number(i)
+                return s.move_text(i) if number is None else f"{number:>3}. {s.move_text(i)}"
+        result = None if s.detail else s.result_line()
+
+        def item(i: int) -> StyleAndTextTuples:
+            p = Painter(self.ascii)
+            if i == count:  # the result, under the last move
+                p.text("  " + result, "class:title")
+            else:
+                p.rich(("\u25b6 " if i == current else "  ") + text(i), "class:warn" if i == current else "")
+            hang = 7 if not s.detail and i < count and s.move_number(i) is not None else 4
+            lines = wrap_fragments(p.out, width, indent=" " * hang)
+            handler = self._click(min(i, count - 1))
+            return [(style, piece, handler) for style, piece, *_rest in lines] + [("", "\n")]
+
+        def height(fragments) -> int:
+            return sum(piece.count("\n") for _style, piece, *_rest in fragments)
+
+        last = count if result else count - 1
+        shown = {current: item(current)}
+        used = height(shown[current])
+        before, after = current - 1, current + 1
+        # Keep the current move about a third down the list: what comes next matters most.
+        while used < rows and (before >= 0 or after <= last):
+            if before >= 0 and (after > last or current - before <= (after - current) // 2):
+                i, before = before, before - 1
+            else:
+                i, after = after, after + 1
+            lines = item(i)
+            if used + height(lines) > rows:
+                break
+            shown[i] = lines
+            used += height(lines)
+        out = title.out
+        for i in sorted(shown):
+            out += shown[i]
+        return out
 
     def _click(self, i: int):
         def handler(mouse_event):
@@ -334,8 +409,19 @@ class ReplayViewer:
             return 100
 
     def _side_width(self) -> int:
-        """The move list: 44 columns, less on a narrow terminal (the table keeps two thirds)."""
-        return max(20, min(44, self._columns() // 3))
+        """The move list: 3/8 of the screen, 30 columns at 80, at most 48 (the table keeps the rest)."""
+        return max(22, min(48, self._columns() * 3 // 8))
+
+    def _footer(self) -> StyleAndTextTuples:
+        return [("class:label", _(KEYS_HELP)), ("class:error", " " + self.note)]
+
+    def _height(self, fragments: StyleAndTextTuples) -> int:
+        """The rows a line of the frame takes, wrapped at the screen's width (at most 2)."""
+        return max(1, min(2, -(-len(fragment_list_to_text(fragments).rstrip()) // self._columns())))
+
+    def _body_rows(self) -> int:
+        """The rows between the header and the keys."""
+        return self._rows() - self._height(self._header()) - self._height(self._footer())
 
     def _rows(self) -> int:
         try:
@@ -356,10 +442,11 @@ class ReplayViewer:
         )
         root = HSplit(
             [
-                Window(FormattedTextControl(self._header), height=Dimension(min=1, max=2), wrap_lines=True),
+                Window(FormattedTextControl(self._header), height=lambda: Dimension.exact(self._height(self._header())),
+                       wrap_lines=True),
                 body,
-                Window(FormattedTextControl(lambda: [("class:label", _(KEYS_HELP)), ("class:error", " " + self.note)]),
-                       height=Dimension(min=1, max=2), wrap_lines=True),
+                Window(FormattedTextControl(self._footer), height=lambda: Dimension.exact(self._height(self._footer())),
+                       wrap_lines=True),
             ]
         )
         return Application(layout=Layout(root), key_bindings=self._keys(), style=STYLE, full_screen=True,

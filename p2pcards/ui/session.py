@@ -118,7 +118,8 @@ class FinishedDeal:
     hands: list[list[str]] | None    # every seat's cards at the end, None if not known
     match_scores: list[int]          # match totals after this deal, per side
     match_chips: list[int] | None    # per seat, chip games
-    bank: int = 0
+    bank: int = 0                    # the bank after the deal
+    bank_won: int = 0                # what the deal's winner took from the bank as the match ended
 
 
 def final_hands(game, state) -> list[list[str]] | None:
@@ -363,7 +364,7 @@ class LocalSession:
             self._finished.append(FinishedDeal(
                 len(self._finished) + 1, self._last_deal, final_hands(self.game, self._state),
                 list(self.match.scores), list(self.match.chips) if self.match.chips is not None else None,
-                self.match.bank))
+                self.match.bank, self.match.bank_won()))
             self._log(deal_summary(self.game, self.names, self.options, self._last_deal))
             deals += 1
             if self.game.match_over(self.match) or (self.max_deals is not None and deals >= self.max_deals):

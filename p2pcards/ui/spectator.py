@@ -28,12 +28,19 @@ import trio
 
 from p2pcards.games import IllegalAction
 from p2pcards.files import write_atomically
-from p2pcards.i18n import _, shown
+from p2pcards.i18n import _, known, shown
 from p2pcards.protocol.log import TABLE, Entry, LogError, TableInfo
 from p2pcards.protocol.machine import Violation
 from p2pcards.ui.network_session import NetworkSession
+from p2pcards.ui.render import fmt_clock
 from p2pcards.protocol.driver import SeatDriver
+from p2pcards.net.lobby import NOTICES as LOBBY_NOTICES
+from p2pcards.peer import PeerOptions, auto_play_margin
 from p2pcards.ui.session import PHASE_ABORTED, PHASE_OVER
+
+
+RECONNECT_EVERY = 2.0  # seconds between tries to reach a host that went away
+DEFAULT_TIMEOUT = 120.0  # a table's turn time and time to come back when entry 0 does not say
 
 
 class WatchError(Exception):
@@ -62,12 +69,21 @@ class Spectator:
         self._connect = connect  # tests: an async context manager factory in place of watch_table
         self.lobby = None  # the latest LobbyView
         self.table = None  # the TableDescription, once the table is made
-        self.table_news: list[tuple[int, str]] = []  # who came and went: a spectator is told nothing
+        # Who came and went, as the host tells it: (seat, "left" | "lost" | "back"), taken by the session;
+        # who is away since when, and who left on purpose (their clocks beside their names).
+        self.table_news: list[tuple[int, str]] = []
+        self.down_since: dict[int, float] = {}
+        self.left_on_purpose: set[int] = set()
+        self._turn_restarted: tuple[int, int] | None = None  # (seat, log length) of its last fresh turn
         self.driver: SeatDriver | None = None
         self.chat_seen: list[tuple[int, str]] = []  # (seat, text) from logged entries; the session drains it
         self.ended: str | None = None  # the host's reason, after a clean end
         self.error: str | None = None
         self._progress_at: float | None = None
+        # The host's connection broke mid-game: when the table stops waiting
+        # for it (its time to come back); None while it is there.
+        self.host_back_by: float | None = None
+        self.host_returned = False  # it broke and came back (the screen says so once)
 
     # ----- what a session reads
     @property
@@ -87,9 +103,46 @@ class Spectator:
         after ``turn_timeout``); None while there is no clock to show."""
         if self.driver is None or self.finished or self.error or self._progress_at is None:
             return None
-        extra = self.driver.log.table.extra
-        timeout = extra.get("turn_timeout") if isinstance(extra, dict) else None
-        return self._progress_at + timeout if isinstance(timeout, (int, float)) and timeout > 0 else None
+        return self._progress_at + self.options.turn_timeout
+
+    @property
+    def options(self) -> PeerOptions:
+        """The table's clocks, as entry 0 sets them (the defaults where it does not)."""
+        extra = self.driver.log.table.extra if self.driver is not None else None
+        extra = extra if isinstance(extra, dict) else {}
+
+        def seconds(key: str) -> float:
+            value = extra.get(key)
+            return float(value) if isinstance(value, (int, float)) and value > 0 else DEFAULT_TIMEOUT
+
+        return PeerOptions(turn_timeout=seconds("turn_timeout"), rejoin_timeout=seconds("rejoin_timeout"))
+
+    def gives_up_at(self, seat: int) -> float:
+        """When the table stops waiting for ``seat``, as near as a spectator
+        can tell: the turn's time and the players' margin from the last
+        entry, or its time to come back if its connection broke."""
+        options = self.options
+        until = (self._progress_at or trio.current_time()) + options.turn_timeout \
+            + auto_play_margin(options.turn_timeout)
+        if seat in self.down_since:
+            until = max(until, self.down_since[seat] + options.rejoin_timeout)
+        return until
+
+    def _heard(self, news: "TableNews") -> None:
+        if news.what == "back":
+            self.down_since.pop(news.seat, None)
+            self.left_on_purpose.discard(news.seat)
+            place = (news.seat, len(self.driver.log))
+            if self.driver.machine.expect().author == news.seat and self._turn_restarted != place:
+                # As the players do (table.md §3): the seat due, back, has its turn afresh.
+                self._turn_restarted = place
+                self._progress_at = trio.current_time()
+        else:
+            self.down_since.setdefault(news.seat, trio.current_time())
+            if news.what == "left":
+                self.left_on_purpose.add(news.seat)
+        self.table_news.append((news.seat, news.what))
+        del self.table_news[:-64]
 
     def status_lines(self) -> list[str]:
         """The waiting screen before the table: the lobby as it fills."""
@@ -104,7 +157,7 @@ class Spectator:
                                                                         fingerprint=s.fingerprint)
                   for s in view.seats]
         if view.notice:
-            lines.append(view.notice)
+            lines.append(known(view.notice, LOBBY_NOTICES))  # the host's words, in English on the wire
         if self.table is not None:
             lines.append(_("The table is made; waiting for the players to sign it\u2026"))
         return lines
@@ -119,29 +172,31 @@ class Spectator:
             raise
 
     async def _run(self, on_change: Callable[[], None]) -> None:
-        from p2pcards.net import LobbyView, LogEntry, NetError, TableDescription, watch_table
+        from p2pcards.net import NetError, ProtocolError
 
-        host, port = self.address
-        connect = self._connect or (lambda: watch_table(host, port, private_key=self.private_key, name=self.name,
-                                                        dead_after=self.dead_after))
-        try:
-            async with connect() as watch:
-                async for item in watch:
-                    if isinstance(item, LobbyView):
-                        self.lobby = item
-                    elif isinstance(item, TableDescription):
-                        self.table = item
-                    elif isinstance(item, LogEntry):
-                        self._take(item.index, item.data)
-                        self._progress_at = trio.current_time()
-                    on_change()
-                reason = watch.ended or _("the connection ended")
-        except NetError as exc:
-            if self.driver is None:
-                raise WatchError(_("cannot watch the table at {address}: {error}").format(
-                    address=self.label, error=exc)) from None
-            raise WatchError(_("lost the host after entry {index}: {error}").format(
-                index=len(self.driver.log) - 1, error=exc)) from None
+        while True:
+            try:
+                reason, lost = await self._follow(on_change)
+            except NetError as exc:
+                if self.driver is None:
+                    raise WatchError(_("cannot watch the table at {address}: {error}").format(
+                        address=self.label, error=exc)) from None
+                if isinstance(exc, ProtocolError):  # the host misbehaves: no waiting for it
+                    raise WatchError(_("lost the host after entry {index}: {error}").format(
+                        index=len(self.driver.log) - 1, error=exc)) from None
+                reason, lost = str(exc), True  # gone silent, or not back yet
+            if self.finished or not lost or self.driver is None:
+                break
+            # The host's connection broke mid-game: the table waits for it to
+            # come back (p2pcards resume), and so does the watch.
+            now = trio.current_time()
+            if self.host_back_by is None:
+                self.host_back_by = now + self.options.rejoin_timeout
+                on_change()
+            if now >= self.host_back_by:
+                break
+            await trio.sleep(min(RECONNECT_EVERY, self.host_back_by - now))
+        self.host_back_by = None
         if not self.finished:
             # Translators: {reason} is the host's own words (may be English).
             if self.driver is None:
@@ -150,6 +205,40 @@ class Spectator:
                 index=len(self.driver.log) - 1, reason=reason))
         self.ended = reason
         on_change()
+
+    async def _follow(self, on_change: Callable[[], None]) -> tuple[str, bool]:
+        """One connection to the host, followed until it ends: the host's
+        reason, and whether the connection broke (rather than ended)."""
+        from p2pcards.net import LobbyView, LogEntry, TableDescription, TableNews, watch_table
+
+        host, port = self.address
+        connect = self._connect or (lambda: watch_table(host, port, private_key=self.private_key, name=self.name,
+                                                        dead_after=self.dead_after))
+        async with connect() as watch:
+            if self.host_back_by is not None:
+                self.host_back_by = None  # back: the feed starts again from entry 0
+                self.host_returned = True
+                on_change()
+            async for item in watch:
+                if isinstance(item, LobbyView):
+                    self.lobby = item
+                elif isinstance(item, TableDescription):
+                    if self.table is not None and item.session_id != self.table.session_id:
+                        raise WatchError(_("the host came back with another table"))
+                    self.table = item
+                elif isinstance(item, LogEntry):
+                    if self.driver is not None and item.index < len(self.driver.log):
+                        if self.driver.log[item.index].raw != item.data:
+                            raise WatchError(_("the host came back with another entry {index} than it sent "
+                                               "before").format(index=item.index))
+                        continue  # had it: the feed after a return starts from entry 0
+                    self._take(item.index, item.data)
+                    self._progress_at = trio.current_time()
+                elif isinstance(item, TableNews):
+                    if self.driver is not None and 0 <= item.seat < self.driver.machine.players:
+                        self._heard(item)
+                on_change()
+            return watch.ended or _("the connection ended"), getattr(watch, "lost", False)
 
     def _take(self, index: int, data: bytes) -> None:
         """Verify entry ``index`` as the next one of the log, or stop the watch."""
@@ -235,6 +324,18 @@ class SpectatorSession(NetworkSession):
     def legal_actions(self) -> list[dict]:
         return []
 
+    def turn_deadline(self) -> float | None:
+        """The clock of the player to act, as near as a spectator can tell it
+        (from when the last entry came); for a player whose connection broke,
+        the table's wait for them."""
+        spectator = self.peer
+        if spectator is None or spectator.turn_deadline() is None:
+            return None
+        waited = spectator.machine.expect().author
+        if waited in spectator.down_since:
+            return self._back_by(waited)
+        return spectator.turn_deadline()
+
     def hint(self) -> dict | None:
         return None
 
@@ -251,8 +352,18 @@ class SpectatorSession(NetworkSession):
         raise IllegalAction(_("the players deal on by themselves; a spectator waits"))
 
     def peer_status(self) -> dict[int, str]:
+        """Who is blamed, and who is away with the time the table waits for them (as the host tells it)."""
         machine = self._machine
-        return {} if machine is None else {s: "blamed" for s in machine.excluded}
+        if machine is None:
+            return {}
+        out = {s: "blamed" for s in machine.excluded}
+        if machine.finished or machine.aborted:
+            return out
+        now = trio.current_time()
+        for seat in self.peer.down_since:
+            if seat not in out:
+                out[seat] = self._away_words(seat, self._back_by(seat) - now)
+        return out
 
 
 # ----- the command
@@ -280,6 +391,8 @@ async def watch_on(ui, spectator: Spectator, out: str | None = None) -> int:
     session = SpectatorSession()
     ui.set_status(*spectator.status_lines())
 
+    host_away = [False]
+
     def on_change() -> None:
         if spectator.driver is None:
             ui.set_status(*spectator.status_lines())
@@ -289,6 +402,14 @@ async def watch_on(ui, spectator: Spectator, out: str | None = None) -> int:
             ui.show(session)
             ui.say(_("You are watching: you see what lies open on the table, never a hand. quit leaves."),
                    "class:label")
+        if (spectator.host_back_by is not None) != host_away[0]:
+            host_away[0] = not host_away[0]
+            if host_away[0]:
+                wait = fmt_clock(spectator.host_back_by - trio.current_time())
+                ui.say(_("The host's connection broke; the table waits {clock} for it to come back, "
+                         "and so does this watch.").format(clock=wait), "class:warn")
+            else:
+                ui.say(_("The host is back; the watch goes on."), "class:label")
         session.changed()
 
     try:

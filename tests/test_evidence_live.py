@@ -1,0 +1,76 @@
+"""Baseless accusations and floods against real peers over loopback (issue 23,
+items 2, 3 and 5): every honest peer refuses what proves nothing, the victim
+is never blamed, the honest logs agree, and the audit of every log (the
+cheater's own included) gives the live verdict."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from p2pcards.audit import audit_file
+from tests.helpers import play_network_match
+
+# (cheat, the kind of the abort that answers it at the live table)
+BASELESS = [("baseless-abort", "false-accusation"), ("own-entry-abort", "false-accusation"),
+            ("unrelated-abort", "false-accusation"), ("empty-equivocate", "false-accusation"),
+            ("chained-false-accusation", "false-accusation"), ("own-place-abort", "false-accusation")]
+# The flooder sends from its own turn loop, a few hundred entries while others
+# are to play: a turn time it does not miss on a loaded machine.
+FLOOD_TURN_TIMEOUT = 10
+
+
+def _check(results, cheater: int, kind: str | None):
+    """The honest seats' logs are one; the live verdict blames the cheater
+    alone (of ``kind``), or nobody (None); the audit of every seat's log says
+    the same."""
+    honest = [r for r in results if r.seat != cheater]
+    logs = [open(r.log_path, "rb").read() for r in honest]
+    assert all(log == logs[0] for log in logs), "honest peers' logs differ"
+    machine = honest[0].driver.machine
+    assert machine.finished
+    live = [(v.seat, v.kind) for _, v in machine.aborts]
+    assert live == ([] if kind is None else [(cheater, kind)]), live
+    for r in results:
+        report = audit_file(r.log_path)
+        blamed = {v["seat"] for v in report.violations}
+        if kind is None:
+            assert report.exit_code == 0, report.as_json()
+        else:
+            assert report.exit_code == 1 and blamed == {cheater}, (r.seat, report.as_json())
+
+
+@pytest.mark.parametrize("cheat,kind", BASELESS, ids=[c for c, _ in BASELESS])
+async def test_a_baseless_abort_blames_the_referee_never_the_victim(cheat, kind, tmp_path):
+    results = await play_network_match("bura", 3, {"rounds": 1}, tmp_path, cheat=cheat, cheater=0, turn_timeout=3)
+    _check(results, 0, kind)
+
+
+async def test_aborts_naming_nobody_cannot_flood_the_log(tmp_path):
+    """Item 3: sixty aborts naming nobody, each with about 1 MB of junk
+    evidence: the first is refused (evidence that is no entry), its author
+    blamed; none reaches a log, and the match ends."""
+    results = await play_network_match("bura", 3, {"rounds": 1}, tmp_path, cheat="nobody-abort-flood", cheater=2,
+                                       turn_timeout=3)
+    _check(results, 2, "bad-entry")
+    for r in results:
+        assert os.path.getsize(r.log_path) < 2_000_000, os.path.getsize(r.log_path)  # one quoted abort at most
+
+
+async def test_a_flood_ahead_built_on_the_log_convicts_the_flooder(tmp_path):
+    """Item 5: two thousand signed entries for places ahead, built on the
+    log's last entry (so they are this table's): misplaced, the flooder is
+    convicted and the others finish."""
+    results = await play_network_match("bura", 3, {"rounds": 1}, tmp_path, cheat="flood-ahead", cheater=1,
+                                       turn_timeout=FLOOD_TURN_TIMEOUT)
+    _check(results, 1, "misplaced")
+
+
+async def test_a_flood_ahead_built_on_nothing_known_is_dropped_and_the_match_ends(tmp_path):
+    """Item 5: entries for places ahead built on nothing the log holds prove
+    nothing (they could be another table's, signed with the same key): they
+    are kept within bounds, nobody is convicted, and the match ends."""
+    results = await play_network_match("bura", 3, {"rounds": 1}, tmp_path, cheat="flood-ahead-unbound", cheater=1,
+                                       turn_timeout=FLOOD_TURN_TIMEOUT)
+    _check(results, 1, None)
