@@ -1,6 +1,9 @@
 """Internet tables over loopback, through the real magic-wormhole Mailbox
 server and Transit Relay (started as processes): invite codes, the relay
-between every pair of seats, a wrong code. The NAT lab is test_internet_nat.py."""
+between every pair of seats (``relay_only``: on loopback every seat could
+reach every other directly), direct connections where they can, a wrong
+code, the relay restarted mid-game, a watcher, what the relay sees. The NAT
+lab is test_internet_nat.py, the command line test_internet_cli.py."""
 
 import pytest
 import trio
@@ -81,8 +84,10 @@ async def play_internet_match(servers, game, players, options, tmp_path, fail_af
     return [results[i] for i in range(players)]
 
 
-async def test_a_match_through_codes_and_the_relay(servers, tmp_path, relay_only):
-    results = await play_internet_match(servers, "warkocz", 3, {"target": 4}, tmp_path)
+@pytest.mark.parametrize("game,options", [("warkocz", {"target": 4}), ("bura", {"rounds": 1}),
+                                          ("kanasta", {"table.deals": 1}), ("kanaszta", {"table.deals": 1})])
+async def test_a_match_through_codes_and_the_relay(servers, tmp_path, relay_only, game, options):
+    results = await play_internet_match(servers, game, 3, options, tmp_path)
     logs = [open(r.log_path, "rb").read() for r in results]
     assert all(log == logs[0] for log in logs)
     assert results[0].driver.machine.finished and not results[0].driver.machine.aborted
