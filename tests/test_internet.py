@@ -200,16 +200,9 @@ class RecordingProxy:
         scope.cancel()
 
 
-def _windows(data: bytes, size: int) -> set[bytes]:
-    return {data[i:i + size] for i in range(len(data) - size + 1)}
-
-
-async def test_the_relay_sees_no_name_key_card_or_move(servers, tmp_path, relay_only):
-    """Everything the relay carried for a whole match: none of the players'
-    names, keys or fingerprints, no message type, and not one 12-byte piece
-    of the match's log (which holds every card dealt open and every move)."""
-    from p2pcards.net.messages import fingerprint
-
+async def match_recorded_at_the_relay(servers, tmp_path):
+    """A warkocz match whose players know the proxy as their relay: (the seats'
+    results, every byte the relay carried)."""
     host, port = servers.relay_address(LOCAL).rsplit(":", 1)
     proxy = RecordingProxy((host, int(port)))
     async with trio.open_nursery() as nursery:
@@ -224,7 +217,20 @@ async def test_the_relay_sees_no_name_key_card_or_move(servers, tmp_path, relay_
 
         results = await play_internet_match(Through, "warkocz", 3, {"target": 2}, tmp_path)
         nursery.cancel_scope.cancel()
-    seen = bytes(proxy.seen)
+    return results, bytes(proxy.seen)
+
+
+def _windows(data: bytes, size: int) -> set[bytes]:
+    return {data[i:i + size] for i in range(len(data) - size + 1)}
+
+
+async def test_the_relay_sees_no_name_key_card_or_move(servers, tmp_path, relay_only):
+    """Everything the relay carried for a whole match: none of the players'
+    names, keys or fingerprints, no message type, and not one 12-byte piece
+    of the match's log (which holds every card dealt open and every move)."""
+    from p2pcards.net.messages import fingerprint
+
+    results, seen = await match_recorded_at_the_relay(servers, tmp_path)
     assert len(seen) > 10_000  # the whole match went through it
     log = open(results[0].log_path, "rb").read()
     driver = results[0].driver
@@ -300,20 +306,7 @@ async def test_seats_that_reach_each_other_connect_directly_and_spare_the_relay(
     """Direct first: on loopback every seat answers at the address it sees for
     itself, so the relay carries nothing of the match (only waiting connections
     knock at it)."""
-    host, port = servers.relay_address(LOCAL).rsplit(":", 1)
-    proxy = RecordingProxy((host, int(port)))
-    async with trio.open_nursery() as nursery:
-        await nursery.start(proxy.run)
-
-        class Through:
-            mailbox_url = servers.mailbox_url
-
-            @staticmethod
-            def relay_address(_host):
-                return f"{LOCAL}:{proxy.port}"
-
-        results = await play_internet_match(Through, "warkocz", 3, {"target": 2}, tmp_path)
-        nursery.cancel_scope.cancel()
+    results, seen = await match_recorded_at_the_relay(servers, tmp_path)
     assert audit_file(results[0].log_path).exit_code == 0
-    relayed = bytes(proxy.seen).replace(b"\n", b"\n\0").split(b"\0")
+    relayed = seen.replace(b"\n", b"\n\0").split(b"\0")
     assert all(line.startswith(b"please relay ") for line in relayed if line), relayed[:3]
