@@ -310,3 +310,25 @@ async def test_seats_that_reach_each_other_connect_directly_and_spare_the_relay(
     assert audit_file(results[0].log_path).exit_code == 0
     relayed = seen.replace(b"\n", b"\n\0").split(b"\0")
     assert all(line.startswith(b"please relay ") for line in relayed if line), relayed[:3]
+
+
+async def test_a_hostile_mailbox_server_cannot_write_to_the_terminal():
+    """The server's error text reaches the player: controls (ESC) become '?'."""
+    from trio_websocket import serve_websocket
+
+    from p2pcards.net.invite import redeem
+    from p2pcards.net.rendezvous import CodeError
+
+    async def hostile(request):
+        ws = await request.accept()
+        await ws.send_message('{"type": "welcome", "welcome": {}}')
+        await ws.get_message()  # bind
+        await ws.send_message('{"type": "error", "error": "\\u001b[2Jgone"}')
+        await ws.get_message()
+
+    async with trio.open_nursery() as nursery:
+        server = await nursery.start(serve_websocket, hostile, LOCAL, 0, None)
+        with pytest.raises(CodeError) as refused:
+            await redeem(f"ws://{LOCAL}:{server.port}/v1", "7-1234-5678", b"k" * 32)
+        nursery.cancel_scope.cancel()
+    assert "\x1b" not in str(refused.value) and "?[2Jgone" in str(refused.value)

@@ -81,3 +81,14 @@ def _cwd(pid: str) -> str | None:
         return os.readlink(f"/proc/{pid}/cwd")
     except OSError:
         return None
+
+
+@pytest.mark.parametrize("text", ["relay.example", "relay.example:0", "relay.example:99999", "\x1b[2J:4001",
+                                  "a b:4001", ":4001"])
+def test_a_relay_address_must_be_host_and_port(text):
+    from p2pcards.net.relay import parse_relay
+
+    with pytest.raises(ValueError):
+        parse_relay(text)
+    assert parse_relay("tcp:relay.example:4001") == ("relay.example", 4001)
+    assert parse_relay("[::1]:4001") == ("::1", 4001)

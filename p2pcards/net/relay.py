@@ -58,7 +58,9 @@ def parse_relay(text: str) -> tuple[str, int]:
     if body.startswith("tcp:"):
         body = body[4:]
     host, sep, port = body.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+    # (A host name is what a resolver takes: no space, no control; it may come from another player.)
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536 \
+            or not host.isprintable() or any(c.isspace() for c in host):
         raise ValueError(BAD_RELAY.format(text=repr(text)))
     return host.strip("[]"), int(port)
 

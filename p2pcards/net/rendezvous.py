@@ -38,6 +38,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from ..i18n import N_
 from .errors import NetError
+from .messages import printable
 
 log = logging.getLogger("p2pcards.net.rendezvous")
 
@@ -117,15 +118,15 @@ class Mailbox:
         try:
             raw = await self.ws.get_message()
         except WsClosed as exc:
-            raise CodeError(CANNOT_REACH.format(url=self.url, reason=str(exc.reason or "closed"))) from None
+            raise CodeError(CANNOT_REACH.format(url=self.url, reason=printable(str(exc.reason or "closed"), 200))) from None
         try:
             msg = json.loads(raw)
         except (ValueError, TypeError):
             raise CodeError(SERVER_REFUSED.format(reason="not JSON")) from None
         if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
             raise CodeError(SERVER_REFUSED.format(reason="no message type"))
-        if msg["type"] == "error":
-            raise CodeError(SERVER_REFUSED.format(reason=str(msg.get("error"))[:200]))
+        if msg["type"] == "error":  # the server's own words, made safe for a terminal
+            raise CodeError(SERVER_REFUSED.format(reason=printable(str(msg.get("error")), 200)))
         return msg
 
     async def _expect(self, mtype: str) -> dict:
