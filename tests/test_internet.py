@@ -304,12 +304,14 @@ async def test_a_watcher_follows_the_table_with_a_code(servers, tmp_path):
 
 async def test_seats_that_reach_each_other_connect_directly_and_spare_the_relay(servers, tmp_path):
     """Direct first: on loopback every seat answers at the address it sees for
-    itself, so the relay carries nothing of the match (only waiting connections
-    knock at it)."""
+    itself, so the relay carries nothing of the match: waiting connections
+    knocking at it and at most a few handshakes refused while a seat was still
+    starting (a relayed match carries far more: the test above)."""
     results, seen = await match_recorded_at_the_relay(servers, tmp_path)
     assert audit_file(results[0].log_path).exit_code == 0
-    relayed = seen.replace(b"\n", b"\n\0").split(b"\0")
-    assert all(line.startswith(b"please relay ") for line in relayed if line), relayed[:3]
+    knocks = sum(len(line) for line in seen.replace(b"\n", b"\n\0").split(b"\0")
+                 if line.startswith(b"please relay "))
+    assert len(seen) - knocks < 5_000, len(seen) - knocks
 
 
 async def test_a_hostile_mailbox_server_cannot_write_to_the_terminal():

@@ -13,16 +13,17 @@ import trio
 from .. import limits as field_limits
 from ..i18n import N_
 from .admission import WaitingRoom
-from .errors import HandshakeError, NetError, NotReady, Rejected
+from .errors import HandshakeError, NetError, NotReady
 from .framing import FramedStream, Limits
 from .ratelog import RateLimitedLog
 from .tasks import background_tasks
-from .handshake import (DEFAULT_HANDSHAKE_TIMEOUT, TIMED_OUT, UNEXPECTED_KEY, Channel, Hello, Identity, ReplayGuard,
+from .handshake import (DEFAULT_HANDSHAKE_TIMEOUT, REJECTED, TIMED_OUT, UNEXPECTED_KEY, Channel, Hello, Identity, ReplayGuard,
                         initiate, respond, send_error)
 from .messages import fingerprint
 from .relay import open_envelope
 
 log = logging.getLogger("p2pcards.net.endpoint")
+REFUSED_BY_PEER = REJECTED.partition("{")[0]  # how a peer's own refusal begins
 
 DEFAULT_PORT = 7531
 
@@ -111,15 +112,21 @@ class Endpoint:
         if self.transport is not None and expect_key is not None:
             timeout = self.handshake_timeout if timeout is None else timeout
             # The peer's own address first (the same house); the relay where that fails.
-            direct = await self.transport.direct_stream((host, port))
+            direct = await self.transport.direct_stream(expect_key, (host, port))
             if direct is not None:
                 try:
-                    return await handshake_over(direct, self.identity, f"{host}:{port}", role=role,
-                                                session=session, expect_key=expect_key, timeout=timeout,
-                                                limits=self.limits)
-                except Rejected:
-                    raise  # it is reachable here, and said no (maybe "not yet"): the caller decides
+                    channel = await handshake_over(direct, self.identity, f"{host}:{port}", role=role,
+                                                   session=session, expect_key=expect_key, timeout=timeout,
+                                                   limits=self.limits)
+                    self.transport.direct_answered(expect_key, refused=False)
+                    return channel
                 except NetError as exc:
+                    # Refused ("no game in progress" while the peer is starting): the caller
+                    # retries, directly again, a few times. At a private address across the
+                    # internet another machine may answer and refuse every time: the relay then.
+                    if str(exc).startswith(REFUSED_BY_PEER) and self.transport.direct_answered(expect_key,
+                                                                                               refused=True):
+                        raise
                     log.info("direct connection to %s:%s failed (%s); through the relay", host, port, exc)
             stream = await self.transport.open_stream(expect_key, timeout)
             return await handshake_over(stream, self.identity, f"{host}:{port}", role=role, session=session,

@@ -17,10 +17,6 @@ class HandshakeError(ProtocolError):
     """The peer failed the authenticated handshake (version, key, signature, replay...)."""
 
 
-class Rejected(HandshakeError):
-    """The peer answered and refused us, saying why (so it is there to be reached)."""
-
-
 class NotReady(HandshakeError):
     """The peer asked for a game we have not opened (yet): usually a harmless race."""
 

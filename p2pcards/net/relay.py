@@ -41,6 +41,9 @@ ENVELOPE_INFO = b"p2pcards-relay-envelope-v1"
 SALT_LEN = 32
 # Seconds a direct connection to a peer's own address may take before the relay is used.
 DIRECT_FIRST_TIMEOUT = 1.0
+# Refusals in a row at a peer's own address (it is still starting?) before it is reached through the
+# relay only: across the internet a private address may be another machine's.
+DIRECT_REFUSALS = 5
 SECRET_LEN = 32
 MAX_HOST_PORT = 300  # characters of a relay address read off the wire
 MAX_ANSWER = 64  # bytes of the relay's answer line we read before giving up on it
@@ -170,6 +173,7 @@ class RelayTransport:
         self.backoff = backoff
         self._accepting: dict[bytes, bytes] = {}  # peer key -> token we wait with
         self._tokens: dict[bytes, tuple[bytes, bytes]] = {}  # peer key -> (token, psk) given, not derived
+        self._refusals: dict[bytes, int] = {}  # peer key -> refusals in a row at its own address
 
     def token_for(self, key: bytes) -> bytes:
         if key in self._tokens:
@@ -181,10 +185,11 @@ class RelayTransport:
             return self._tokens[key][1]
         return pair_psk(self.route.secret, self.endpoint.identity.public_key, key)
 
-    async def direct_stream(self, hint: tuple[str, int] | None) -> trio.SocketStream | None:
+    async def direct_stream(self, key: bytes, hint: tuple[str, int] | None) -> trio.SocketStream | None:
         """A plain connection to the peer's own address, if it answers at once
         (a player in the same house); None: use the relay."""
-        if hint is None or not hint[0] or not 0 < hint[1] < 65536 or DIRECT_FIRST_TIMEOUT <= 0:
+        if hint is None or not hint[0] or not 0 < hint[1] < 65536 or DIRECT_FIRST_TIMEOUT <= 0 \
+                or self._refusals.get(key, 0) >= DIRECT_REFUSALS:
             return None
         with trio.move_on_after(DIRECT_FIRST_TIMEOUT):
             try:
@@ -192,6 +197,12 @@ class RelayTransport:
             except OSError:
                 return None
         return None
+
+    def direct_answered(self, key: bytes, refused: bool) -> bool:
+        """Note how the peer's own address answered; True while a refusal there
+        is still worth another direct try."""
+        self._refusals[key] = self._refusals.get(key, 0) + 1 if refused else 0
+        return self._refusals[key] < DIRECT_REFUSALS
 
     async def open_stream(self, key: bytes, timeout: float) -> trio.SocketStream:
         """Dial the peer holding ``key`` through the relay."""
