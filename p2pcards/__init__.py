@@ -27,4 +27,5 @@ not through imports inside functions. ``testing`` is imported by nothing but
 """
 
 __version__ = "0.1.0"
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3  # 3: signed acknowledgements, every signed message relayed (protocol/table.md §5)
+LOG_PROTOCOLS = (2, 3)  # versions whose logs this program reads: the log's format is the same in both

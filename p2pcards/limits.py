@@ -30,6 +30,20 @@ AHEAD_BYTES_PER_AUTHOR = 2 * MAX_ENTRY  # bytes kept from one author (two full-s
 
 # What one peer's messages may take in another's inbox before its connection is read no further.
 MAX_INBOX_BYTES = 8 * MAX_FRAME  # bytes
+# What may wait in one peer's send queue: past it the connection is cut (a peer
+# that reads too slowly or not at all; it comes back as after any lost connection).
+MAX_SEND_QUEUE_BYTES = 8 * MAX_FRAME  # bytes
+# Answers to "send me what you have from here" ('have'), per asking peer: at
+# most HAVE_BURST at once, then HAVE_RATE a second; each adds entries to the
+# asker's send queue only while it holds less than HAVE_QUEUE_BYTES (the rest
+# the asker asks for again once it has taken these).
+HAVE_BURST = 16  # answers
+HAVE_RATE = 4.0  # answers a second
+HAVE_QUEUE_BYTES = 2 * MAX_FRAME  # bytes
+
+# A joiner's message to the host's lobby (accept, refuse, reveal: a few dozen
+# bytes), counted as the inbox counts it (its bytes and 64 bytes an item).
+MAX_LOBBY_MESSAGE = 16 * 1024  # bytes
 
 # Connections not yet authenticated (p2pcards.net.endpoint).
 PRE_AUTH_TIMEOUT = 3.0  # seconds a new connection has to present its hello

@@ -610,3 +610,20 @@ def multicast_loopback_problem() -> str | None:
             return None if rx.recv(64) == b"probe" else "multicast probe came back altered"
     except OSError as exc:
         return f"multicast on loopback does not work here: {exc}"
+
+
+class FakeMesh:
+    """A mesh that only records what a peer sends: (seat, message), seat None for a broadcast."""
+
+    def __init__(self):
+        self.sent: list[tuple[int | None, dict]] = []
+
+    async def broadcast(self, msg):
+        self.sent.append((None, msg))
+
+    async def send(self, seat, msg):
+        self.sent.append((seat, msg))
+        return True
+
+    def queued_bytes(self, seat):
+        return 0

@@ -178,6 +178,19 @@ class Lab:
     def link_down(self, peer: str) -> None:
         _run("ip", "-n", self.ns[peer], "link", "set", "eth0", "down")
 
+    def _blackhole(self, action: str, a: str, b: str) -> None:
+        for src, dst in ((a, b), (b, a)):
+            _run("ip", "-n", self.router, "rule", action, "from", f"10.77.{SUBNET[src]}.0/24",
+                 "to", f"10.77.{SUBNET[dst]}.0/24", "blackhole")
+
+    def cut(self, a: str, b: str) -> None:
+        """Only the path between peers a and b goes dark (the router drops it
+        both ways); each still reaches the third."""
+        self._blackhole("add", a, b)
+
+    def heal(self, a: str, b: str) -> None:
+        self._blackhole("del", a, b)
+
     def impair(self, peer: str, delay_ms: float, loss: float, *, force_userspace: bool = False,
                seed: int = 1) -> dict:
         """Delay (ms, each direction) and loss (0..1, each direction) on ``peer``'s link."""

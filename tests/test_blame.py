@@ -6,6 +6,7 @@ nothing is judged a false accusation while a reveal it needs is missing."""
 from __future__ import annotations
 
 import pytest
+import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from fuzz import kit
@@ -15,6 +16,7 @@ from p2pcards.protocol.log import Entry, GameLog, make_entry
 from p2pcards.protocol.machine import ABORT, ACTION, SHUFFLE, Violation
 from p2pcards.peer import TablePeer, auto_play_margin
 from p2pcards.protocol.driver import SeatDriver
+from tests.helpers import FakeMesh
 
 
 @pytest.fixture(scope="module")
@@ -156,17 +158,6 @@ def test_no_abort_after_the_fully_signed_end(bura3):
         d.machine.accept(late)
 
 
-class FakeMesh:
-    def __init__(self):
-        self.sent: list[tuple[int | None, dict]] = []
-
-    async def broadcast(self, msg):
-        self.sent.append((None, msg))
-
-    async def send(self, seat, msg):
-        self.sent.append((seat, msg))
-
-
 async def _peer(m, seat: int, k: int) -> tuple[TablePeer, FakeMesh]:
     driver = _seats_at(m, k)[seat]
     mesh = FakeMesh()
@@ -176,12 +167,14 @@ async def _peer(m, seat: int, k: int) -> tuple[TablePeer, FakeMesh]:
 
 
 async def test_a_peer_holding_the_entry_answers_a_false_silence_abort(bura3):
-    """Item 2 at the peer: seat 2 holds seat 1's entry at k; the referee's
-    silence abort for k (even with seat 0's own attestation) is refused, the
-    entry goes to everybody, and the referee is accused of a false accusation."""
+    """Item 2 at the peer: seat 2 holds seat 1's entry at k, final (the
+    referee acknowledged it); the referee's silence abort for k is refused,
+    the entry goes to everybody, and the referee is accused of a false
+    accusation."""
     m = bura3
     k = _first(m, ACTION, 1)
     peer, mesh = await _peer(m, 2, k + 1)
+    peer.driver.finalize(k + 1)
     before = peer.driver.log[k]
     spectator = _at(m, k)
     abort = _silence_abort(m, spectator, 0, 1, [_attest(m, spectator, 0, 1)])
@@ -207,6 +200,58 @@ async def test_a_peer_holding_the_entry_answers_a_false_silence_abort(bura3):
     play_out(seats, bots=[], max_entries=20)
     report = audit_log(seats[1].log)
     assert report.exit_code == VIOLATIONS and {v["seat"] for v in report.violations} == {0}, report.as_json()
+
+
+@pytest.mark.parametrize("attesters", [[0], [0, 2]])
+async def test_the_heal_race_never_blames_the_referee(bura3, attesters):
+    """Issue 23: seat 1's entry for k (not final: the referee never had it)
+    and the referee's silence abort for k cross as a cut heals (a majority
+    attests it, or the referee's connection broke after the entry came).
+    Whoever holds the entry lets the abort take its place, as any abort takes
+    the place of an entry not final, and accuses nobody; seat 1 itself too.
+    All end with the same log, and its audit blames the referee in no case."""
+    m = bura3
+    k = _first(m, ACTION, 1)
+    spectator = _at(m, k)
+    abort = _silence_abort(m, spectator, 0, 1, [_attest(m, spectator, s, 1) for s in attesters])
+    logs = []
+    for seat in (1, 2):
+        peer, mesh = await _peer(m, seat, k + 1)
+        assert peer.driver.final_len == k
+        # The entry came just as the referee gave up on it, the turn's time after the place opened.
+        peer._head_final_at = (k, trio.current_time() - peer.options.turn_timeout - 1)
+        await peer._take(abort)
+        assert peer.driver.log[k].raw == abort.raw and len(peer.driver.log) == k + 1
+        assert peer.accusation is None
+        logs.append([e.raw for e in peer.driver.log.entries])
+        log = GameLog()
+        for e in peer.driver.log.entries:
+            log.append(e)
+        report = audit_log(log)
+        assert not report.violations or {v["seat"] for v in report.violations} == {1}, report.as_json()
+        assert report.exit_code == (VIOLATIONS if len(attesters) == 2 else UNFINISHED)
+    assert logs[0] == logs[1]
+    # The entry the abort replaced, coming in late, is no fault of its author either.
+    late = m.entries[k]
+    await peer._take(late)
+    assert peer.accusation is None and peer.driver.log[k].raw == abort.raw
+
+
+async def test_a_premature_minority_abort_of_an_entry_we_hold_is_a_false_accusation(bura3):
+    """The cheat the race must not excuse: seat 2 holds seat 1's entry, and
+    the referee alone accuses seat 1 of silence there sooner than anybody's
+    turn could have run out. The entry stays, goes to everybody again, and
+    the referee is accused."""
+    m = bura3
+    k = _first(m, ACTION, 1)
+    spectator = _at(m, k)
+    abort = _silence_abort(m, spectator, 0, 1, [_attest(m, spectator, 0, 1)])
+    peer, mesh = await _peer(m, 2, k + 1)
+    peer._head_final_at = (k, trio.current_time() - 1)  # the place opened a second ago
+    await peer._take(abort)
+    assert peer.driver.log[k].raw == m.entries[k].raw
+    assert (None, {"t": "entry", "raw": m.entries[k].raw}) in mesh.sent
+    assert (peer.accusation[0].seat, peer.accusation[0].kind) == (0, "false-accusation")
 
 
 async def test_a_silence_abort_waits_for_the_peers_own_clock(bura3):
@@ -245,12 +290,15 @@ async def test_bad_silence_messages_never_escape_the_event_loop(bura3):
     for att in [None, 7, b"", b"\x96" * 30, "x", [1, 2], {"a": 1}]:
         await peer._message(0, {"t": "silence", "att": att})
     assert not peer.attestations
-    # A valid attestation relayed by another seat than its signer is not kept.
+    # A valid attestation relayed by another seat is taken for its signer
+    # (table.md §5) and passed on once, to every seat but the one it came from.
     d = _at(bura3, 3)
-    await peer._message(1, {"t": "silence", "att": _attest(bura3, d, 0, 1)})
-    assert not peer.attestations
-    await peer._message(0, {"t": "silence", "att": _attest(bura3, d, 0, 1)})
+    att = _attest(bura3, d, 0, 1)
+    await peer._message(1, {"t": "silence", "att": att})
     assert list(peer.attestations.values())[0].keys() == {0}
+    assert mesh.sent == [(0, {"t": "silence", "att": att})]
+    await peer._message(0, {"t": "silence", "att": att})  # a second copy: taken once, not passed on again
+    assert mesh.sent == [(0, {"t": "silence", "att": att})]
 
 
 def test_no_accusation_is_judged_false_while_a_reveal_it_needs_is_missing(bura3):

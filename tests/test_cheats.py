@@ -172,3 +172,20 @@ async def test_partition_of_two_players_convicts_nobody(tmp_path, monkeypatch):
         assert not r.driver.machine.finished
     both = audit_pair(results[0].log_path, results[1].log_path)
     assert both.exit_code == 3 and not both.violations, both.as_json()
+
+
+def test_a_table_stopped_without_a_verdict_keeps_the_honest_log(tmp_path):
+    """Issue 23, item 7: at two players a seat that withholds its key cannot be
+    convicted (one attestation of two is no majority): the table stops. The
+    honest seat's unfinished log is kept all the same, and its audit (exit 3,
+    nobody blamed) says whose entry the table was waiting for."""
+    from p2pcards.cli.selfplay import selfplay
+    from p2pcards.cli.subcommands import format_report
+
+    out = tmp_path / "stopped.p2plog"
+    summary = selfplay("warkocz", 2, 1, str(out), cheat="withhold-key", cheater=1, workdir=str(tmp_path / "work"),
+                       options={"table.turn_timeout": 2, "table.rejoin_timeout": 2}, timeout=300)
+    assert summary["seats_finished"] == [] and summary["seats_unfinished"] == [0], summary
+    report = audit_file(out)
+    assert report.exit_code == 3 and not report.violations, report.as_json()
+    assert "the table was waiting for seat 1's keys to cards" in format_report(report)

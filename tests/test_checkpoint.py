@@ -318,3 +318,39 @@ def _entry_of(data: bytes) -> int:
     start = len(checkpoint.MAGIC) + 4
     length = int.from_bytes(data[len(checkpoint.MAGIC):start], "big")
     return msgpack.unpackb(data[start:start + length])["entry"]
+
+
+def _pickle_naming(module: str, name: str, argument: str) -> bytes:
+    """A protocol-4 pickle that calls module.name(argument), where name may be
+    dotted (protocol 4 resolves dotted names, so a module's imports are reachable)."""
+    def text(s: str) -> bytes:
+        raw = s.encode()
+        return pickle.SHORT_BINUNICODE + bytes([len(raw)]) + raw
+
+    return (pickle.PROTO + b"\x04" + text(module) + text(name) + pickle.STACK_GLOBAL + text(argument)
+            + pickle.TUPLE1 + pickle.REDUCE + pickle.STOP)
+
+
+@pytest.mark.parametrize("module,name", [
+    ("p2pcards.files", "os.system"),  # a module of ours that imports os
+    ("p2pcards.protocol.checkpoint", "os.system"),
+    ("p2pcards.protocol.machine", "TableMachine.__init__.__globals__"),
+    ("p2pcards", "__builtins__"),
+    ("builtins", "eval"),
+    ("posix", "system"),
+])
+def test_a_snapshot_naming_anything_off_the_allow_list_is_refused_even_with_a_valid_mac(bura, tmp_path, caplog,
+                                                                                       monkeypatch, module, name):
+    """The red team's attack (issue 23): ``os.system`` reached through a
+    p2pcards module's imports. The snapshot's classes come from a fixed table."""
+    import hashlib
+    import hmac
+
+    monkeypatch.chdir(tmp_path)
+    good = _last_checkpoint(bura)
+    start = len(checkpoint.MAGIC) + 4
+    length = int.from_bytes(good[len(checkpoint.MAGIC):start], "big")
+    body = good[:start + length] + _pickle_naming(module, name, "touch pwned")
+    hostile = body + hmac.new(checkpoint._mac_key(bura.signers[1]), body, hashlib.sha256).digest()
+    assert "damaged snapshot" in _resumed_with(bura, tmp_path, caplog, hostile)
+    assert not (tmp_path / "pwned").exists()

@@ -92,3 +92,15 @@ def test_a_relay_address_must_be_host_and_port(text):
         parse_relay(text)
     assert parse_relay("tcp:relay.example:4001") == ("relay.example", 4001)
     assert parse_relay("[::1]:4001") == ("::1", 4001)
+
+
+def test_a_state_file_keeps_the_relay_and_refuses_half_of_it(tmp_path):
+    from p2pcards.peer.statefile import SeatState, StateError
+
+    state = SeatState(str(tmp_path / "g.p2plog"), 1, "Ala", "k.pem", "0.0.0.0", 7531, {}, relay="relay.example:4001",
+                      relay_secret=b"s" * 32)
+    back = SeatState.from_bytes(state.to_bytes())
+    assert (back.relay, back.relay_secret) == ("relay.example:4001", b"s" * 32)
+    state.relay_secret = None
+    with pytest.raises(StateError, match="the table secret"):
+        SeatState.from_bytes(state.to_bytes())

@@ -185,3 +185,17 @@ def test_fuzz_lobby_parsers(t, fields):
         parser(msg)
     except ProtocolError:
         pass
+
+
+def test_a_body_may_hold_a_bounded_number_of_values_in_all():
+    """1 MiB of empty arrays would decode to a million objects (some 64 MB):
+    the items of all arrays and maps of one body are bounded together, and a
+    received frame is charged what it holds (FramedStream.last_size)."""
+    from p2pcards.net.framing import ITEM_COST, decode_counted
+
+    hollow = msgpack.packb({"t": "app", "m": [[[]] * 16_000] * 5}, use_bin_type=True)
+    assert len(hollow) < 100_000
+    with pytest.raises(ProtocolError, match="more than 65536 values"):
+        decode_body(hollow)
+    msg, items = decode_counted(msgpack.packb({"t": "app", "m": [[]] * 1000}, use_bin_type=True))
+    assert items == 2 + 1000 and len(msg["m"]) == 1000 and ITEM_COST * items > 1000 * 56

@@ -313,7 +313,12 @@ async def test_late_spectator_gets_the_backlog_then_live_entries_then_the_end():
     assert [(i.index, i.data) for i in items[2:]] == [(0, b"old 0"), (1, b"old 1"), (2, b"old 2"), (3, b"new 3")]
 
 
-async def test_seated_joiner_sending_garbage_is_removed_and_the_table_goes_on(caplog):
+@pytest.mark.parametrize("misdeed", ["garbage", "oversize"])
+async def test_seated_joiner_breaking_the_protocol_is_removed_and_the_table_goes_on(caplog, misdeed):
+    """Junk, or (issue 23, item 4) a message over MAX_LOBBY_MESSAGE: what
+    waits for the host's lobby loop stays small in bytes."""
+    from p2pcards.limits import MAX_LOBBY_MESSAGE
+
     net_logging(caplog)
     outcome = {}
     seats = Seats()
@@ -332,14 +337,18 @@ async def test_seated_joiner_sending_garbage_is_removed_and_the_table_goes_on(ca
                 rogue = await initiate(FramedStream(await trio.open_tcp_stream(LOCAL, host_ep.port)),
                                        Identity(new_key(), "rogue"), role="lobby", session=None)
                 await rogue.send({"t": "join", "port": 9})
-                await seats.wait(3)  # seated; now a proposal is out and the rogue answers with junk
-                await rogue.framed.send_body(b"\xc1\xc1\xc1")  # sealed, so it gets as far as msgpack
+                await seats.wait(3)  # seated; now a proposal is out and the rogue answers
+                if misdeed == "garbage":
+                    await rogue.framed.send_body(b"\xc1\xc1\xc1")  # sealed, so it gets as far as msgpack
+                else:
+                    await rogue.send({"t": "refuse", "round": 1, "reason": "x", "pad": b"p" * MAX_LOBBY_MESSAGE})
                 await seats.wait(2)
                 await rogue.aclose()
                 nursery.start_soon(joiner, "late", host_ep.port)
     assert [s.name for s in outcome["host"].seats] == ["host", "good", "late"]
     assert "rogue left" in [v.notice for v in seats.views]
-    assert "broke the protocol: undecodable frame" in reasons(caplog)
+    assert {"garbage": "broke the protocol: undecodable frame",
+            "oversize": "a lobby message of"}[misdeed] in reasons(caplog)
 
 
 async def test_the_players_chat_while_the_table_fills_and_while_they_decide():

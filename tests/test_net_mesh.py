@@ -341,3 +341,46 @@ async def test_a_flooding_peer_does_not_crowd_out_the_others():
                 nursery.start_soon(polite)
     last_polite = max(i for i, s in enumerate(order) if s == 1)
     assert last_polite < 60, last_polite  # right after the 50 queued flood messages, not after 500
+
+
+@pytest.mark.parametrize("paced", [True, False])
+async def test_a_peer_that_does_not_read_is_cut_and_its_queue_stays_within_its_bytes(caplog, paced):
+    """Issue 23, item 4. Seat 1 connects, keeps pinging and reads nothing.
+    Paced, seat 0 only ever queues half its byte bound, so only the stall can
+    cut (no byte taken for dead_after seconds); unpaced, the byte bound is hit
+    first. Either way the queue never holds more than its bound, and the cut
+    is a lost connection (PeerDown), no more."""
+    net_logging(caplog)
+    bound = 1 << 20
+    piece = {"pad": b"x" * (64 * 1024)}
+    async with Endpoints(2) as E:
+        table = make_table(E.eps)
+        async with open_mesh(E.eps[0], table, 0, ready_timeout=None, queue_bytes=bound,
+                             **dict(FAST, dead_after=2.0)) as mesh:
+            channel = await E.eps[1].connect(LOCAL, E.eps[0].port, role="mesh", session=table.session_id,
+                                             expect_key=E.eps[0].identity.public_key, timeout=10)
+            most = 0
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(channel.keepalive, 0.3)  # alive, never reading
+
+                async def send_until_cut() -> None:
+                    nonlocal most
+                    while True:
+                        if not paced or mesh.queued_bytes(1) < bound // 2:
+                            if not await mesh.send(1, piece):
+                                return  # cut: the connection is gone
+                        else:
+                            await trio.sleep(0.01)  # pacing only; nothing here waits for a time to pass
+                        most = max(most, mesh.queued_bytes(1))
+
+                with trio.fail_after(60):
+                    while not isinstance(event := await mesh.receive(), PeerUp):
+                        pass
+                    nursery.start_soon(send_until_cut)
+                    while not isinstance(event := await mesh.receive(), PeerDown):
+                        pass
+                nursery.cancel_scope.cancel()
+            await channel.aclose()
+    assert most <= bound
+    assert ("took nothing we sent for 2s" if paced else "send queue overflow") in event.reason, event.reason
+    assert not event.final

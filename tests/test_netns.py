@@ -230,3 +230,62 @@ def test_crashed_peer_resumes_across_namespaces(lab, tmp_path):
         assert not result["result"].get("unfinished") and not result["result"]["aborted"], result
     _same_logs([r["log"] for r in results.values()])
     assert netns.audit(results["A"]["log"])[0] == 0
+
+
+def _cut(lab, work, a: str, b: str, at_seq: int, seconds: float, record: dict):
+    def fault(peers):
+        record["seq"] = _wait_seq(work, a, at_seq, peers)
+        lab.cut(a, b)
+        record["cut_at"] = time.monotonic()
+        time.sleep(seconds)
+        lab.heal(a, b)
+        record["healed_at"] = time.monotonic()
+        record["seq_healed"] = netns.last_seq(netns.trace_file(work, "A"))
+    return fault
+
+
+@pytest.mark.parametrize("a,b,seconds", [
+    ("B", "C", 30),
+    pytest.param("A", "C", 30, marks=pytest.mark.slow),
+    pytest.param("A", "B", 150, marks=pytest.mark.slow),
+    pytest.param("B", "C", 150, marks=pytest.mark.slow),
+])
+def test_one_link_cut_changes_nothing_but_latency(lab, tmp_path, a, b, seconds):
+    """Issue 23: only the path between two peers is cut (the router drops
+    it), longer than the turn time and the mesh's dead_after: every signed
+    message goes round through the third peer (table.md §5), so the match
+    goes on during the cut and finishes clean, logs byte-identical, nobody
+    blamed."""
+    record: dict = {}
+    work = str(tmp_path)
+    _play_clean(lab, work, {**BASE, "table.turn_timeout": 20, "table.rejoin_timeout": 30},
+                fault=_cut(lab, work, a, b, 8, seconds, record))
+    assert record["healed_at"] - record["cut_at"] >= seconds
+    assert record["seq_healed"] > record["seq"], f"the table did not move during the cut: {record}"
+
+
+@pytest.mark.slow
+def test_a_seat_cut_off_past_the_rejoin_timeout_alone_is_blamed(lab, tmp_path):
+    """C loses its cable for 60 s (turn 20 s, rejoin 30 s): truly unreachable
+    past the rejoin timeout, it is blamed for its silence, nobody else; the
+    others finish with one log. C, running all along, stops on its own (the
+    rejoin timeout after its last connection went, or with the others' abort
+    once back) and keeps a log that is a prefix of theirs."""
+    record: dict = {}
+    work = str(tmp_path)
+    peers = netns.start_match(lab, work, "bura", {**BASE, "table.turn_timeout": 20, "table.rejoin_timeout": 30},
+                              trace=True)
+    _outage(lab, work, "C", 10, 60, record)(peers)
+    results = _finish(peers)
+    seat_c = results["C"]["seat"]
+    for name in ("A", "B"):
+        outcome = results[name]["result"]
+        assert not outcome.get("unfinished") and outcome["aborted"], outcome
+        assert {(b["seat"], b["kind"]) for b in outcome["blame"]} <= {(seat_c, k) for k in ("timeout", "silent", "left")}
+    honest = _same_logs([results["A"]["log"], results["B"]["log"]])
+    mine = open(results["C"]["log"], "rb").read()
+    code, report = netns.audit(results["A"]["log"])
+    assert code == 1 and {v["seat"] for v in report["violations"]} == {seat_c}, report
+    assert honest.startswith(mine), "C's log is no prefix of the others'"
+    if mine != honest:
+        assert netns.audit(results["C"]["log"])[0] == 3

@@ -4,6 +4,7 @@ Real processes and real sockets on loopback."""
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import socket
@@ -11,6 +12,7 @@ import subprocess
 import sys
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from functools import partial
 
 import pytest
 import trio
@@ -20,7 +22,7 @@ from p2pcards.limits import MAX_ENTRY
 from p2pcards.protocol.log import Entry, make_entry
 from p2pcards.net import Message
 from p2pcards.peer.seating import SeatConfig, agree_genesis, run_seat, split_options
-from tests.helpers import SeatOrder, environment, run_cli
+from tests.helpers import SeatOrder, environment, frame, run_cli
 
 LOCAL = "127.0.0.1"
 
@@ -31,12 +33,14 @@ def closed_port() -> int:
         return s.getsockname()[1]
 
 
-def rss_mb(pid: int) -> float:
+def rss_mb(pid: int, field: str = "VmRSS") -> float:
+    """A process's resident memory now, or with ``field="VmHWM"`` at its
+    highest so far (the kernel's high-water mark: no peak is missed)."""
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
-    raise AssertionError("no VmRSS")
+    raise AssertionError(f"no {field}")
 
 
 def open_fds(pid: int) -> int:
@@ -129,6 +133,64 @@ def test_resume_of_files_that_are_no_state_file_is_one_line(tmp_path):
     line = run_cli(["resume", str(log)], tmp_path).one_clear_line()
     assert "is a game's log" in line and f"{log}.state" in line
     assert "no state file" in run_cli(["resume", str(tmp_path / "gone.state")], tmp_path).one_clear_line()
+
+
+def _state_file_with(tmp_path, **fields) -> str:
+    """A state file whose fields are a sound one's, but for ``fields``."""
+    import msgpack
+
+    from p2pcards.peer.statefile import SeatState
+
+    sound = SeatState(str(tmp_path / "bura-1-seat1.p2plog"), 1, "Ada", str(tmp_path / "key"), "127.0.0.1", 4000,
+                      {"t": "final"}, {0: b"s" * 32}, None, "greedy", "bot")
+    raw = msgpack.unpackb(sound.to_bytes(), raw=False)
+    raw.update(fields)
+    path = tmp_path / "hostile.state"
+    path.write_bytes(msgpack.packb(raw, use_bin_type=True))
+    path.chmod(0o600)
+    return str(path)
+
+
+@pytest.mark.parametrize("fields", [
+    {"seeds": [[0, (1 << 64) - 1]]},  # the red team's: bytes(n) of a huge n
+    {"seeds": [[1 << 62, b"s" * 32]]}, {"seeds": [[0, b"short"]]}, {"seeds": [[0, b"s" * 32, 1]]},
+    {"seeds": 7}, {"seat": 1 << 63}, {"seat": "1"}, {"port": -1}, {"port": 1 << 40}, {"log": 12},
+    {"log": "x" * 100000}, {"name": "\x1b]0;owned\x07"}, {"name": "x" * 100000}, {"table": []},
+    {"pending": "not bytes"}, {"pending": b"x" * (MAX_ENTRY + 1)}, {"strategy": ["greedy"]}, {"key": None},
+    {"v": "x" * 100000},
+])
+def test_a_hostile_state_file_is_one_clear_line(tmp_path, fields):
+    line = run_cli(["resume", _state_file_with(tmp_path, **fields)], tmp_path).one_clear_line()
+    assert "damaged" in line or "another version" in line, line
+    assert len(line) < 400 and "\x1b" not in line
+
+
+
+def test_a_hostile_state_file_is_named_in_the_players_language(tmp_path):
+    line = run_cli(["--lang", "pl", "resume", _state_file_with(tmp_path, seeds=[[0, (1 << 64) - 1]])],
+                   tmp_path).one_clear_line()
+    assert "plik stanu jest uszkodzony (tajne ziarna rozdań)" in line, line
+
+
+ESCAPES = "\x1b]0;owned\x07\x1b[2J\x1b[31mred\x9b1m"  # a title, a screen clear, colour, a C1 CSI
+
+
+async def test_a_refusal_with_escape_sequences_is_shown_filtered(tmp_path):
+    """Whoever answers a join may refuse it before any authentication; its
+    reason is shown, but never its control characters (item 7 of issue 23)."""
+    async def refuse(stream) -> None:
+        async with stream:
+            await stream.receive_some(65536)  # the joiner's hello
+            await stream.send_all(frame({"t": "error", "reason": "go away" + ESCAPES}))
+
+    async with trio.open_nursery() as nursery:
+        listeners = await nursery.start(partial(trio.serve_tcp, refuse, 0, host=LOCAL))
+        port = listeners[0].socket.getsockname()[1]
+        for args, tty in ((["join", f"{LOCAL}:{port}"], True), (["bot", f"{LOCAL}:{port}"], False)):
+            line = (await trio.to_thread.run_sync(lambda: run_cli(args, tmp_path, tty=tty))).one_clear_line()
+            assert "go away" in line and "red" in line, line
+            assert "\x1b" not in line and "\x07" not in line and "\x9b" not in line, repr(line)
+        nursery.cancel_scope.cancel()
 
 
 async def test_joining_a_table_already_in_play_is_one_line(tmp_path):
@@ -225,6 +287,128 @@ async def test_flooding_seated_player_is_bounded_and_blamed(tmp_path):
 
 
 
+EVIDENCE_PADDING = MAX_ENTRY - 8 * 1024  # bytes of the one entry an abort carries as evidence
+
+
+async def make_the_log_costly(me) -> None:
+    """Our entry at place 2 (after the host's shuffle): an abort naming
+    nobody whose evidence is one signed entry of about 1 MB (as the red team
+    did), so that every answer to `have` from the start carries 1 MB."""
+    from p2pcards.protocol.log import make_entry
+
+    first = await me.next_entry()
+    padding = make_entry(1, os.urandom(32), me.seat, "action", {"junk": b"j" * EVIDENCE_PADDING}, me.key)
+    abort = make_entry(2, first.hash, me.seat, "abort", {"culprit": None, "kind": "no-card",
+                                                         "detail": "see the evidence", "evidence": [padding.raw]},
+                       me.key)
+    await me.send_paced({"t": "entry", "raw": abort.raw})
+
+
+async def have_flood(me, deadline: float = math.inf) -> int:
+    """Ask the host for its whole log again and again on the current
+    connection, as fast as TCP takes it, reading nothing (our mesh's inbox
+    fills, then our socket is read no further), until the host drops the
+    connection or ``deadline``; returns how many were sent."""
+    from p2pcards.net import NetError
+
+    channel, sent = me.mesh.peers[0].channel, 0
+    with trio.move_on_at(deadline):
+        try:
+            while True:
+                await channel.send({"t": "app", "m": {"t": "have", "next": 1}})
+                sent += 1
+        except NetError:
+            pass
+    return sent
+
+
+async def test_a_have_flood_by_a_seated_player_that_stops_reading_costs_the_host_little(tmp_path):
+    """Issue 23, item 4 through real peers: the host answers within its
+    bounds and drops the connection of a peer that reads nothing (a lost
+    connection, no blame). The red team measured +560 to +680 MiB here;
+    benchmarks/have_flood.py measures it over a minute."""
+    async with bot_host(tmp_path, options=("table.turn_timeout=600", "table.rejoin_timeout=600")) as host:
+        async with seated_intruder(host.port) as me:
+            await make_the_log_costly(me)
+            before = peak = rss_mb(host.pid)
+
+            def read_peak() -> bool:  # the high-water mark only grows: its last reading is the peak
+                nonlocal peak
+                try:
+                    peak = rss_mb(host.pid, "VmHWM")
+                    return True
+                except (AssertionError, OSError):
+                    return False  # the host has ended (a table that refuses our abort may end the match)
+
+            async def watch() -> None:
+                while read_peak():
+                    await trio.sleep(0.2)
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(watch)
+                with trio.fail_after(180):
+                    sent = await have_flood(me)  # until the host drops us
+                read_peak()
+                nursery.cancel_scope.cancel()
+            if host.proc.returncode is None:
+                host.proc.kill()
+    print(f"\nhave flood: {sent} asked; host RSS {before:.0f} -> peak {peak:.0f} MB")
+    assert sent > 0
+    assert peak - before < 64, (before, peak)
+
+
+class _StuckMesh:
+    """A mesh whose queue to the asking seat drains only when the test says."""
+
+    def __init__(self) -> None:
+        self.queued, self.entries = 0, 0
+
+    def queued_bytes(self, seat: int) -> int:
+        return self.queued
+
+    async def send(self, seat: int, msg: dict) -> bool:
+        self.queued += len(msg["raw"])
+        self.entries += 1
+        return True
+
+
+class _Sized:
+    def __init__(self, size: int) -> None:
+        self.raw = b"e" * size
+
+
+async def test_have_answers_are_limited_in_rate_and_bytes_and_an_honest_asker_still_gets_everything(
+        autojump_clock):
+    """Issue 23, item 4, at the asked seat: a seat asking again and again, and
+    reading nothing, gets at most HAVE_BURST answers at once and HAVE_RATE a
+    second after, and never more than HAVE_QUEUE_BYTES (and one entry) queued;
+    a seat that reads what comes and asks again gets the whole log."""
+    from p2pcards.limits import HAVE_BURST, HAVE_QUEUE_BYTES, HAVE_RATE, MAX_AHEAD
+    from p2pcards.peer.answers import HaveAnswers
+
+    log = [_Sized(300_000) for _ in range(2 * MAX_AHEAD)]
+    flooded = _StuckMesh()
+    answers = HaveAnswers(flooded)
+    for _ in range(10_000):
+        await answers.answer(1, log, 1)
+    assert flooded.queued <= HAVE_QUEUE_BYTES + MAX_ENTRY
+    assert answers.refused >= 10_000 - HAVE_BURST
+    refused = answers.refused
+    await trio.sleep(10)  # the virtual clock: ten seconds, then another flood
+    for _ in range(10_000):
+        await answers.answer(1, log, 1)
+    assert 10_000 - (answers.refused - refused) <= HAVE_BURST + 1  # the bucket holds at most a burst
+    assert flooded.queued <= HAVE_QUEUE_BYTES + MAX_ENTRY
+
+    honest = _StuckMesh()
+    answers, have = HaveAnswers(honest), 1
+    while have < len(log):
+        have += await answers.answer(1, log, have)
+        honest.queued = 0  # it read them all
+        await trio.sleep(1 / HAVE_RATE)  # and asks again when the gap watch does
+    assert honest.entries == len(log) - 1
+
+
 async def test_an_entry_too_big_to_be_evidence_does_not_crash_the_referee(tmp_path):
     """Our due entry, a broken abort of the greatest size an entry may have: it
     cannot go into the host's abort as evidence; the host goes on, and when our
@@ -304,7 +488,9 @@ async def test_silent_connections_do_not_keep_a_player_from_coming_back(caplog):
 
 class LosesOneEntry:
     """A seat's mesh that loses one entry (the first by ``author`` at or past
-    ``seq``) on its way in, as if it had never been sent to this seat."""
+    ``seq``) on its way in, as if it had never been sent to this seat: every
+    copy of it (the author's and the ones the others relay) until this seat
+    asks for it."""
 
     def __init__(self, mesh, author: int, seq: int):
         self._mesh, self.author, self.seq = mesh, author, seq
@@ -321,10 +507,12 @@ class LosesOneEntry:
         while True:
             event = await self._mesh.__anext__()
             msg = event.msg if isinstance(event, Message) else None
-            if self.lost is None and isinstance(msg, dict) and msg.get("t") == "entry":
+            if isinstance(msg, dict) and msg.get("t") == "entry":
                 entry = Entry.from_wire(msg["raw"])
-                if entry.author == self.author and entry.seq >= self.seq:
+                if self.lost is None and entry.author == self.author and entry.seq >= self.seq:
                     self.lost = entry.seq
+                    continue
+                if entry.seq == self.lost and not any(start <= self.lost for start in self.asked):
                     continue
             return event
 
@@ -595,6 +783,10 @@ def test_the_ahead_buffer_keeps_the_nearest_places_within_its_bounds():
     assert not buffer.offer(entry(5, author=3, size=20_000), 4)  # over the bytes of one author
     assert len(buffer) == 3 and [e.seq for e in buffer.take(6)] == [6] and len(buffer) == 2
     assert sorted(e.author for e in buffer.take(8)) == [2] and len(buffer) == 0  # place 7 forgotten
+    # 3,000 bytes of empty arrays decode to 3,000 objects: counted as what they hold, not as their bytes.
+    hollow = make_entry(5, bytes(32), 4, "action", {"deal": 0, "pad": [[]] * 3_000}, key)
+    assert len(hollow.raw) < 10_000 and not buffer.offer(hollow, 4)
+    assert buffer.offer(entry(5, author=4, size=3_000), 4)
 
 
 async def test_one_address_cannot_take_every_spectator_seat():

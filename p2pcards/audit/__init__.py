@@ -31,8 +31,9 @@ from p2pcards.i18n import N_, Text, message_of
 from p2pcards.games import IllegalAction, NeedReveal, substitute
 from p2pcards.net.messages import printable
 from p2pcards.protocol.log import END, Entry, GameLog, LogError, read_log
-from p2pcards.protocol.machine import EQUIVOCATE, STOPPED, UNSIGNED_END, TableMachine, Violation
-from p2pcards.protocol.walk import LogWalk, Step, blamed
+from p2pcards.protocol.machine import (ABORT, ACTION, EQUIVOCATE, KEYS, PAUSE, REKEY, REVEAL, SHUFFLE, STOPPED,
+                                       UNSIGNED_END, Expect, TableMachine, Violation)
+from p2pcards.protocol.walk import LogWalk, Step, blamed, machine_at
 
 CLEAN, VIOLATIONS, UNVERIFIABLE, UNFINISHED = 0, 1, 2, 3
 
@@ -49,8 +50,18 @@ NOT_ONE_GAME = N_("the two files are not logs of the same game (their table entr
 HIDDEN_RULE = N_("with every card known, this move is illegal: {reason}")
 BAD_SCORE = N_("the deal's score with every card known differs from the table's")
 TWO_VERSIONS = N_("seat {seat} signed two different versions of entry {entry} ({first} and {second})")
+# Where a log stops unfinished: whose entry, of what kind, the table was waiting for.
+WAITING_FOR = {
+    SHUFFLE: N_("the table was waiting for seat {seat}'s shuffle (entry {entry})"),
+    REKEY: N_("the table was waiting for seat {seat}'s re-key (entry {entry})"),
+    KEYS: N_("the table was waiting for seat {seat}'s keys to cards (entry {entry})"),
+    ACTION: N_("the table was waiting for seat {seat}'s move (entry {entry})"),
+    REVEAL: N_("the table was waiting for seat {seat}'s final reveal (entry {entry})"),
+    PAUSE: N_("the table was waiting for seat {seat}'s answer to a pause (entry {entry})"),
+    ABORT: N_("the table was waiting for seat {seat}'s abort (entry {entry})"),
+}
 NOTES = (REPLAY_STOPPED, STOPS_BEFORE_END, END_NOT_SIGNED, MINORITY_SILENCE, LOGS_PART, NO_ENTRY, NOT_ONE_GAME,
-         HIDDEN_RULE, BAD_SCORE, TWO_VERSIONS)
+         HIDDEN_RULE, BAD_SCORE, TWO_VERSIONS, *WAITING_FOR.values())
 
 
 class Unverifiable(Exception):
@@ -167,6 +178,7 @@ def _audit_log(log: GameLog, verify_proofs: bool, observe=None) -> AuditReport:
             return _report(log, machine, players, violations, note=REPLAY_STOPPED.format(entry=entry.seq))
     if machine.stopped and unfinished is None:
         unfinished = MINORITY_SILENCE
+    waiting = _waiting_for(log, machine) if unfinished is not None else None
 
     # 5a. The accusations the table took in: each proved (or attested by a majority) where it stands.
     violations.extend(_violation(accusation, index) for index, accusation in machine.aborts
@@ -180,11 +192,37 @@ def _audit_log(log: GameLog, verify_proofs: bool, observe=None) -> AuditReport:
         if deal.codes is None:
             continue
         violations.extend(_replay_deal(machine, deal))
-    return _report(log, machine, players, violations, unfinished=unfinished)
+    return _report(log, machine, players, violations, unfinished=unfinished, waiting=waiting)
+
+
+def _waiting_for(log: GameLog, machine: TableMachine) -> str | None:
+    """Whose entry the table of an unfinished log was waiting for, in words:
+    after a silence too few attested, what was due at that abort's place (the
+    table as it stood there, walked again: only for a log that stopped);
+    else what is due after the log's last entry."""
+    if machine.stopped and machine.silences:
+        place = machine.silences[-1].entry
+        try:
+            want = _due(machine_at(log, place))
+        except Violation:
+            return None
+    else:
+        place, want = machine.seq, _due(machine)
+    if want is None or want.author is None or want.kind not in WAITING_FOR:
+        return None
+    return WAITING_FOR[want.kind].format(seat=want.author, entry=place)
+
+
+def _due(machine: TableMachine) -> Expect | None:
+    """What the table waited for (None: nothing, it had ended)."""
+    try:
+        return None if machine.finished else machine.expect()
+    except Violation:
+        return None
 
 
 def _report(log: GameLog, machine: TableMachine, players: list[dict], violations: list[dict],
-            note: str | None = None, unfinished: str | None = None) -> AuditReport:
+            note: str | None = None, unfinished: str | None = None, waiting: str | None = None) -> AuditReport:
     result = machine.game.match_result(machine.match)
     sides = len(result["scores"])
     pairs = sides != machine.players
@@ -208,7 +246,7 @@ def _report(log: GameLog, machine: TableMachine, players: list[dict], violations
     report = AuditReport(code == CLEAN, machine.game.id, players, len(log), deals, unique, scores, chips, code,
                          silences=[s.as_dict() for s in machine.silences],
                          complete=log.is_finished and unfinished is None and not machine.stopped)
-    for text in (note, unfinished):
+    for text in (note, unfinished, waiting):
         if text:
             report.notes.append(text)
     return report

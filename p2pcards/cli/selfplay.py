@@ -3,7 +3,9 @@ process with its own key, over loopback TCP, exactly as people would play.
 
 Seat 0 hosts; the others join as ``p2pcards bot``. Every process keeps its
 own log; the honest peers' logs must be byte-identical, and the lowest honest
-seat's becomes FILE.
+seat's becomes FILE (where the table stopped without a verdict and no honest
+seat finished, the lowest honest seat's unfinished log: its audit says where
+the table stopped).
 
 Fault injection: ``crash=(seat, entry)`` kills that seat's process abruptly
 (SIGKILL) when its log reaches the entry, then starts it again with
@@ -183,16 +185,22 @@ def _collect(results: list[dict], cheater, out: str) -> dict:
     by_seat = {r["seat"]: r for r in results if r and "seat" in r}
     honest = sorted(s for s in by_seat if s != cheater)
     finished = [s for s in honest if not by_seat[s]["result"].get("unfinished")]
-    if not finished:
+    # A table stopped without a verdict (a silence too few seats could attest)
+    # leaves every honest seat an unfinished log: the lowest one's is kept, for
+    # the audit to say where the table stopped and whose entry it waited for.
+    kept = finished or [s for s in honest if by_seat[s].get("log") and Path(by_seat[s]["log"]).is_file()]
+    if not kept:
         failures = [r for r in results if r and "failed" in r]
         detail = failures[0]["stderr"] if failures else _("no seat finished")
         raise SelfplayError(_("no honest seat finished the match: {reason}").format(reason=detail))
-    logs = {s: Path(by_seat[s]["log"]).read_bytes() for s in finished}
-    first = logs[finished[0]]
-    differing = [s for s in finished if logs[s] != first]
+    logs = {s: Path(by_seat[s]["log"]).read_bytes() for s in kept}
+    first = logs[kept[0]]
+    differing = [s for s in kept if logs[s] != first]
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     write_atomically(out, first)
-    summary = {"out": str(out), "result": by_seat[finished[0]]["result"], "seats_finished": finished}
+    summary = {"out": str(out), "result": by_seat[kept[0]]["result"], "seats_finished": finished}
+    if not finished:
+        summary["seats_unfinished"] = kept
     if differing:
         summary["logs_differ"] = differing
     return summary

@@ -12,7 +12,7 @@ from .. import PROTOCOL_VERSION
 from .errors import ProtocolError
 from .messages import (KEY_LEN, MAX_NAME, MAX_PLAYERS, NONCE_LEN, SESSION_ID_LEN, TABLE_ID_LEN, check_name,
                        check_options, encode_options, fingerprint, get_bytes, get_int, get_list, get_map,
-                       get_str, lp)
+                       get_str, get_text, lp)
 
 SESSION_DOMAIN = b"p2pcards-session-v1\x00"
 COMMIT_DOMAIN = b"p2pcards-commit-v1\x00"
@@ -144,7 +144,7 @@ def parse_seats_msg(msg: dict) -> LobbyView:
         raise ProtocolError("'seats': more players than wanted")
     return LobbyView(get_bytes(msg, "table", TABLE_ID_LEN), check_game(msg.get("game")),
                      check_options(get_map(msg, "options")), wanted, seats,
-                     get_str(msg, "notice", optional=True))
+                     get_text(msg, "notice", optional=True))
 
 
 def propose_msg(p: Proposal) -> dict:

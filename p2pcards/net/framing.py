@@ -28,8 +28,10 @@ TAG_LEN = 16  # Poly1305 tag; a plaintext body may be at most max_frame - TAG_LE
 SEND_FAILED = N_("send to {peer} failed: {reason}")
 RECEIVE_FAILED = N_("receive from {peer} failed: {reason}")
 CLOSED = N_("{peer} closed the connection")
-WORDS = (SEND_FAILED, RECEIVE_FAILED, CLOSED)
+NOT_READING = N_("{peer} took nothing we sent for {seconds}s")
+WORDS = (SEND_FAILED, RECEIVE_FAILED, CLOSED, NOT_READING)
 _RECV_CHUNK = 64 * 1024
+_SEND_CHUNK = 64 * 1024  # a frame goes out in pieces this big, each with its own stall timeout
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,9 @@ class Limits:
     max_str_len: int = 64 * 1024
     max_array_len: int = 16 * 1024
     max_map_len: int = 1024
+    # Items of all arrays and maps of one frame together: a frame of 1 MiB of
+    # empty arrays would otherwise decode to a million objects, some 64 MB.
+    max_items: int = 64 * 1024
 
     def __post_init__(self) -> None:
         if not 16 <= self.max_frame <= 0xFFFFFFFF:
@@ -48,6 +53,12 @@ class Limits:
 
 def _reject_ext(code: int, data: bytes) -> Any:
     raise ValueError(f"msgpack extension type {code} is not allowed")
+
+
+# What one decoded value may cost in memory beyond its bytes, at most (a
+# pointer and a small object): a received frame is charged its body's size
+# plus this for every item of its arrays and maps (FramedStream.last_size).
+ITEM_COST = 64  # bytes
 
 
 def _strict_map(pairs: list) -> dict:
@@ -90,6 +101,20 @@ def encode_frame(body: bytes, limits: Limits = Limits()) -> bytes:
 
 def decode_body(body: bytes, limits: Limits = Limits()) -> dict:
     """Strictly decode one frame body; anything unexpected is a ProtocolError."""
+    return decode_counted(body, limits)[0]
+
+
+def decode_counted(body: bytes, limits: Limits = Limits()) -> tuple[dict, int]:
+    """``decode_body``, and the number of array and map items the message holds."""
+    items = 0
+
+    def counted(container):
+        nonlocal items
+        items += len(container)
+        if items > limits.max_items:  # checked as the decoder goes: it stops there
+            raise ProtocolError(f"frame holds more than {limits.max_items} values")
+        return container
+
     try:
         msg = msgpack.unpackb(
             body,
@@ -102,7 +127,8 @@ def decode_body(body: bytes, limits: Limits = Limits()) -> dict:
             max_map_len=limits.max_map_len,
             max_ext_len=0,
             ext_hook=_reject_ext,
-            object_pairs_hook=_strict_map,
+            list_hook=counted,
+            object_pairs_hook=lambda pairs: _strict_map(counted(pairs)),
         )
     except ProtocolError:
         raise
@@ -113,7 +139,7 @@ def decode_body(body: bytes, limits: Limits = Limits()) -> dict:
     t = msg.get("t")
     if not isinstance(t, str):
         raise ProtocolError("message has no str 't' field")
-    return msg
+    return msg, items
 
 
 class FrameDecoder:
@@ -199,7 +225,11 @@ class FramedStream:
         self._send_cipher: FrameCipher | None = None
         self._recv_cipher: FrameCipher | None = None
         self.closed = False
-        self.last_size = 0  # bytes of the last frame received
+        self.last_size = 0  # what the last frame received costs in memory, at most (its bytes and its items)
+        # Seconds a send may make no progress at all before the connection is
+        # given up (a peer that does not read); None: no limit.
+        self.send_stall: float | None = None
+        self.stalled = False  # a send gave up for that: nothing more can go out
 
     def seal_with(self, send_key: bytes, receive_key: bytes) -> None:
         self._send_cipher, self._recv_cipher = FrameCipher(send_key), FrameCipher(receive_key)
@@ -219,8 +249,20 @@ class FramedStream:
             await self._send_all(frame)
 
     async def _send_all(self, frame: bytes) -> None:
+        if self.stalled:  # a frame was cut short: another would be read as its rest
+            raise ConnectionClosed(NOT_READING.format(peer=self.peer, seconds=f"{self.send_stall:g}"))
         try:
-            await self.stream.send_all(frame)
+            if self.send_stall is None:
+                await self.stream.send_all(frame)
+                return
+            view = memoryview(frame)
+            for start in range(0, len(frame), _SEND_CHUNK):
+                with trio.move_on_after(self.send_stall):
+                    await self.stream.send_all(view[start:start + _SEND_CHUNK])
+                    continue
+                # Part of a frame went out: this stream can carry nothing more.
+                self.closed = self.stalled = True
+                raise ConnectionClosed(NOT_READING.format(peer=self.peer, seconds=f"{self.send_stall:g}"))
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
             raise ConnectionClosed(SEND_FAILED.format(peer=self.peer, reason=exc or type(exc).__name__)) from None
 
@@ -229,10 +271,11 @@ class FramedStream:
         while True:
             body = self._decoder.next_body()
             if body is not None:
-                self.last_size = len(body)
                 if self._recv_cipher is not None:
                     body = self._recv_cipher.open(body)
-                return body, decode_body(body, self.limits)
+                msg, items = decode_counted(body, self.limits)
+                self.last_size = len(body) + ITEM_COST * items
+                return body, msg
             try:
                 data = await self.stream.receive_some(_RECV_CHUNK)
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:

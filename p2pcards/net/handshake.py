@@ -33,7 +33,7 @@ from ..i18n import N_
 from .errors import ConnectionClosed, HandshakeError, NetError, ProtocolError
 from .framing import FramedStream, Limits, decode_body
 from .messages import (KEY_LEN, MAX_NAME, NONCE_LEN, SESSION_ID_LEN, SIG_LEN, check_name, fingerprint,
-                       get_bytes, get_int, get_str)
+                       get_bytes, get_int, get_str, get_text)
 import msgpack
 
 # The words of this module a player may read: English here and on the wire
@@ -137,7 +137,7 @@ def parse_hello(body: bytes, limits: Limits = Limits()) -> Hello:
 def parse_auth(body: bytes, limits: Limits = Limits()) -> bytes:
     msg = decode_body(body, limits)
     if msg["t"] == "error":
-        raise HandshakeError(REJECTED.format(reason=get_str(msg, "reason")))
+        raise HandshakeError(REJECTED.format(reason=get_text(msg, "reason")))
     if msg["t"] != "auth":
         raise ProtocolError(f"expected 'auth', got {msg['t']!r}")
     return get_bytes(msg, "sig", SIG_LEN)
@@ -276,7 +276,7 @@ async def initiate(framed: FramedStream, identity: Identity, *, role: str, sessi
                 raise HandshakeError(NOT_A_TABLE.format(address=framed.peer)) from None
             answered = True
             if msg["t"] == "error":
-                raise HandshakeError(REJECTED.format(reason=get_str(msg, "reason")))
+                raise HandshakeError(REJECTED.format(reason=get_text(msg, "reason")))
             hello = parse_hello(body, framed.limits)
             if hello.key == identity.public_key or hello.nonce == nonce:
                 raise HandshakeError(REFLECTED)

@@ -22,7 +22,8 @@ from .errors import DiscoveryUnavailable, HandshakeError, LobbyError, NetError, 
 from .admission import WaitingRoom
 from .handshake import Channel, Hello
 from .ratelog import RateLimitedLog
-from .messages import MAX_PLAYERS, NONCE_LEN, TABLE_ID_LEN, check_options, get_bytes, get_int, get_str
+from .messages import (MAX_PLAYERS, NONCE_LEN, TABLE_ID_LEN, check_options, get_bytes, get_int,
+                       get_text)
 from .spectate import SpectatorHub
 from .tasks import background_tasks
 from .agreement import (LobbyView, Proposal, SeatInfo, TableDescription, check_game, commit_of,
@@ -195,6 +196,10 @@ class HostLobby:
                     try:
                         while True:
                             msg = await channel.receive_live(self.dead_after)
+                            if channel.framed.last_size > limits.MAX_LOBBY_MESSAGE:
+                                # What waits for the host's lobby loop stays small (256 events of this at most).
+                                raise ProtocolError(f"a lobby message of {channel.framed.last_size} bytes "
+                                                    f"(at most {limits.MAX_LOBBY_MESSAGE})")
                             await self._events_send.send(("msg", j, msg))
                     except ProtocolError as exc:
                         self.refusals.warning("lobby connection %s broke the protocol: %s", channel.describe(), exc)
@@ -482,7 +487,7 @@ class HostLobby:
                         if t in ("accept", "refuse", "reveal") and get_int(payload, "round", 0, 1 << 31) < rnd:
                             continue  # a late answer to an earlier round
                         if t == "refuse":
-                            why = get_str(payload, "reason", optional=True) or "no reason given"
+                            why = get_text(payload, "reason", optional=True) or "no reason given"
                             self._drop(j, f"refused: {why}", None)
                             return REFUSED.format(name=j.name)
                         if t != "accept" or payload["round"] != rnd or seat_of[id(j)] in commits:
@@ -667,7 +672,7 @@ class _JoinState:
                     if self.chat is not None:
                         self.chat.heard(seat, text)
                 elif t == "error":
-                    raise LobbyError(HOST_CLOSED.format(reason=get_str(msg, "reason")))
+                    raise LobbyError(HOST_CLOSED.format(reason=get_text(msg, "reason")))
                 else:
                     raise ProtocolError(f"unexpected {t!r} from the host")
         raise self.error  # the accept hook ended the loop

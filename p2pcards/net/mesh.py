@@ -22,7 +22,8 @@ from .endpoint import Endpoint
 from .errors import HandshakeError, MeshError, NetError, ProtocolError
 from .framing import pack_message
 from .handshake import Channel, Hello
-from .messages import get_str
+from .outbox import Outbox
+from .messages import get_text
 from .agreement import SeatInfo, TableDescription
 from .tasks import background_tasks
 
@@ -74,6 +75,7 @@ class PeerStatus:
     epoch: int  # connections so far; 0 = never connected
     reason: str | None  # why it last went down
     queued: int  # frames waiting in its send queue
+    queued_bytes: int = 0  # their bytes
 
 
 class _Peer:
@@ -82,7 +84,7 @@ class _Peer:
         self.dial = dial
         self.epoch = 0
         self.channel: Channel | None = None
-        self.queue: trio.MemorySendChannel | None = None
+        self.queue: Outbox | None = None
         self.scope: trio.CancelScope | None = None
         self.since = trio.current_time()
         self.reason: str | None = None
@@ -95,21 +97,25 @@ class Mesh:
     """Use through ``open_mesh``. All methods are for the seat driver's task(s)."""
 
     def __init__(self, endpoint: Endpoint, table: TableDescription, my_seat: int, *, queue_size: int = 1024,
-                 inbox_size: int = 1024, keepalive: float = 3.0, dead_after: float = 20.0,
+                 queue_bytes: int = limits.MAX_SEND_QUEUE_BYTES, inbox_size: int = 1024,
+                 inbox_bytes: int = limits.MAX_INBOX_BYTES, keepalive: float = 3.0, dead_after: float = 20.0,
                  backoff: tuple[float, float] = (0.05, 5.0), dial_timeout: float = 5.0) -> None:
         if not 0 <= my_seat < len(table.seats):
             raise MeshError(f"seat {my_seat} is not at this {len(table.seats)}-seat table")
         if table.seats[my_seat].key != endpoint.identity.public_key:
             raise MeshError(f"seat {my_seat} belongs to another key than this endpoint's")
         self.endpoint, self.table, self.my_seat = endpoint, table, my_seat
-        self.queue_size, self.keepalive, self.dead_after = queue_size, keepalive, dead_after
+        # A peer's send queue holds at most queue_size frames and queue_bytes bytes; a peer
+        # that takes none of our bytes for dead_after seconds is cut, as one silent that long.
+        self.queue_size, self.queue_bytes = queue_size, queue_bytes
+        self.keepalive, self.dead_after = keepalive, dead_after
         self.backoff, self.dial_timeout = backoff, dial_timeout
         self.peers = {s.seat: _Peer(s, dial=s.seat < my_seat) for s in table.seats if s.seat != my_seat}
         # Unbounded so PeerUp/PeerDown are never lost; instead each peer's reader stops
         # while inbox_size of its messages are undelivered, so a flooding peer only
         # holds itself up.
         self.inbox_size = inbox_size
-        self.inbox_bytes = limits.MAX_INBOX_BYTES  # and while that many bytes of them are
+        self.inbox_bytes = inbox_bytes  # and while that many bytes of them are
         self._undelivered = {seat: 0 for seat in self.peers}
         self._undelivered_bytes = {seat: 0 for seat in self.peers}
         self._inbox_send, self._inbox_recv = trio.open_memory_channel(math.inf)
@@ -160,8 +166,13 @@ class Mesh:
 
     def peer_status(self) -> dict[int, PeerStatus]:
         return {seat: PeerStatus(seat, p.info.name, p.channel is not None, p.since, p.epoch, p.reason,
-                                 p.queue.statistics().current_buffer_used if p.queue else 0)
+                                 p.queue.items if p.queue else 0, p.queue.bytes if p.queue else 0)
                 for seat, p in self.peers.items()}
+
+    def queued_bytes(self, seat: int) -> int:
+        """Bytes waiting in ``seat``'s send queue (0 when it is not connected)."""
+        queue = self.peers[seat].queue
+        return queue.bytes if queue is not None else 0
 
     def all_connected(self) -> bool:
         return all(p.channel is not None for p in self.peers.values())
@@ -213,15 +224,12 @@ class Mesh:
         self._post(event)
 
     def _enqueue(self, peer: _Peer, body: bytes) -> bool:
-        if peer.queue is None:
-            return False
-        try:
-            peer.queue.send_nowait(body)
+        if peer.queue is None or peer.queue.closed:
+            return False  # the connection is ending; its PeerDown follows
+        if peer.queue.put(body, len(body)):
             return True
-        except trio.WouldBlock:
-            self._cut(peer, f"send queue overflow ({self.queue_size} frames): peer too slow")
-        except (trio.ClosedResourceError, trio.BrokenResourceError):
-            pass  # the connection is ending; its PeerDown follows
+        self._cut(peer, f"send queue overflow ({peer.queue.items} frames, {peer.queue.bytes} bytes waiting; "
+                        f"at most {self.queue_size} frames, {self.queue_bytes} bytes): peer too slow")
         return False
 
     def _cut(self, peer: _Peer, reason: str) -> None:
@@ -262,9 +270,10 @@ class Mesh:
                 self._down(peer, "replaced by a new connection", False)
         peer.epoch += 1
         epoch = peer.epoch
-        queue_send, queue_recv = trio.open_memory_channel(self.queue_size)
+        queue = Outbox(self.queue_size, self.queue_bytes)
+        channel.framed.send_stall = self.dead_after  # a peer that does not read is cut, like a silent one
         scope = trio.CancelScope()
-        peer.channel, peer.queue, peer.scope = channel, queue_send, scope
+        peer.channel, peer.queue, peer.scope = channel, queue, scope
         peer.left, peer.reason, peer.since = False, None, trio.current_time()
         peer.lost, peer.ended = trio.Event(), trio.Event()
         ended = peer.ended
@@ -275,14 +284,14 @@ class Mesh:
         with scope:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._reader, peer, channel, epoch, outcome, nursery.cancel_scope)
-                nursery.start_soon(self._writer, channel, queue_recv, outcome, nursery.cancel_scope)
-                nursery.start_soon(self._pinger, channel)
+                nursery.start_soon(self._writer, channel, queue, outcome, nursery.cancel_scope)
+                nursery.start_soon(self._pinger, channel, outcome, nursery.cancel_scope)
         reason, final, tell = outcome[0] if outcome else (peer.reason or "connection cancelled", False, False)
         if peer.epoch == epoch:
             if tell:
                 log.warning("[seat %d] seat %d (%s): closing: %s", self.my_seat, seat, peer.info.name, reason)
             self._down(peer, reason, final)
-        queue_send.close()
+        queue.close()
         ended.set()
         await channel.aclose(reason if tell else None)
 
@@ -306,11 +315,11 @@ class Mesh:
                         raise ProtocolError("'app' message without 'm'")
                     await self._post_message(Message(peer.info.seat, msg["m"], epoch, channel.framed.last_size))
                 elif t == "bye":
-                    outcome.append(("peer closed the mesh: " + (get_str(msg, "reason", optional=True) or ""),
+                    outcome.append(("peer closed the mesh: " + (get_text(msg, "reason", optional=True) or ""),
                                     True, False))
                     break
                 elif t == "error":
-                    outcome.append((f"peer closed with error: {get_str(msg, 'reason')}", False, False))
+                    outcome.append((f"peer closed with error: {get_text(msg, 'reason')}", False, False))
                     break
                 else:
                     raise ProtocolError(f"unexpected {t!r} on the mesh")
@@ -322,22 +331,25 @@ class Mesh:
             outcome.append(("mesh closed", False, False))
         scope.cancel()
 
-    async def _writer(self, channel: Channel, queue: trio.MemoryReceiveChannel, outcome: list,
-                      scope: trio.CancelScope) -> None:
+    async def _writer(self, channel: Channel, queue: Outbox, outcome: list, scope: trio.CancelScope) -> None:
         try:
-            async with queue:
-                async for body in queue:  # sealed on the way out, per connection
-                    await channel.framed.send_body(body)
+            async for body in queue:  # sealed on the way out, per connection
+                await channel.framed.send_body(body)
             return  # queue closed by aclose(): the reader waits for the peer's bye/EOF
         except NetError as exc:
             outcome.append((str(exc), False, False))
         scope.cancel()
 
-    async def _pinger(self, channel: Channel) -> None:
+    async def _pinger(self, channel: Channel, outcome: list, scope: trio.CancelScope) -> None:
         try:
             await channel.keepalive(self.keepalive)
-        except NetError:
-            pass  # the reader sees the broken connection too
+        except NetError as exc:
+            # A broken connection the reader sees too (and says why: a bye, an
+            # error); but a peer that takes no bytes, not even our pings, only
+            # the sending side can see.
+            if channel.framed.stalled:
+                outcome.append((str(exc), False, False))
+                scope.cancel()
 
     async def _dialer(self, peer: _Peer) -> None:
         delay = self.backoff[0]
@@ -380,11 +392,9 @@ class Mesh:
                     p.scope.cancel()
             return
         live = [p for p in self.peers.values() if p.queue is not None]
+        bye = pack_message({"t": "bye", "reason": "mesh closed"})
         for p in live:
-            try:
-                p.queue.send_nowait(pack_message({"t": "bye", "reason": "mesh closed"}))
-            except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
-                pass
+            p.queue.put(bye, len(bye))  # a full queue ends without it
             p.queue.close()
         with trio.move_on_after(timeout):
             for p in live:

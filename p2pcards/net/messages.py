@@ -49,6 +49,14 @@ def get_str(msg: dict, key: str, *, max_len: int = MAX_REASON, optional: bool = 
     return value
 
 
+def get_text(msg: dict, key: str, *, max_len: int = MAX_REASON, optional: bool = False) -> str | None:
+    """A free text a person may read (a refusal's reason, a notice): a string
+    field as ``get_str``, made safe for a terminal by ``printable``, so a
+    peer's escape sequences never reach the screen, whoever it is."""
+    value = get_str(msg, key, max_len=max_len, optional=optional)
+    return None if value is None else printable(value, max_len)
+
+
 def get_int(msg: dict, key: str, lo: int, hi: int, *, optional: bool = False) -> int | None:
     value = _get(msg, key, optional)
     if value is None and optional:

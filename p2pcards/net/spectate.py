@@ -18,7 +18,8 @@ from ..i18n import N_
 from .endpoint import dial
 from .errors import ConnectionClosed, HandshakeError, NetError, ProtocolError
 from .handshake import DEFAULT_HANDSHAKE_TIMEOUT, Channel, Hello, Identity
-from .messages import MAX_PLAYERS, get_bytes, get_int, get_str
+from .messages import MAX_PLAYERS, get_bytes, get_int, get_str, get_text
+from .outbox import Outbox
 from .agreement import LobbyView, TableDescription, parse_final_msg, parse_seats_msg
 
 log = logging.getLogger("p2pcards.net.spectate")
@@ -53,12 +54,14 @@ class TableNews:
 
 class SpectatorHub:
     """Host side. ``publish`` never blocks: a watcher that falls ``queue_size``
-    messages behind is dropped with a logged reason."""
+    messages or ``queue_bytes`` bytes behind, or takes nothing we send for
+    ``dead_after`` seconds, is dropped with a logged reason."""
 
-    def __init__(self, table_id: bytes, *, queue_size: int = 4096, keepalive: float = 10.0,
-                 max_watchers: int = 64, max_watchers_per_address: int = 8) -> None:
+    def __init__(self, table_id: bytes, *, queue_size: int = 4096, queue_bytes: int = limits.MAX_SEND_QUEUE_BYTES,
+                 keepalive: float = 10.0, dead_after: float = 35.0, max_watchers: int = 64,
+                 max_watchers_per_address: int = 8) -> None:
         self.table_id = table_id
-        self.queue_size = queue_size
+        self.queue_size, self.queue_bytes, self.dead_after = queue_size, queue_bytes, dead_after
         self.max_watchers = max_watchers
         self.max_watchers_per_address = max_watchers_per_address  # so one machine cannot take every seat
         self.keepalive_interval = keepalive
@@ -67,7 +70,7 @@ class SpectatorHub:
         self._entries: list[bytes] = []
         self._away: dict[int, str] = {}  # seat -> "left" | "lost", for watchers who come later
         self._ended: str | None = None
-        self._watchers: dict[Channel, trio.MemorySendChannel] = {}
+        self._watchers: dict[Channel, Outbox] = {}
         self._sending = 0  # watcher connections still being served (see drain)
 
     @property
@@ -84,15 +87,15 @@ class SpectatorHub:
         return self.table_id
 
     def _push(self, msg: dict) -> None:
+        size = len(msg.get("e", b"")) + 64  # an entry's bytes, or a small message
         for channel, queue in list(self._watchers.items()):
-            try:
-                queue.send_nowait(msg)
-            except trio.WouldBlock:
-                log.warning("dropping spectator %s: %d messages behind", channel.describe(), self.queue_size)
+            if queue.closed:
+                self._watchers.pop(channel, None)
+            elif not queue.put(msg, size):
+                log.warning("dropping spectator %s: %d messages, %d bytes behind", channel.describe(), queue.items,
+                            queue.bytes)
                 queue.close()
                 del self._watchers[channel]
-            except trio.ClosedResourceError:
-                self._watchers.pop(channel, None)
 
     def set_lobby(self, msg: dict) -> None:
         self._lobby = msg
@@ -141,12 +144,13 @@ class SpectatorHub:
         backlog = [m for m in (self._lobby, self._final) if m is not None]
         backlog += [{"t": "entry", "i": i, "e": e} for i, e in enumerate(self._entries)]
         backlog += [{"t": "news", "seat": s, "what": what} for s, what in self._away.items()]
-        send, recv = trio.open_memory_channel(self.queue_size)
+        queue = Outbox(self.queue_size, self.queue_bytes)
         if self._ended is None:
-            self._watchers[channel] = send
+            self._watchers[channel] = queue
         else:  # admitted just before the end: the whole log, then the end
             backlog.append({"t": "end", "reason": self._ended})
-            send.close()
+            queue.close()
+        channel.framed.send_stall = self.dead_after  # a watcher that does not read is let go
         log.info("spectator %s joined", channel.describe())
         reason = None
         self._sending += 1
@@ -157,9 +161,8 @@ class SpectatorHub:
                 try:
                     for msg in backlog:
                         await channel.send(msg)
-                    async with recv:
-                        async for msg in recv:
-                            await channel.send(msg)
+                    async for msg in queue:
+                        await channel.send(msg)
                 except NetError as exc:
                     reason = str(exc)
                     log.info("spectator %s gone: %s", channel.describe(), exc)
@@ -236,7 +239,7 @@ class Watch:
                 raise ProtocolError(f"no such news {what!r}")
             return TableNews(get_int(msg, "seat", 0, MAX_PLAYERS - 1), what)
         if t in ("end", "error"):
-            self.ended = get_str(msg, "reason")
+            self.ended = get_text(msg, "reason")
             raise StopAsyncIteration
         raise ProtocolError(f"unexpected {t!r} message to a spectator")
 

@@ -32,6 +32,7 @@ from p2pcards.files import write_atomically
 from p2pcards.i18n import N_, _, known, shown
 from p2pcards.peer.seatlock import SeatInUse, hold_new_seat, take_seat
 from p2pcards.peer.statefile import SeatState, StateError, state_path
+from p2pcards.peer.statefile import damaged as damaged_state
 from p2pcards.peer.statefile import load as load_state
 from p2pcards.peer.statefile import save as save_state
 from p2pcards.protocol.checkpoint import MAX_CHECKPOINT_SIZE, checkpoint_path
@@ -404,6 +405,10 @@ async def resume_seat(state_file: str, decide=None, strategy: str | None = "gree
         state = load_state(state_file)
         ident = identity.load(state.key_path)
         table = parse_final_msg(state.table)[1]
+        if state.seat >= len(table.seats):
+            raise damaged_state("seat")
+        if table.seats[state.seat].key != ident.public_bytes:
+            raise damaged_state("key")
     except (StateError, identity.IdentityError, ProtocolError) as exc:
         raise RunError(_("cannot resume from {path}: {reason}").format(path=state_file, reason=shown(exc))) from None
     # Before the log is read: an earlier process of this seat (a window just

@@ -19,9 +19,12 @@ import msgpack
 from p2pcards.files import REASONS as FILE_REASONS
 from p2pcards.files import write_atomically
 from p2pcards.i18n import N_, _, known
+from p2pcards.limits import MAX_ENTRY, MAX_NAME
+from p2pcards.mental.group import SEED_LEN
+from p2pcards.net.messages import MAX_PLAYERS
 
 STATE_VERSION = 1
-MAX_STATE_SIZE = 1 << 20
+MAX_STATE_SIZE = 4 << 20  # room for the largest pending entry (limits.MAX_ENTRY) and every seed
 NOT_A_STATE_FILE = N_("not a p2pcards state file (a seat's state file is its log's name with .state added)")
 
 
@@ -63,23 +66,97 @@ class SeatState:
             raise StateError(_(NOT_A_STATE_FILE))
         if raw.get("v") != STATE_VERSION:
             raise StateError(_("a state file of another version of p2pcards ({version}, this one reads {ours})")
-                             .format(version=repr(raw.get("v")), ours=STATE_VERSION))
-        try:
-            seeds = {int(d): bytes(s) for d, s in raw["seeds"]}
-            state = cls(str(raw["log"]), int(raw["seat"]), str(raw["name"]), str(raw["key"]), str(raw["bind"]),
-                        int(raw["port"]), dict(raw["table"]), seeds, raw["pending"], raw.get("strategy"))
-            origin = raw.get("origin")
-            state.origin = origin if isinstance(origin, str) else None
-            relay, secret = raw.get("relay"), raw.get("relay_secret")
-            if (relay is None) != (secret is None) or (relay is not None and not (
-                    isinstance(relay, str) and isinstance(secret, bytes))):
-                raise ValueError("relay")
-            state.relay, state.relay_secret = relay, secret
-        except (KeyError, TypeError, ValueError) as exc:
-            raise StateError(_("the state file is damaged ({reason})").format(reason=exc)) from None
-        if state.pending is not None and not isinstance(state.pending, bytes):
-            raise StateError(_("the state file is damaged (pending entry)"))
+                             .format(version=repr(raw.get("v"))[:32], ours=STATE_VERSION))
+        state = cls(_field(raw, "log", _is_path), _field(raw, "seat", _is_seat), _field(raw, "name", _is_name),
+                    _field(raw, "key", _is_path), _field(raw, "bind", _is_host), _field(raw, "port", _is_port),
+                    _field(raw, "table", _is_table), _seeds(raw.get("seeds")),
+                    _field(raw, "pending", _is_pending, optional=True),
+                    _field(raw, "strategy", _is_word, optional=True), _field(raw, "origin", _is_word, optional=True))
+        # An internet table's seat: the relay and the table secret, both or neither.
+        state.relay = _field(raw, "relay", _is_relay, optional=True)
+        state.relay_secret = _field(raw, "relay_secret", _is_secret, optional=state.relay is None)
+        if state.relay is None and state.relay_secret is not None:
+            raise damaged("relay")
         return state
+
+
+# What each field of a state file must be, checked before anything uses it: the
+# file may have been written by anybody (a hostile one gave the seeds as a huge
+# integer, and bytes(n) tried to allocate n bytes).
+MAX_PATH = 4096  # characters
+MAX_DEALS = 1 << 12  # deal seeds a state file may hold
+# Translators: the parts of a state file, as named in "the state file is damaged ({reason})".
+PARTS = {"log": N_("the log's file name"), "seat": N_("the seat number"), "name": N_("the player's name"),
+         "key": N_("the key file's name"), "bind": N_("the address to listen on"), "port": N_("the port"),
+         "table": N_("the table"), "seeds": N_("the secret deal seeds"), "pending": N_("the entry last sent"),
+         "strategy": N_("the bot's strategy"), "origin": N_("the command that took the seat"),
+         "relay": N_("the relay's address"), "relay_secret": N_("the table secret")}
+
+
+def _is_path(v) -> bool:
+    return isinstance(v, str) and 0 < len(v) <= MAX_PATH and "\0" not in v
+
+
+def _is_seat(v) -> bool:
+    return type(v) is int and 0 <= v < MAX_PLAYERS
+
+
+def _is_name(v) -> bool:
+    return isinstance(v, str) and 0 < len(v) <= MAX_NAME and v.isprintable() and v == v.strip()
+
+
+def _is_host(v) -> bool:
+    return isinstance(v, str) and len(v) <= 255 and v.isprintable()
+
+
+def _is_port(v) -> bool:
+    return type(v) is int and 0 <= v <= 0xFFFF
+
+
+def _is_table(v) -> bool:
+    return isinstance(v, dict)  # checked in full by parse_final_msg where it is used
+
+
+def _is_pending(v) -> bool:
+    return isinstance(v, bytes) and len(v) <= MAX_ENTRY
+
+
+def _is_relay(v) -> bool:
+    return isinstance(v, str) and 0 < len(v) <= 300 and v.isprintable()
+
+
+def _is_secret(v) -> bool:
+    return isinstance(v, bytes) and len(v) == 32
+
+
+def _is_word(v) -> bool:
+    return isinstance(v, str) and 0 < len(v) <= 64 and v.isprintable()
+
+
+def damaged(part: str) -> StateError:
+    """The error for a state file whose ``part`` (a key of PARTS) is unusable."""
+    return StateError(_("the state file is damaged ({reason})").format(reason=_(PARTS[part])))
+
+
+def _field(raw: dict, key: str, fits, optional: bool = False):
+    value = raw.get(key)
+    if value is None and optional:
+        return None
+    if not fits(value):
+        raise damaged(key)
+    return value
+
+
+def _seeds(value) -> dict[int, bytes]:
+    if not isinstance(value, list) or len(value) > MAX_DEALS:
+        raise damaged("seeds")
+    seeds = {}
+    for pair in value:
+        if (not isinstance(pair, list) or len(pair) != 2 or type(pair[0]) is not int or not 0 <= pair[0] < MAX_DEALS
+                or not isinstance(pair[1], bytes) or len(pair[1]) != SEED_LEN):
+            raise damaged("seeds")
+        seeds[pair[0]] = pair[1]
+    return seeds
 
 
 def state_path(log_path: str | os.PathLike) -> Path:

@@ -1,9 +1,12 @@
 """A seat at a table over the network: the seat driver on the peer mesh.
 
-Every entry goes straight from its author to every player (nobody relays
-anybody's moves). A player that takes an entry in acknowledges it to all; an
-entry is *final* once every player not blamed has acknowledged it, and only
-final entries are written to the log file. The author of the next entry
+Every entry goes from its author to every player, and every player forwards
+each signed message it sees for the first time (entries, acknowledgements,
+end signatures, silence attestations) to the others once (``peer.relay``): a
+cut link costs latency, nothing else, while some path joins the seats. A
+player that takes an entry in signs an acknowledgement and sends it to all;
+an entry is *final* once every player not blamed has acknowledged it, and
+only final entries are written to the log file. The author of the next entry
 waits for that, so two honest players never build on different entries.
 
 When something is wrong the *referee* speaks: the lowest seat not blamed
@@ -13,15 +16,16 @@ An abort replaces any entry at its place that was not yet final.
 Messages between players (``protocol/table.md``)::
 
     {"t": "entry",  "raw": bytes}            a log entry, as signed
-    {"t": "ack",    "seq": int, "hash": bytes}
+    {"t": "ack",    "ack": bytes}             a signed acknowledgement (p2pcards.protocol.ack)
     {"t": "have",   "next": int}             "send me what you have from here"
-    {"t": "endsig", "hash": bytes, "sig": bytes}
+    {"t": "endsig", "seat": int, "hash": bytes, "sig": bytes}
     {"t": "chat",   "text": str}             shown at once; logged in the author's next entry
     {"t": "silence", "att": bytes}           a signed silence attestation (p2pcards.protocol.silence)
     {"t": "continue"}                        "end your pause" (to the seat whose pause holds)
 
 Silence is attested, never taken on trust: a peer signs an attestation when
-its own clock runs out for a seat that owes it something; the referee writes
+its own clock runs out for a seat that owes it something (nothing of it came
+by any path); the referee writes
 a silence abort only with a strict majority of all seats attesting (or, after
 the rejoin timeout, a minority abort that stops the game and convicts
 nobody). A peer takes a silence abort only if its own clock ran out too and
@@ -42,11 +46,14 @@ import msgpack
 import trio
 
 from p2pcards.peer.ahead import AheadBuffer
+from p2pcards.peer.answers import HaveAnswers
+from p2pcards.peer.relay import Flood
 from p2pcards.games import IllegalAction
+from p2pcards.i18n import _
 from p2pcards.limits import MAX_AHEAD
 from p2pcards.net.messages import printable
 from p2pcards.net.ratelog import RateLimitedLog
-from p2pcards.protocol import silence
+from p2pcards.protocol import ack, silence
 from p2pcards.protocol.evidence import equivocation, misplaced
 from p2pcards.protocol.checkpoint import make as make_checkpoint
 from p2pcards.protocol.driver import SeatDriver
@@ -63,6 +70,9 @@ CHAT_KEPT = 256  # chat lines waiting to be shown, at most
 GAP_ASK_INTERVAL = 1.0  # seconds before the same gap is asked for again from the same peer
 LINGER = 3.0  # seconds a finished peer stays to help slower ones finish
 CHECKPOINT_EVERY = 64  # written entries between two checkpoints (resume replays at most about this many)
+END_OFFERS_KEPT = 4  # end signatures kept per seat (for different end bodies), the latest
+RELAYED = ("entry", "ack", "endsig", "silence")  # the signed messages every peer forwards (table.md §5)
+ENTRY_RELAY_DELAY = 1.0  # seconds before an entry is passed on to a seat that has not acknowledged it yet
 
 
 @dataclass
@@ -126,14 +136,19 @@ class TablePeer:
         self.on_change = on_change or (lambda: None)
         self.publish = publish  # spectators: called with each final entry
         self.publish_news = news  # spectators: called with (seat, "left" | "lost" | "back")
-        self.acks: dict[int, dict[int, bytes]] = {}
+        self.acks: dict[int, dict[int, bytes]] = {}  # place -> seat -> hash it acknowledged there
+        self.signed_acks: dict[int, dict[int, bytes]] = {}  # the same, signed, near the head (to pass on)
+        self.flood = Flood()  # what was forwarded already (table.md §5)
         self.ahead = AheadBuffer()  # verified entries for places past the log's end
         self._gap_asked: dict[int, tuple[int, float]] = {}  # seat -> (place asked for, when)
         self._acked_beyond: dict[int, int] = {}  # seat -> highest place it acknowledged past our log
+        self.have_answers = HaveAnswers(mesh)
         self.bad_input_log = RateLimitedLog(log)  # what peers send wrong: a flood of it must not flood the log
         self.accusation: tuple[Violation, list[bytes]] | None = None
-        self.end_offers: dict[int, tuple[bytes, bytes]] = {}  # seat -> (hash of the body, signature)
+        self.end_offers: dict[int, dict[bytes, bytes]] = {}  # seat -> hash of an end body -> signature
         self.end_hash: bytes | None = None
+        self.end_sigs: dict[int, bytes] = {}  # seat -> its verified signature on our end body (end_hash)
+        self._end_asked = float("-inf")  # when we last asked everybody for the end signatures we lack
         self.chat_out: list[str] = []
         self.chat_seen: list[tuple[int, str]] = []  # to show: (seat, text)
         self._live_chat: list[tuple[int, str]] = []  # shown when said, not yet in the log
@@ -152,17 +167,20 @@ class TablePeer:
         self._checkpointed = len(driver.log)
         self._unsaved_checkpoint: tuple[int, bytes] | None = None  # (entries it covers, the checkpoint)
         self.down_since: dict[int, float] = {}
+        self._head_final_at = (driver.final_len, trio.current_time())  # (final length, since when)
         # Silence (table.md §6): attestations by (accused, place, head) -> attester -> attestation,
         # when this seat attested, and silence aborts that wait for this seat's own clock.
         self.attestations: dict[tuple[int, int, bytes], dict[int, silence.Attestation]] = {}
         self.attested_at: dict[tuple[int, int, bytes], float] = {}
         self.pending_silence: dict[bytes, Entry] = {}
         self.gave_up = False  # no majority could be had for a silence: this seat stops, convicting nobody
+        self.stop_reason: str | None = None  # why this seat stopped without the end, for its player (translated)
         self._resend_pending(pending)
         self.bytes_sent = 0
         trace_dir = os.environ.get("P2PCARDS_TRACE")
         self._trace_file = open(os.path.join(trace_dir, f"trace-{driver.seat}.txt"), "a", buffering=1) if trace_dir else None
         self.hooks = hooks or PeerHooks()
+        self._nursery: trio.Nursery | None = None  # while running: for entries passed on a moment later
 
     # ----- small helpers
     @property
@@ -241,7 +259,7 @@ class TablePeer:
                 log.warning("seat %s: the entry sent before the restart no longer fits: %s", self.seat, exc)
                 return
             # Ours, so acknowledged by us; the others hear it when they reconnect.
-            self.acks.setdefault(entry.seq, {})[self.seat] = entry.hash
+            self._note_ack(self._my_ack(entry))
 
     # ----- tracing (benchmarks/table.py): P2PCARDS_TRACE=DIR
     def _trace(self, event: str, entry: Entry | None, size: int = 0) -> None:
@@ -255,7 +273,60 @@ class TablePeer:
     async def _broadcast(self, msg: dict) -> None:
         if self._trace_file is not None:
             self.bytes_sent += len(msgpack.packb(msg, use_bin_type=True)) * len(self.others())
+        if msg["t"] in RELAYED:
+            self.flood.first(msg)  # a copy relayed back to us is not forwarded again
         await self.mesh.broadcast(msg)
+
+    async def _relay(self, msg: dict, came_from: int | None) -> None:
+        """Forward a signed message seen for the first time to every other
+        player but the one it came from (table.md §5: flooding)."""
+        if not self.flood.first(msg):
+            return
+        if self._trace_file is not None:
+            self.bytes_sent += len(msgpack.packb(msg, use_bin_type=True)) * len(self.others())
+        for seat in range(self.machine.players):
+            if seat != self.seat and seat != came_from:
+                await self.mesh.send(seat, msg)
+
+    async def _relay_entry(self, entry: Entry, came_from: int) -> None:
+        """Entries are big: each is passed on, a moment later, only to the
+        seats that have not acknowledged it by then (its author sent it to
+        every seat directly; while all links work, nobody needs a copy)."""
+        msg = {"t": "entry", "raw": entry.raw}
+        if not self.flood.first(msg):
+            return
+        if self._nursery is None:  # not running (a test driving the peer by hand): at once
+            await self._pass_on(entry, msg, came_from)
+            return
+
+        async def later() -> None:
+            await trio.sleep(ENTRY_RELAY_DELAY)
+            await self._pass_on(entry, msg, came_from)
+
+        self._nursery.start_soon(later)
+
+    async def _pass_on(self, entry: Entry, msg: dict, came_from: int) -> None:
+        for seat in range(self.machine.players):
+            if seat not in (self.seat, came_from, entry.author) and not self._holds(seat, entry):
+                if self._trace_file is not None:
+                    self.bytes_sent += len(entry.raw)
+                await self.mesh.send(seat, msg)
+
+    def _holds(self, seat: int, entry: Entry) -> bool:
+        """``seat`` acknowledged ``entry``, or a later entry of our log (which chains it)."""
+        log_ = self.driver.log
+        if self.acks.get(entry.seq, {}).get(seat) == entry.hash:
+            return True
+        if not (entry.seq < len(log_) and log_[entry.seq].hash == entry.hash):
+            return False
+        return any(self.acks.get(j, {}).get(seat) == log_[j].hash for j in range(entry.seq + 1, len(log_)))
+
+    async def _ask_for(self, start: int, *seats: int | None) -> None:
+        """Ask these seats (once each) for the entries from ``start`` on:
+        any holder may answer, the entries prove themselves (table.md §5)."""
+        for seat in dict.fromkeys(seats):
+            if seat is not None and seat != self.seat and 0 <= seat < self.machine.players:
+                await self.mesh.send(seat, {"t": "have", "next": max(1, start)})
 
     async def _send_entry(self, entry: Entry) -> None:
         if self.persist is not None:
@@ -267,9 +338,18 @@ class TablePeer:
 
     async def _ack(self, entry: Entry) -> None:
         self.hooks.acking(self, entry)
-        self.acks.setdefault(entry.seq, {})[self.seat] = entry.hash
-        await self._broadcast({"t": "ack", "seq": entry.seq, "hash": entry.hash})
+        signed_ack = self._my_ack(entry)
+        self._note_ack(signed_ack)
+        await self._broadcast({"t": "ack", "ack": signed_ack.raw})
         self._check_final()
+
+    def _my_ack(self, entry: Entry) -> ack.Ack:
+        return ack.make(self.driver.signer, self.machine.table, self.seat, entry.seq, entry.hash)
+
+    def _note_ack(self, signed_ack: ack.Ack) -> None:
+        self.acks.setdefault(signed_ack.seq, {})[signed_ack.acker] = signed_ack.hash
+        if signed_ack.seq >= self.driver.final_len - 1:
+            self.signed_acks.setdefault(signed_ack.seq, {})[signed_ack.acker] = signed_ack.raw
 
     # ----- finality
     def _check_final(self) -> None:
@@ -289,6 +369,9 @@ class TablePeer:
             length = min(length, upto)
         if length > self.driver.final_len:
             self.driver.finalize(length)
+            for seq in [seq for seq in self.signed_acks if seq < length - 1]:
+                del self.signed_acks[seq]  # final: only the last final entry's are still passed on
+            self._head_final_at = (length, trio.current_time())
             self._to_write.set()
             self._progress_at = trio.current_time()
             self._publish_final()
@@ -323,7 +406,7 @@ class TablePeer:
                 return
             self.ahead.offer(entry, nxt)
             if sender is not None:
-                await self._ask_for_gap(sender)  # the sender has what comes before: ask for it
+                await self._ask_for_gap(sender)  # the sender may have what comes before: ask for it
             return
         if entry.seq < nxt:
             await self._older(entry)
@@ -334,9 +417,9 @@ class TablePeer:
             self.driver.receive(entry)
         except LogError as exc:
             log.info("seat %s: refused entry %d: %s", self.seat, entry.seq, exc)
-            if entry.prev_hash != self.driver.log.head_hash and 0 <= entry.author < self.machine.players:
-                # Built on another entry than our last: ask its author for that one.
-                await self.mesh.send(entry.author, {"t": "have", "next": max(1, entry.seq - 1)})
+            if entry.prev_hash != self.driver.log.head_hash:
+                # Built on another entry than our last: ask its author and the sender for that one.
+                await self._ask_for(entry.seq - 1, entry.author, sender)
             return
         except Violation as v:
             culprit = v.seat if v.seat is not None else entry.author
@@ -387,16 +470,19 @@ class TablePeer:
         if entry.kind == ABORT and self.machine.finished:
             return  # an end signed by every player not blamed is final: nothing replaces it
         if _is_silence_abort(entry):
-            await self._silence_abort_agreed(entry)  # a held entry is never replaced by a silence abort
+            if await self._silence_abort_agreed(entry):  # the heal race: it crossed the accused's entry
+                await self._replace_with_abort(entry)
             return
         if entry.kind == ABORT and entry.seq >= self.driver.final_len and entry.prev_hash == self.driver.log[entry.seq - 1].hash:
             if mine.kind != ABORT or entry.author < mine.author:
                 await self._replace_with_abort(entry)
             return
-        if entry.prev_hash != self.driver.log[entry.seq - 1].hash and 0 <= entry.author < self.machine.players:
+        if entry.prev_hash != self.driver.log[entry.seq - 1].hash:
             # Built on another entry than ours before it: ask its author for that
             # one (a second version of a place is equivocation).
-            await self.mesh.send(entry.author, {"t": "have", "next": max(1, entry.seq - 1)})
+            await self._ask_for(entry.seq - 1, entry.author)
+        elif mine.kind == ABORT and entry.author != mine.author:
+            return  # an entry the abort took the place of, late (the heal race): no fault of its author
         if entry.author < 0 or entry.author >= self.machine.players:
             return
         try:
@@ -474,17 +560,7 @@ class TablePeer:
                     self._news(event.seat, "back")
                     self._restart_turn(event.seat)
                 self.left_on_purpose.discard(event.seat)
-                await self.mesh.send(event.seat, {"t": "have", "next": self.driver.final_len})
-                if self.end_hash is not None and self.seat in self.end_offers:
-                    digest, sig = self.end_offers[self.seat]
-                    await self.mesh.send(event.seat, {"t": "endsig", "hash": digest, "sig": sig})
-                if len(self.driver.log) > 1:
-                    head = self.driver.log[len(self.driver.log) - 1]
-                    await self.mesh.send(event.seat, {"t": "ack", "seq": head.seq, "hash": head.hash})
-                for key in self.attested_at:  # what we attested here, for a referee that missed it
-                    mine = self.attestations.get(key, {}).get(self.seat)
-                    if mine is not None and key[1] == len(self.driver.log):
-                        await self.mesh.send(event.seat, {"t": "silence", "att": mine.raw})
+                await self._catch_up(event.seat)
                 self._wake()
             elif isinstance(event, PeerDown):
                 if event.seat not in self.down_since and not self.machine.finished:
@@ -500,23 +576,50 @@ class TablePeer:
                     self.bad_input_log.warning("seat %s: bad message from seat %d: %s: %s", self.seat, event.seat,
                                           type(exc).__name__, exc)
 
+    async def _catch_up(self, seat: int) -> None:
+        """A connection came (back) up: ask for what we lack, and pass on what
+        the head needs (every acknowledgement of it and end signature we hold,
+        the attestations about this place), for it may have missed them while
+        no path reached it (table.md §5)."""
+        await self.mesh.send(seat, {"t": "have", "next": self.driver.final_len})
+        if len(self.driver.log) > 1:
+            head = self.driver.log[len(self.driver.log) - 1]
+            if self.seat not in self.signed_acks.get(head.seq, {}):  # e.g. a log read back after a restart
+                self._note_ack(self._my_ack(head))
+            for raw in list(self.signed_acks.get(head.seq, {}).values()):
+                await self.mesh.send(seat, {"t": "ack", "ack": raw})
+        await self._send_end_sigs(seat)
+        for (_, place, _), attesters in list(self.attestations.items()):  # for a referee that missed them
+            if place == len(self.driver.log):
+                for att in list(attesters.values()):
+                    await self.mesh.send(seat, {"t": "silence", "att": att.raw})
+
     async def _message(self, sender: int, msg) -> None:
+        """One message from the peer at ``sender``; signed ones are taken for
+        their signer, whoever passed them on, and forwarded (table.md §5)."""
         if not isinstance(msg, dict):
             raise ValueError("a message must be a map")
         kind = msg.get("t")
         if kind == "entry":
             entry = Entry.from_wire(msg["raw"])
+            if self._worth_relaying(entry):
+                await self._relay_entry(entry, sender)
             await self._take(entry, sender)
         elif kind == "ack":
-            seq, digest = msg["seq"], msg["hash"]
+            relayed = {"t": "ack", "ack": msg["ack"]}
+            if self.flood.seen(relayed):
+                return  # taken already
+            signed_ack = ack.parse(msg["ack"], self.machine.table)
+            seq, digest, acker = signed_ack.seq, signed_ack.hash, signed_ack.acker
             # Bounded: acknowledgements kept are one per place near the log, per seat.
-            if (type(seq) is not int or not isinstance(digest, bytes) or len(digest) != 32
-                    or not 0 < seq < len(self.driver.log) + MAX_AHEAD):
-                raise ValueError("bad ack")
-            self.acks.setdefault(seq, {})[sender] = digest
+            if acker == self.seat or not 0 < seq < len(self.driver.log) + MAX_AHEAD:
+                return
+            if seq >= self.driver.final_len - 1:
+                await self._relay(relayed, sender)  # older ones nobody needs: a replay goes no further
+            self._note_ack(signed_ack)
             if seq < len(self.driver.log) and self.driver.log[seq].hash != digest:
-                # The sender holds another entry here: ask for it (equivocation or a replaced entry).
-                await self.mesh.send(sender, {"t": "have", "next": seq})
+                # The acker holds another entry here: ask for it (equivocation or a replaced entry).
+                await self._ask_for(seq, acker, sender)
             elif seq >= len(self.driver.log):
                 # It acknowledges an entry we do not have: usually that entry is on its
                 # way; if it is still missing a moment later, the gap watch asks for it.
@@ -527,16 +630,25 @@ class TablePeer:
             start = msg["next"]
             if type(start) is not int or start < 1:
                 raise ValueError("bad have")
-            for entry in self.driver.log[start:start + MAX_AHEAD]:
-                await self.mesh.send(sender, {"t": "entry", "raw": entry.raw})
+            await self.have_answers.answer(sender, self.driver.log, start)  # limited in rate and bytes
+            await self._send_end_sigs(sender)
         elif kind == "endsig":
-            digest, sig = msg["hash"], msg["sig"]
-            if not isinstance(digest, bytes) or not isinstance(sig, bytes):
+            signer, digest, sig = msg["seat"], msg["hash"], msg["sig"]
+            if not (type(signer) is int and 0 <= signer < self.machine.players and isinstance(digest, bytes)
+                    and len(digest) == 32 and isinstance(sig, bytes) and len(sig) == 64):
                 raise ValueError("bad endsig")
-            self.end_offers[sender] = (digest, sig)
+            if signer == self.seat:
+                return
+            # Kept for its signer (a few end bodies each, the latest); checked and
+            # passed on once this seat computes the same end body (_end).
+            offers = self.end_offers.setdefault(signer, {})
+            offers.pop(digest, None)
+            offers[digest] = sig
+            while len(offers) > END_OFFERS_KEPT:
+                del offers[next(iter(offers))]
             self._wake()
         elif kind == "silence":
-            self._attestation_in(sender, msg["att"])
+            await self._attestation_in(sender, msg["att"])
         elif kind == "tablesig":
             pass  # a late copy of a signature on entry 0, which we have
         elif kind == "leaving":
@@ -559,6 +671,7 @@ class TablePeer:
         self._trace("start", None)
         try:
             async with trio.open_nursery() as nursery:
+                self._nursery = nursery
                 nursery.start_soon(self._reader)
                 nursery.start_soon(self._writer)
                 nursery.start_soon(self._gap_watch)
@@ -579,7 +692,7 @@ class TablePeer:
         finally:
             # The writer task has stopped (its thread finished first); write the rest.
             with trio.CancelScope(shield=True):
-                await trio.to_thread.run_sync(self.driver.write_final)
+                await self._write_final()
                 self.hooks.after_game(self)
             if self._trace_file is not None:
                 self._trace_file.write(f"{time.monotonic_ns()} {self.seat} bytes {self.bytes_sent} - - 0 {time.process_time_ns()}\n")
@@ -590,8 +703,14 @@ class TablePeer:
         while True:
             await self._to_write.wait()
             self._to_write = trio.Event()
-            await trio.to_thread.run_sync(self.driver.write_final)
+            await self._write_final()
             await self._checkpoint_if_due()
+
+    async def _write_final(self) -> None:
+        if self.driver.file is None:
+            self.driver.write_final()  # no file (a test's seat): nothing blocks
+        else:
+            await trio.to_thread.run_sync(self.driver.write_final)
 
     async def _checkpoint_if_due(self) -> None:
         """Now and then a snapshot of the machine as it stands (here, between
@@ -623,6 +742,8 @@ class TablePeer:
         end signature or entries). A peer cut off as the game ended comes back
         for the end entry: for it we wait as long as the table waits for a
         player to come back, and a moment more once it is back."""
+        if self.gave_up:
+            return  # stopped unfinished: the others stopped waiting for us, or are gone
         start = trio.current_time()
         while True:
             end = len(self.driver.log) - 1
@@ -639,12 +760,41 @@ class TablePeer:
             await self._wait(deadline - now)
 
     async def _wait(self, timeout: float) -> None:
+        alone_until = self.alone_until()
+        if alone_until is not None and alone_until > trio.current_time():
+            timeout = min(timeout, alone_until - trio.current_time())  # then _main gives up
         with trio.move_on_after(max(timeout, 0.001)):
             await self._changed.wait()
+
+    def alone_until(self) -> float | None:
+        """While no other seat is connected (all ended, left or cut off):
+        when this seat stops waiting for them, ``rejoin_timeout`` after the
+        last went (table.md §6); None while some connection is up."""
+        gone = [self.down_since.get(s) for s in range(self.machine.players) if s != self.seat]
+        if not gone or None in gone:
+            return None
+        return max(gone) + self.options.rejoin_timeout
+
+    def _give_up(self, reason: str) -> None:
+        """Stop here, the log unfinished (what is final stays in the file)."""
+        self.gave_up = True
+        self.stop_reason = reason
+        self._wake()
+
+    def _alone_too_long(self) -> bool:
+        alone_until = self.alone_until()
+        if alone_until is None or trio.current_time() < alone_until:
+            return False
+        log.warning("seat %s: no other seat for %g s; stopping", self.seat, self.options.rejoin_timeout)
+        self._give_up(_("every other player has left or cannot be reached for {seconds} s: the game stops here, "
+                        "unfinished (its log is kept)").format(seconds=f"{self.options.rejoin_timeout:g}"))
+        return True
 
     async def _main(self) -> None:
         driver = self.driver
         while not (driver.machine.finished or driver.machine.stopped or self.gave_up):
+            if self._alone_too_long():
+                break
             await self._retry_pending_silence()
             if self.accusation is not None and not self.machine.aborted:
                 violation, evidence = self.accusation
@@ -685,10 +835,12 @@ class TablePeer:
             acks = self.acks.get(head.seq, {})
             missing = [s for s in range(self.machine.players) if s not in self.machine.excluded and acks.get(s) != head.hash]
             culprit, kind = (missing[0] if missing else None), "silent"
-        if culprit is None or culprit == self.seat:
+        if culprit is None or culprit == self.seat or self.seat in self.machine.excluded:
+            # A blamed seat follows the game but attests nothing (its word no longer counts).
             self._progress_at = trio.current_time()
             return
-        if trio.current_time() < self.turn_deadline(culprit):
+        attested = self._silence_key(culprit) in self.attested_at  # then its own clock runs (gives_up_at)
+        if not attested and trio.current_time() < self.turn_deadline(culprit):
             await self._wait(self.turn_deadline(culprit) - trio.current_time())  # it may still come back
             return
         await self._attest_silence(culprit, kind)
@@ -702,6 +854,9 @@ class TablePeer:
         referee, abort with a majority's attestations, or after the rejoin
         timeout without one (stopping the game, convicting nobody); a seat that
         is not the referee stops waiting then too."""
+        if self.seat in self.machine.excluded:
+            self._progress_at = trio.current_time()  # a blamed seat's word no longer counts: it waits on
+            return
         if culprit in self.down_since:
             kind = "left"
         key = self._silence_key(culprit)
@@ -717,7 +872,8 @@ class TablePeer:
             await self._broadcast({"t": "have", "next": key[1]})
             self._wake()
             return
-        attesters = self.attestations.get(key, {})
+        attesters = {seat: att for seat, att in self.attestations.get(key, {}).items()
+                     if seat not in self.machine.excluded}  # kept before its author was blamed: no longer counts
         give_up = self.gives_up_at(culprit)
         if self.referee(culprit) == self.seat:
             if silence.majority(attesters, self.machine.players) or now >= give_up:
@@ -727,7 +883,8 @@ class TablePeer:
                 return
         elif now >= give_up:
             log.warning("seat %s: no majority attests the silence of seat %s; stopping", self.seat, culprit)
-            self.gave_up = True
+            self._give_up(_("seat {seat} stopped answering, and too few players confirm it to blame anyone: "
+                            "the game stops here").format(seat=culprit))
             return
         await self._wait(give_up - now)
 
@@ -737,19 +894,60 @@ class TablePeer:
             del self.attestations[next(iter(self.attestations))]  # the oldest
         self.attestations.setdefault(key, {})[att.attester] = att
 
-    def _attestation_in(self, sender: int, raw) -> None:
-        """A peer's attestation: kept if it is its own, valid for this table,
-        and about the place we are at or just ahead of (bad ones are ignored)."""
+    async def _attestation_in(self, sender: int, raw) -> None:
+        """An attestation, taken for its signer whoever passed it on: kept if
+        valid for this table and about the place we are at or just ahead of
+        (bad ones are ignored). If we hold what it says never came, the
+        attester gets it (by every path)."""
+        relayed = {"t": "silence", "att": raw}
+        if self.flood.seen(relayed):
+            return
         try:
             att = silence.parse(raw, self.machine.table)
         except silence.AttestationError as exc:
-            log.info("seat %s: bad attestation from seat %d: %s", self.seat, sender, exc)
+            self.bad_input_log.info("seat %s: bad attestation from seat %d: %s", self.seat, sender, exc)
             return
+        if att.attester == self.seat:
+            return
+        await self._answer_attestation(att)
         here = len(self.driver.log)
-        if att.attester != sender or not here <= att.place <= here + SILENCE_AHEAD:
-            return
+        if not here <= att.place <= here + SILENCE_AHEAD:
+            return  # about a place behind us (answered above) or too far ahead: a replay goes no further
+        await self._relay(relayed, sender)
         self._keep_attestation(att)
         self._wake()
+
+    async def _answer_attestation(self, att: silence.Attestation) -> None:
+        """Somebody's clock ran out for seat c at place k: if we hold c's entry
+        for k, or c's acknowledgement or end signature that k waits for, it
+        goes to everybody again (each copy floods): silence is only silence
+        when no path delivers the message (table.md §6)."""
+        log_, c, k = self.driver.log, att.accused, att.place
+        if k < self.driver.final_len:
+            return  # final here, so the attester acknowledged it: a replay, not to be answered (amplified)
+        if k < len(log_) and log_[k].author == c and log_[k].prev_hash == att.head:
+            await self.mesh.broadcast({"t": "entry", "raw": log_[k].raw})
+        elif k == len(log_) and log_.head_hash == att.head:
+            raw = self.signed_acks.get(k - 1, {}).get(c)
+            if raw is not None:
+                await self.mesh.broadcast({"t": "ack", "ack": raw})
+            if c in self.end_sigs:
+                await self.mesh.broadcast(self._end_sig_message(c))
+
+    def _worth_relaying(self, entry: Entry) -> bool:
+        """An entry is passed on if it is signed by its author and for a place
+        not final here, up to the next one: a replayed old entry, or a flood of
+        entries for places ahead, goes no further."""
+        if not (self.driver.final_len <= entry.seq <= len(self.driver.log)
+                and 0 <= entry.author < self.machine.players) or entry.kind == END:
+            return False
+        if self.flood.seen({"t": "entry", "raw": entry.raw}):
+            return False
+        try:
+            entry.verify_signature(self.driver.log.public_keys)
+        except LogError:
+            return False
+        return True
 
     def _owes(self, culprit: int) -> bool:
         """From this seat's own view, ``culprit`` owes something at the head:
@@ -760,14 +958,17 @@ class TablePeer:
         head = self.driver.log[len(self.driver.log) - 1]
         if self.acks.get(head.seq, {}).get(culprit) != head.hash:
             return True
-        return want.author is None and culprit not in self.end_offers
+        return want.author is None and culprit not in self.end_sigs
 
     async def _silence_abort_agreed(self, entry: Entry) -> bool:
-        """Whether a silence abort may be taken now: only if our own clock ran
-        out for the accused too and we hold nothing of it for that place. If we
-        hold the accused's entry there, it goes to everybody and the accuser
-        is accused of a false accusation; if our clock has not run out, the
-        abort waits for it."""
+        """Whether a silence abort may be taken now (for a place we filled:
+        whether it replaces what we hold there). At the head: only if our own
+        clock ran out for the accused too; otherwise the abort waits for it.
+        If we hold the accused's entry for that place (table.md §6, the heal
+        race): a final one (the accuser acknowledged it) proves the accusation
+        false: it goes to everybody and the accuser is accused; one not final
+        crossed the abort on the way and the abort takes its place, as any
+        abort takes the place of an entry not final."""
         if self.machine.finished or self.machine.stopped:
             return False
         culprit = entry.payload["culprit"]
@@ -780,22 +981,52 @@ class TablePeer:
             return False
         if entry.seq < len(log_):
             mine = log_[entry.seq]
-            if mine.author == culprit and mine.prev_hash == entry.prev_hash:
-                await self._broadcast({"t": "entry", "raw": mine.raw})
-                self._accuse(Violation(entry.author, FALSE_ACCUSATION,
-                                       f"accused seat {culprit} of silence at entry {entry.seq}, "
-                                       f"whose entry there seat {self.seat} holds"), [entry.raw, mine.raw])
+            if mine.author != culprit or mine.prev_hash != entry.prev_hash:
+                return False
+            if entry.seq >= self.driver.final_len and self._may_have_crossed(entry, culprit):
+                return True
+            await self._broadcast({"t": "entry", "raw": mine.raw})
+            self._accuse(Violation(entry.author, FALSE_ACCUSATION,
+                                   f"accused seat {culprit} of silence at entry {entry.seq}, "
+                                   f"whose entry there seat {self.seat} holds"), [entry.raw, mine.raw])
             return False
         if entry.seq != len(log_) or entry.prev_hash != log_.head_hash:
             return False
-        if culprit == self.seat or (trio.current_time() > self.turn_deadline(culprit) and self._owes(culprit)):
-            if culprit != self.seat and self._silence_key(culprit) not in self.attested_at:
+        # Taken if our own clock ran out for the accused too, now or when we
+        # attested it here ourselves: what came from it since (a connection
+        # healing as the abort was written) does not undo that.
+        attested = self._silence_key(culprit) in self.attested_at
+        if culprit == self.seat or attested or (trio.current_time() > self.turn_deadline(culprit)
+                                                and self._owes(culprit)):
+            if culprit != self.seat and not attested:
                 await self._attest_silence(culprit, entry.payload.get("kind"))
             self.pending_silence.pop(entry.raw, None)
             return True
         if len(self.pending_silence) < MAX_SILENCE_KEYS:
             self.pending_silence[entry.raw] = entry
         return False
+
+    def _may_have_crossed(self, abort: Entry, culprit: int) -> bool:
+        """The accused's entry we hold at the abort's place (not final) and
+        the abort may have crossed (table.md §6, the heal race): a majority
+        attests the silence, or we did ourselves, or the abort comes late
+        enough for an honest referee to have waited the turn's time for it.
+        One that comes sooner, by our clock, accused a seat nobody could yet
+        call silent."""
+        if (culprit, abort.seq, abort.prev_hash) in self.attested_at:
+            return True
+        attesters = set()
+        for raw in abort.payload.get("attestations") or []:
+            try:
+                att = silence.parse(raw, self.machine.table)
+            except silence.AttestationError:
+                continue
+            if att.about == (culprit, abort.seq, abort.prev_hash) and att.attester not in self.machine.excluded:
+                attesters.add(att.attester)
+        if silence.majority(attesters, self.machine.players):
+            return True
+        opened, since = self._head_final_at
+        return opened != abort.seq or trio.current_time() >= since + self.options.turn_timeout
 
     async def _retry_pending_silence(self) -> None:
         """Silence aborts that waited for our own clock: taken once it runs out."""
@@ -955,24 +1186,41 @@ class TablePeer:
         digest = hashlib.sha256(body).digest()
         if self.end_hash != digest:
             self.end_hash = digest
-            sig = driver.sign_end(body)
-            self.end_offers[self.seat] = (digest, sig)
-            await self._broadcast({"t": "endsig", "hash": digest, "sig": sig})
+            self.end_sigs = {self.seat: driver.sign_end(body)}
+            self._end_asked = trio.current_time()  # the others' come unasked; asked for after a second
+            await self._broadcast(self._end_sig_message(self.seat))
+        for signer, offers in list(self.end_offers.items()):  # (more may come in while we pass these on)
+            sig = offers.get(digest)
+            if sig is not None and signer not in self.end_sigs and self._end_sig_ok(body, signer, sig):
+                self.end_sigs[signer] = sig
+                await self._relay(self._end_sig_message(signer), None)  # verified: passed on (table.md §5)
+        if self.machine.finished:
+            return  # the end entry itself came in meanwhile (an answer to `have`)
         signers = driver.end_signers()
-        sigs = {s: sig for s, (h, sig) in self.end_offers.items()
-                if h == digest and s in signers and self._end_sig_ok(body, s, sig)}
-        if all(s in sigs for s in signers):
-            entry = driver.finish(body, sigs)
+        if all(s in self.end_sigs for s in signers):
+            entry = driver.finish(body, {s: self.end_sigs[s] for s in signers})
             await self._ack(entry)
             self._wake()
             return
         now = trio.current_time()
-        missing = [s for s in signers if s not in sigs]
-        culprit = missing[0]
-        if now > self.turn_deadline(culprit):
+        if now - self._end_asked >= GAP_ASK_INTERVAL:
+            # A signature that came in our name only to be pushed out by junk, or lost
+            # on a link that broke: whoever holds it verified sends it on `have`.
+            self._end_asked = now
+            await self._broadcast({"t": "have", "next": len(driver.log)})
+        culprit = next(s for s in signers if s not in self.end_sigs)
+        if now > self.turn_deadline(culprit) or self._silence_key(culprit) in self.attested_at:
             await self._attest_silence(culprit, "silent")
             return
-        await self._wait(self.turn_deadline(culprit) - now)
+        await self._wait(min(self.turn_deadline(culprit) - now, GAP_ASK_INTERVAL))
+
+    def _end_sig_message(self, signer: int) -> dict:
+        return {"t": "endsig", "seat": signer, "hash": self.end_hash, "sig": self.end_sigs[signer]}
+
+    async def _send_end_sigs(self, seat: int) -> None:
+        """The end signatures we verified, for a peer that may lack them."""
+        for signer in list(self.end_sigs):  # (more may come in meanwhile)
+            await self.mesh.send(seat, self._end_sig_message(signer))
 
     def _end_sig_ok(self, body: bytes, seat: int, sig: bytes) -> bool:
         try:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from p2pcards.cards import UNKNOWN_PREFIX, is_code, is_unknown, unknown, unknown_position
 from p2pcards.games.base import Game, IllegalAction, not_held, substitute
+from p2pcards.i18n import N_
 
 
 _PREFIX_LEN = len(UNKNOWN_PREFIX)

@@ -38,7 +38,7 @@ import msgpack
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from p2pcards import PROTOCOL_VERSION, limits
+from p2pcards import LOG_PROTOCOLS, PROTOCOL_VERSION, limits
 from p2pcards.files import cannot_read
 from p2pcards.i18n import N_, message_of
 from p2pcards.identity import PUBLIC_KEY_SIZE, key_problem
@@ -341,7 +341,7 @@ class TableInfo:
             raise LogError(index, N_("protocol version 1: its dealing (cut-and-choose proofs on P-256) is "
                                      "no longer accepted; this program speaks protocol version {version}",
                                      version=PROTOCOL_VERSION))
-        if p["protocol"] != PROTOCOL_VERSION:
+        if p["protocol"] not in LOG_PROTOCOLS:
             raise LogError(index, N_("protocol version {protocol} (this program speaks {version})",
                                      protocol=p['protocol'], version=PROTOCOL_VERSION))
         if not isinstance(p["game"], str) or not _KIND_RE.match(p["game"]):

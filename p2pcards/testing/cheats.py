@@ -59,7 +59,7 @@ from p2pcards.cards import deck_for, is_code
 from p2pcards.games import IllegalAction, NeedReveal
 from p2pcards.mental.deal import rekey_values
 from p2pcards.mental.group import N, scalar_to_bytes
-from p2pcards.protocol import silence
+from p2pcards.protocol import ack, silence
 from p2pcards.protocol.knowledge import public_form
 from p2pcards.files import write_atomically
 from p2pcards.protocol.log import GameLog, LogError, assemble, make_entry, sign_body, write_log
@@ -297,7 +297,8 @@ class Cheater:
         peer.acks.setdefault(kept.seq, {})[peer.seat] = kept.hash  # acknowledged in its own book only
         self.shown = shown
         await peer.mesh.broadcast({"t": "entry", "raw": shown.raw})
-        await peer.mesh.broadcast({"t": "ack", "seq": shown.seq, "hash": shown.hash})
+        await peer.mesh.broadcast({"t": "ack", "ack": ack.make(driver.signer, peer.machine.table, peer.seat,
+                                                                shown.seq, shown.hash).raw})
         return True
 
     async def _forge_evidence(self, peer, entry) -> bool:

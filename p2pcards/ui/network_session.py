@@ -104,7 +104,8 @@ class NetworkSession:
             return {"phase": PHASE_DEALING, "deal_index": 0, "scores": [], "chips": None, "bank": 0,
                     "target": None, "last_deal": None, "result": None, "reason": None}
         match = machine.match
-        if machine.aborted or machine.stopped:
+        stop_reason = getattr(self.peer, "stop_reason", None)  # a seat that gave up (a spectator never does)
+        if machine.aborted or machine.stopped or stop_reason is not None:
             phase = PHASE_ABORTED
         elif machine.finished:
             phase = PHASE_OVER
@@ -119,6 +120,8 @@ class NetworkSession:
         if machine.aborts:
             accusation = machine.aborts[0][1]
             reason = f"{abort_kind(accusation.kind)}: {worded(accusation.detail)}"
+        elif stop_reason is not None:
+            reason = stop_reason
         elif machine.stopped:
             seat = machine.silences[-1].seat
             reason = _("seat {seat} stopped answering, and too few players confirm it to blame anyone: "
