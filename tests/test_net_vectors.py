@@ -67,3 +67,22 @@ def test_session_vector():
     seats = [SeatInfo(0, "Ala", ALA.public_key), SeatInfo(1, "Bolek", BOLEK.public_key)]
     session = compute_session_id(b"\x77" * 16, 1, "kanasta", opts, seats, [b"\x10" * 32, b"\x20" * 32])
     assert f"session = {session.hex()}" in WIRE
+
+
+def test_internet_vectors():
+    from p2pcards.net.relay import envelope_keys, pair_psk, pair_token
+    from p2pcards.net.rendezvous import phase_key
+
+    text = (Path(__file__).resolve().parent.parent / "protocol" / "internet.md").read_text()
+
+    def value(label: str) -> bytes:
+        m = re.search(r"^\s+" + re.escape(label) + r"\s+([0-9a-f]{64})$", text, re.M)
+        assert m, label
+        return bytes.fromhex(m.group(1))
+
+    secret, a, b = b"\x55" * 32, ALA.public_key, BOLEK.public_key
+    assert pair_token(secret, a, b) == pair_token(secret, b, a) == value("token(A, B)")
+    psk = pair_psk(secret, a, b)
+    assert psk == value("psk(A, B)")
+    assert envelope_keys(psk, b"\xaa" * 32, b"\xbb" * 32) == (value("k_IR"), value("k_RI"))
+    assert phase_key(b"\x66" * 32, "0123456789abcdef", "0") == value("phase_key")

@@ -298,8 +298,34 @@ def host_interactive(args) -> int:
     screen: list = []  # the UI, once it runs
     config = SeatConfig(name=args.name or default_name(), private_key=ident.private_key, game=args.game,
                         players=args.players, options=options, bind=args.bind, port=args.port,
-                        out=args.out, log_dir=args.log_dir, advertise=True, on_port=on_port,
+                        out=args.out, log_dir=args.log_dir, advertise=not args.internet, on_port=on_port,
                         key_path=str(ident.path), origin="host")
+    if args.internet:
+        from p2pcards.cli.internet import servers
+
+        config.mailbox, config.relay = servers(args)
+
+        def on_codes(codes: list[str]) -> None:
+            pinned[0] = _("Hosting {game} for {players} across the internet. Invite codes, one per person: "
+                          "{codes}; they join with: p2pcards join CODE").format(
+                game=args.game, players=args.players, codes=", ".join(codes) or _("(making them…)"))
+            for ui in screen:
+                ui.set_status(*pinned, _("Waiting for players…"))
+
+        def on_notice(text: str) -> None:
+            from p2pcards.net import WORDS
+
+            for ui in screen:
+                ui.set_status(*pinned, known(text, WORDS))
+
+        def on_watch_code(codes: list[str]) -> None:
+            for ui in screen:
+                for code in codes:
+                    ui.say(_("Whoever wants to watch: p2pcards join --watch {code}").format(code=code), "class:label")
+
+        config.on_port = None
+        config.on_codes, config.on_notice, config.on_watch_code = on_codes, on_notice, on_watch_code
+        on_codes([])
 
     async def main(ui) -> None:
         screen.append(ui)
@@ -316,22 +342,37 @@ def join_interactive(args) -> int:
     if address is None:
         address = _pick_table()
     if args.watch:
+        from p2pcards.cli.internet import InviteCode
         from p2pcards.ui.spectator import watch
 
         key = load_identity(args.key).private_key if getattr(args, "key", None) else None
+        if isinstance(address, InviteCode):
+            from p2pcards.cli.internet import servers
+            from p2pcards.net.invite import watch_by_code
+
+            mailbox = servers(args)[0]
+            name = (getattr(args, "name", None) or "spectator")[:32]
+            return watch((str(address), 0), args, private_key=key, run=run_table_app, label=str(address),
+                         connect=lambda: watch_by_code(mailbox, address, private_key=key, name=name))
         return watch(address, args, private_key=key, run=run_table_app)
     ident = load_identity(args.key)
+    from p2pcards.cli.internet import InviteCode, servers
+
+    code = address if isinstance(address, InviteCode) else None
     # The host's lobby port is the table's address; the host's name for
     # itself may differ from the one typed here, so the port and the key decide.
-    offered = _offer_resume(args, lambda r: r.state.origin == "join" and r.state.key_path == str(ident.path)
-                            and r.seats[0].port == address[1])
+    offered = None if code else _offer_resume(
+        args, lambda r: r.state.origin == "join" and r.state.key_path == str(ident.path)
+        and r.seats[0].port == address[1])
     if offered is not None:
         return resume_interactive(args, offered)
-    config = SeatConfig(name=args.name or default_name(), private_key=ident.private_key, join=address,
+    config = SeatConfig(name=args.name or default_name(), private_key=ident.private_key,
+                        join=None if code else address, code=code, mailbox=servers(args)[0] if code else None,
                         out=args.out, log_dir=args.log_dir, key_path=str(ident.path), origin="join")
 
     async def main(ui) -> None:
-        ui.set_status(_("Joining the table at {address}…").format(address=f"{address[0]}:{address[1]}"),
+        ui.set_status(_("Joining with the invite code {code}…").format(code=code) if code else
+                      _("Joining the table at {address}…").format(address=f"{address[0]}:{address[1]}"),
                       _("Your key fingerprint: {fingerprint}").format(fingerprint=ident.fingerprint))
         # The game id comes with the table; the session is made once it is known.
         await _run_with_ui(ui, config, None)

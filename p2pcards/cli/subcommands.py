@@ -38,6 +38,20 @@ def _address(text: str) -> tuple[str, int]:
     return m.group("v6") or m.group("host") or m.group("bare"), port
 
 
+def _address_or_code(text: str):
+    """An invite code (an internet table) or ADDR:PORT."""
+    import re
+
+    from p2pcards.cli.internet import InviteCode
+    from p2pcards.net.rendezvous import BAD_CODE, is_code
+
+    if is_code(text):
+        return InviteCode(text.strip())
+    if re.fullmatch(r"[\d\s]+-[\d\s-]*", text):  # meant as a code, mistyped
+        raise argparse.ArgumentTypeError(_(BAD_CODE).format(code=repr(text)))
+    return _address(text)
+
+
 def _seat_entry(text: str) -> tuple[int, int]:
     seat, sep, entry = text.partition(":")
     if not sep or not seat.isdigit() or not entry.isdigit():
@@ -112,10 +126,14 @@ def _run_bot_seat(args, join=None) -> int:
     from p2pcards.testing import seat_hooks
 
     ident = load_identity(getattr(args, "key", None))
+    from p2pcards.cli.internet import InviteCode, servers
+
     options = {}
     if join is None:
         options = _table_options(args)
         _check_table_options(args.game, args.players, options)
+    internet = join is None and getattr(args, "internet", False)
+    mailbox, relay = servers(args) if internet or isinstance(join, InviteCode) else (None, None)
 
     def on_port(port: int) -> None:
         if args.print_port:
@@ -127,7 +145,13 @@ def _run_bot_seat(args, join=None) -> int:
         game=getattr(args, "game", None),
         players=getattr(args, "players", None),
         options=options,
-        join=join,
+        join=None if isinstance(join, InviteCode) else join,
+        code=join if isinstance(join, InviteCode) else None,
+        mailbox=mailbox,
+        relay=relay if internet else None,
+        # Each change of the open codes in one line, for whoever reads this bot's output.
+        on_codes=lambda codes: print("CODES " + " ".join(codes), flush=True) if codes else None,
+        on_watch_code=lambda codes: print("WATCH " + " ".join(codes), flush=True) if codes else None,
         bind=getattr(args, "bind", "0.0.0.0"),
         port=getattr(args, "port", 0) or 0,
         out=args.out,
@@ -141,8 +165,8 @@ def _run_bot_seat(args, join=None) -> int:
         key_path=str(ident.path) if ident.path else None,
         origin="bot",
         on_state=lambda path: print(f"STATE {path}", flush=True) if args.print_port else None,
-        # A hosted table is announced on the LAN, but not a selfplay one on loopback.
-        advertise=join is None and not args.print_port,
+        # A hosted table is announced on the LAN, but not a selfplay one on loopback nor an internet one.
+        advertise=join is None and not args.print_port and not internet,
     )
     return _run_and_report(run_seat, config)
 
@@ -431,6 +455,12 @@ def cmd_resume(args) -> int:
     return _run_and_report(partial(resume_seat, hooks=seat_hooks()), args.statefile)
 
 
+def cmd_server(args) -> int:
+    from p2pcards.cli.server import cmd_server as run
+
+    return run(args)
+
+
 def cmd_tables(args) -> int:
     from p2pcards.cli.play import list_tables
 
@@ -438,6 +468,8 @@ def cmd_tables(args) -> int:
 
 
 def register(sub) -> None:
+    from p2pcards.cli.internet import add_server_options
+
     def seat_options(p, bot_flags=True, name_help=None):
         p.add_argument("--name", metavar=_("NAME"), help=name_help or _("your name at the table"))
         p.add_argument("--key", metavar=_("FILE"), help=_("identity key file (default: your own, in the data directory)"))
@@ -464,26 +496,38 @@ def register(sub) -> None:
     rank_options(p)
     p.add_argument("--new", action="store_true", help=_("start a new game even if one of this table is unfinished"))
     seat_options(p, name_help=_("your name at the table (default: your login name)"))
+    add_server_options(p, host=True)
     p.set_defaults(func=cmd_host, strategy=None)
 
     p = sub.add_parser("join", help=_("join a table; with no address, list LAN tables and pick one"))
-    p.add_argument("address", type=_address, nargs="?", metavar=_("ADDR:PORT"),
+    p.add_argument("address", type=_address_or_code, nargs="?", metavar=_("ADDR:PORT|CODE"),
                    help=_("the table's address, as its host shows it; with no port, 7531"))
     p.add_argument("--watch", action="store_true", help=_("follow the table as a spectator (public cards only)"))
     p.add_argument("--ascii", action="store_true", help=_("plain letters for suits"))
     rank_options(p)
     p.add_argument("--new", action="store_true", help=_("start a new game even if one of this table is unfinished"))
     seat_options(p, bot_flags=False, name_help=_("your name at the table (default: your login name)"))
+    add_server_options(p, host=False)
     p.set_defaults(func=cmd_join)
 
     p = sub.add_parser("bot", help=_("a bot peer takes a seat at a table"))
-    p.add_argument("address", type=_address, metavar=_("ADDR:PORT"))
+    p.add_argument("address", type=_address_or_code, metavar=_("ADDR:PORT|CODE"))
     p.add_argument("--strategy", default="greedy", type=_strategy, metavar=_("STRATEGY"), help=_("greedy, random or strong (default greedy)"))
     p.add_argument("--think", type=_think, metavar="S", help=_("the strong bot's seconds per decision (default 1)"))
     p.add_argument("--seat-strategy", type=_seat_strategy, action="append", help=argparse.SUPPRESS)
     p.add_argument("--print-port", action="store_true", help=argparse.SUPPRESS)
     seat_options(p)
+    add_server_options(p, host=False)
     p.set_defaults(func=cmd_bot)
+
+    p = sub.add_parser("server", help=_("run the mailbox server and transit relay for internet tables "
+                                        "(needs the server extra)"))
+    p.add_argument("--mailbox-port", type=int, default=4000, metavar="P", help=_("the mailbox server's port (default 4000)"))
+    p.add_argument("--relay-port", type=int, default=4001, metavar="P", help=_("the relay's port (default 4001)"))
+    p.add_argument("--bind", default="0.0.0.0", metavar=_("ADDR"), help=_("address to listen on (default 0.0.0.0)"))
+    p.add_argument("--public", metavar=_("HOST"), help=_("this machine's public name or address, for the line printed"))
+    p.add_argument("--state-dir", default=".", metavar=_("DIR"), help=_("where the mailbox keeps its database (default: here)"))
+    p.set_defaults(func=cmd_server)
 
     p = sub.add_parser("tables", help=_("list tables advertised on the LAN"))
     p.add_argument("--seconds", type=float, default=3.0, metavar=_("SECONDS"), help=_("how long to listen (default 3)"))

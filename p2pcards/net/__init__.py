@@ -23,12 +23,13 @@ from .mesh import Mesh, Message, PeerDown, PeerStatus, PeerUp, open_mesh
 from .messages import fingerprint
 from .spectate import LogEntry, SpectatorHub, TableNews, Watch, watch_table
 from .agreement import LobbyView, Proposal, SeatInfo, TableDescription
-from . import endpoint, framing, handshake, lobby, mesh, spectate
+from . import endpoint, framing, handshake, invite, lobby, mesh, relay, rendezvous, spectate
 
 # Every fixed text of the network layer a player may read, English as raised
 # and sent; where a NetError's text is shown, i18n.known(text, WORDS) words it
 # in the player's language (LAN discovery, imported apart, has its own WORDS).
-WORDS = (*endpoint.WORDS, *handshake.WORDS, *framing.WORDS, *lobby.WORDS, *spectate.WORDS, *mesh.WORDS)
+WORDS = (*endpoint.WORDS, *handshake.WORDS, *framing.WORDS, *lobby.WORDS, *spectate.WORDS, *mesh.WORDS,
+         *rendezvous.WORDS, *relay.WORDS, *invite.WORDS)
 
 __all__ = [
     "DEFAULT_PORT", "DEFAULT_MAX_FRAME", "Endpoint", "open_endpoint", "dial", "Identity", "Channel",

@@ -17,10 +17,13 @@ from .errors import HandshakeError, NetError, NotReady
 from .framing import FramedStream, Limits
 from .ratelog import RateLimitedLog
 from .tasks import background_tasks
-from .handshake import (DEFAULT_HANDSHAKE_TIMEOUT, Channel, Hello, Identity, ReplayGuard, initiate,
-                        respond, send_error)
+from .handshake import (DEFAULT_HANDSHAKE_TIMEOUT, REJECTED, TIMED_OUT, UNEXPECTED_KEY, Channel, Hello, Identity, ReplayGuard,
+                        initiate, respond, send_error)
+from .messages import fingerprint
+from .relay import open_envelope
 
 log = logging.getLogger("p2pcards.net.endpoint")
+REFUSED_BY_PEER = REJECTED.partition("{")[0]  # how a peer's own refusal begins
 
 DEFAULT_PORT = 7531
 
@@ -67,6 +70,8 @@ class Endpoint:
         # A stranger has this long to authenticate; a LAN handshake takes milliseconds.
         self.pre_auth_timeout = min(handshake_timeout, field_limits.PRE_AUTH_TIMEOUT)
         self._nursery: trio.Nursery | None = None
+        # An internet table's way to its peers (p2pcards.net.relay); None: their ports.
+        self.transport = None
         sockname = listener.socket.getsockname()
         self.bind_host: str = sockname[0]
         self.port: int = sockname[1]
@@ -102,9 +107,43 @@ class Endpoint:
     # -- outgoing -----------------------------------------------------------
     async def connect(self, host: str, port: int, *, role: str, session: bytes | None,
                       expect_key: bytes | None = None, timeout: float | None = None) -> Channel:
-        """Dial ``host:port`` as this endpoint's identity (see ``dial``)."""
+        """Dial ``host:port`` as this endpoint's identity (see ``dial``); a peer
+        whose key we know is reached through our transport, if we have one."""
+        if self.transport is not None and expect_key is not None:
+            timeout = self.handshake_timeout if timeout is None else timeout
+            # The peer's own address first (the same house); the relay where that fails.
+            direct = await self.transport.direct_stream(expect_key, (host, port))
+            if direct is not None:
+                try:
+                    channel = await handshake_over(direct, self.identity, f"{host}:{port}", role=role,
+                                                   session=session, expect_key=expect_key, timeout=timeout,
+                                                   limits=self.limits)
+                    self.transport.direct_answered(expect_key, refused=False)
+                    return channel
+                except NetError as exc:
+                    # Refused ("no game in progress" while the peer is starting): the caller
+                    # retries, directly again, a few times. At a private address across the
+                    # internet another machine may answer and refuse every time: the relay then.
+                    if str(exc).startswith(REFUSED_BY_PEER) and self.transport.direct_answered(expect_key,
+                                                                                               refused=True):
+                        raise
+                    log.info("direct connection to %s:%s failed (%s); through the relay", host, port, exc)
+            stream = await self.transport.open_stream(expect_key, timeout)
+            return await handshake_over(stream, self.identity, f"{host}:{port}", role=role, session=session,
+                                    expect_key=expect_key, timeout=timeout, limits=self.limits,
+                                    envelope=self.transport.psk_for(expect_key))
         return await dial(self.identity, host, port, role=role, session=session, expect_key=expect_key,
                           timeout=self.handshake_timeout if timeout is None else timeout, limits=self.limits)
+
+    def start_soon(self, fn, *args) -> None:
+        """Run ``fn(*args)`` until the endpoint closes."""
+        self._nursery.start_soon(fn, *args)
+
+    async def serve_stream(self, stream: trio.SocketStream, expect_key: bytes, envelope: bytes) -> None:
+        """Serve a connection that reached us through a relay as if accepted on
+        our port; only the peer holding ``expect_key`` may use it, inside the
+        envelope sealed with that pair's key (p2pcards.net.relay.open_envelope)."""
+        await self._incoming(stream, expect_key, envelope)
 
     # -- incoming -----------------------------------------------------------
     async def _serve(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
@@ -120,7 +159,8 @@ class Endpoint:
                     continue
                 nursery.start_soon(self._incoming, stream)
 
-    async def _incoming(self, stream: trio.SocketStream) -> None:
+    async def _incoming(self, stream: trio.SocketStream, expect_key: bytes | None = None,
+                        envelope: bytes | None = None) -> None:
         try:
             peer = "%s:%s" % tuple(stream.socket.getpeername()[:2])
         except OSError:
@@ -132,6 +172,9 @@ class Endpoint:
             holder: list[Service] = []
 
             def admit(hello: Hello) -> bytes | None:
+                if expect_key is not None and hello.key != expect_key:
+                    raise HandshakeError(UNEXPECTED_KEY.format(key=fingerprint(hello.key),
+                                                               expected=fingerprint(expect_key)))
                 service = self._route(hello)
                 session = service.admit(hello)
                 holder.append(service)
@@ -141,6 +184,8 @@ class Endpoint:
 
             channel = None
             with pushed_out:
+                if envelope is not None:
+                    await _sealed_by(framed, envelope, False, self.pre_auth_timeout)
                 channel = await respond(framed, self.identity, admit=admit, replay=self.replay,
                                         timeout=self.pre_auth_timeout)
             if channel is None:
@@ -175,12 +220,30 @@ async def dial(identity: Identity, host: str, port: int, *, role: str, session: 
         raise NetError(CONNECT_TIMED_OUT.format(address=f"{host}:{port}", seconds=timeout)) from None
     except OSError as exc:
         raise NetError(CANNOT_CONNECT.format(address=f"{host}:{port}", reason=_why_not(exc))) from None
-    framed = FramedStream(stream, limits, peer=f"{host}:{port}")
+    return await handshake_over(stream, identity, f"{host}:{port}", role=role, session=session,
+                            expect_key=expect_key, timeout=timeout, limits=limits)
+
+
+async def handshake_over(stream: trio.abc.Stream, identity: Identity, peer: str, *, role: str,
+                         session: bytes | None, expect_key: bytes | None, timeout: float, limits: Limits,
+                         envelope: bytes | None = None) -> Channel:
+    """The initiator's handshake on a connected ``stream`` (inside the relay's
+    envelope keyed with ``envelope``, if given); the stream is closed on failure."""
+    framed = FramedStream(stream, limits, peer=peer)
     try:
+        if envelope is not None:
+            await _sealed_by(framed, envelope, True, timeout)
         return await initiate(framed, identity, role=role, session=session, expect_key=expect_key, timeout=timeout)
     except BaseException:
         await framed.aclose()
         raise
+
+
+async def _sealed_by(framed: FramedStream, envelope: bytes, initiator: bool, timeout: float) -> None:
+    with trio.move_on_after(timeout) as scope:
+        await open_envelope(framed, envelope, initiator=initiator)
+    if scope.cancelled_caught:
+        raise HandshakeError(TIMED_OUT.format(seconds=timeout))
 
 
 def _why_not(exc: OSError) -> str:

@@ -154,6 +154,9 @@ class HostLobby:
         self._advertiser = None
         self._done = False
         self._round = 0
+        # key -> the address a joiner sees for itself, told through its invite code (its
+        # connection's own address is the relay's); the others try it before the relay.
+        self.address_hints: dict[bytes, str] = {}
 
     # -- the endpoint's side: admission and one task per joiner ---------------
     def admit(self, hello: Hello) -> bytes | None:
@@ -308,7 +311,8 @@ class HostLobby:
         me = self.endpoint.identity
         seats = [SeatInfo(0, me.name, me.public_key, self.endpoint.bind_host, self.endpoint.port)]
         for i, j in enumerate(self.joiners, 1):
-            host = j.channel.remote[0] if (with_addr and j.channel.remote) else ""
+            host = (self.address_hints.get(j.key) or (j.channel.remote[0] if j.channel.remote else "")
+                    if with_addr else "")
             seats.append(SeatInfo(i, j.name, j.key, host, j.port if with_addr else 0))
         return tuple(seats)
 
@@ -560,12 +564,13 @@ async def host_table(endpoint: Endpoint, game: str, players: int, **kwargs) -> T
 async def join_table(endpoint: Endpoint, host: str, port: int, *, accept: AcceptHook | None = None,
                      on_update: UpdateHook | None = None, table_id: bytes | None = None,
                      keepalive: float = 10.0, dead_after: float = 35.0,
-                     chat: LobbyChat | None = None) -> TableDescription:
-    """Join the table hosted at ``host:port``; returns the final table.
+                     chat: LobbyChat | None = None, expect_key: bytes | None = None) -> TableDescription:
+    """Join the table hosted at ``host:port`` (by the host holding ``expect_key``,
+    if given: an invite code vouched for it); returns the final table.
 
     Raises TableRefused if our accept hook says no, LobbyError if the host
     closes the table, NetError subclasses for connection/protocol trouble."""
-    channel = await endpoint.connect(host, port, role="lobby", session=table_id)
+    channel = await endpoint.connect(host, port, role="lobby", session=table_id, expect_key=expect_key)
     state = _JoinState(endpoint, channel, accept, on_update, dead_after, chat)
     try:
         await channel.send({"t": "join", "port": endpoint.port})

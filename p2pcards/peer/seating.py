@@ -91,6 +91,12 @@ class SeatConfig:
     players: int | None = None  # host only
     options: dict = dataclasses.field(default_factory=dict)  # host only: -o overrides
     join: tuple[str, int] | None = None  # joiner: the host's address
+    code: str | None = None  # joiner: an invite code instead of an address (an internet table)
+    mailbox: str | None = None  # an internet table: the mailbox server where codes meet (ws://...)
+    relay: str | None = None  # host of an internet table: the transit relay's HOST:PORT
+    on_codes: Callable[[list[str]], None] | None = None  # host: told the open invite codes as they change
+    on_notice: Callable[[str], None] | None = None  # host: a burned code, a server in trouble
+    on_watch_code: Callable[[list[str]], None] | None = None  # host: the watchers' code, once the table is made
     bind: str = "0.0.0.0"
     port: int = 0
     out: str | None = None
@@ -224,19 +230,23 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
             if config.on_port is not None:
                 config.on_port(endpoint.port)
             lobby = None
-            if config.join is None:
+            if config.join is None and config.code is None:
                 rules, _ = split_options(config.options)
                 get_game(config.game).options(config.players, rules)  # refuse bad options before anyone joins
                 lobby = HostLobby(endpoint, config.game, config.players, options=config.options,
-                                  accept=accept, on_update=config.on_update, advertise=config.advertise,
-                                  chat=config.lobby_chat)
-                table = await lobby.run()
+                                  accept=accept, on_update=config.on_update,
+                                  advertise=config.advertise and config.relay is None, chat=config.lobby_chat)
+                table = await _host_lobby(lobby, config)
+            elif config.code is not None:
+                table = await _join_by_code(endpoint, config, accept)
             else:
                 host, port = config.join
                 table = await join_table(endpoint, host, port, accept=accept, on_update=config.on_update,
                                          chat=config.lobby_chat)
             rules, settings = split_options(table.options)
             my_seat = table.seat_of(endpoint.identity.public_key)
+            if endpoint.transport is not None:
+                _through_relay(endpoint, table, my_seat)
             async with open_mesh(endpoint, table, my_seat) as mesh:
                 genesis, backlog = await agree_genesis(mesh, table, my_seat, config.private_key, rules, settings)
                 path = directory / f"{table.game}-{table.session_id.hex()[:16]}-seat{my_seat}.p2plog"
@@ -257,6 +267,9 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
                                       endpoint.port, final_msg(1, table),
                                       strategy=config.seat_strategies.get(my_seat, config.strategy),
                                       origin=config.origin)
+                    if endpoint.transport is not None:  # to come back through the same relay
+                        state.relay = endpoint.transport.route.address
+                        state.relay_secret = endpoint.transport.route.secret
                     persist = _persister(state, driver)
                     persist(None)
                     if config.on_state is not None:
@@ -277,6 +290,58 @@ async def run_seat(config: SeatConfig, decide=None, on_driver: Callable[[TablePe
     if config.out:
         _copy_out(path, config.out)
     return SeatResult(str(path), driver, my_seat)
+
+
+async def _host_lobby(lobby, config: SeatConfig):
+    """The host's lobby; for an internet table with invite codes open meanwhile."""
+    if config.relay is None:
+        return await lobby.run()
+    import secrets
+
+    from p2pcards.net.invite import Invitations
+    from p2pcards.net.relay import SECRET_LEN, RelayRoute, parse_relay, use_relay
+
+    use_relay(lobby.endpoint, RelayRoute(parse_relay(config.relay), secrets.token_bytes(SECRET_LEN)))
+    invitations = Invitations(lobby.endpoint, lobby.table_id, config.mailbox, config.players - 1,
+                              on_codes=config.on_codes or (lambda codes: None), on_notice=config.on_notice,
+                              on_player=lambda key, address: lobby.address_hints.__setitem__(key, address))
+    async with background_tasks() as nursery:
+        nursery.start_soon(invitations.run)
+        table = await lobby.run()
+    # From now on one code for watchers, as long as this seat plays.
+    watching = Invitations(lobby.endpoint, lobby.table_id, config.mailbox, 1, on_notice=config.on_notice,
+                           on_codes=config.on_watch_code or (lambda codes: None), watchers_only=True)
+    lobby.endpoint.start_soon(watching.run)
+    return table
+
+
+async def _join_by_code(endpoint, config: SeatConfig, accept):
+    """Redeem the invite code, then join the host it vouches for (directly if
+    its own address answers, else through the relay)."""
+    from urllib.parse import urlsplit
+
+    from p2pcards.net import join_table
+    from p2pcards.net.invite import redeem
+    from p2pcards.net.relay import own_address, use_relay
+
+    me = own_address(urlsplit(config.mailbox).hostname or "")
+    ticket = await redeem(config.mailbox, config.code, endpoint.identity.public_key, my_address=me)
+    use_relay(endpoint, ticket.route)
+    host, port = ticket.hint  # tried directly first, then through the relay
+    return await join_table(endpoint, host, port, accept=accept, on_update=config.on_update,
+                            chat=config.lobby_chat, table_id=ticket.table_id, expect_key=ticket.host_key)
+
+
+def _through_relay(endpoint, table, my_seat: int, relay: str | None = None, secret: bytes | None = None) -> None:
+    """An internet table's mesh: the higher seats dial us through the relay, we
+    wait there for them (``relay`` and ``secret``: a seat coming back sets up
+    the relay it had)."""
+    if relay is not None:
+        from p2pcards.net.relay import RelayRoute, parse_relay, use_relay
+
+        use_relay(endpoint, RelayRoute(parse_relay(relay), secret))
+    for seat in table.seats[my_seat + 1:]:
+        endpoint.transport.accept_from(seat.key)
 
 
 def peer_options(settings: dict) -> PeerOptions:
@@ -384,6 +449,8 @@ async def _resume_held_seat(state, state_file, ident, table, decide, strategy, b
     persist = _persister(state, driver)
     try:
         async with open_endpoint(ident.private_key, state.name, bind=state.bind, port=state.port) as endpoint:
+            if state.relay is not None:
+                _through_relay(endpoint, table, state.seat, state.relay, state.relay_secret)
             async with open_mesh(endpoint, table, state.seat, ready_timeout=None) as mesh:
                 log.info("seat %d: resuming %s at entry %d", state.seat, state.log_path, len(driver.log))
                 spectators = _serve_spectators_again(endpoint, table, driver) if state.seat == 0 else None

@@ -45,13 +45,15 @@ class SeatState:
     pending: bytes | None = None  # the last entry this seat sent, as signed
     strategy: str | None = None  # a bot's strategy; None: a person plays this seat
     origin: str | None = None  # the command that took the seat (play, host, join, bot): to offer it back
+    relay: str | None = None  # an internet table: the relay (HOST:PORT) the seats meet at
+    relay_secret: bytes | None = None  # and the table secret the relay tokens come from
 
     def to_bytes(self) -> bytes:
         return msgpack.packb({
             "v": STATE_VERSION, "log": self.log_path, "seat": self.seat, "name": self.name,
             "key": self.key_path, "bind": self.bind, "port": self.port, "table": self.table,
             "seeds": [[d, s] for d, s in sorted(self.seeds.items())], "pending": self.pending,
-            "strategy": self.strategy, "origin": self.origin,
+            "strategy": self.strategy, "origin": self.origin, "relay": self.relay, "relay_secret": self.relay_secret,
         }, use_bin_type=True)
 
     @classmethod
@@ -65,11 +67,17 @@ class SeatState:
         if raw.get("v") != STATE_VERSION:
             raise StateError(_("a state file of another version of p2pcards ({version}, this one reads {ours})")
                              .format(version=repr(raw.get("v"))[:32], ours=STATE_VERSION))
-        return cls(_field(raw, "log", _is_path), _field(raw, "seat", _is_seat), _field(raw, "name", _is_name),
-                   _field(raw, "key", _is_path), _field(raw, "bind", _is_host), _field(raw, "port", _is_port),
-                   _field(raw, "table", _is_table), _seeds(raw.get("seeds")),
-                   _field(raw, "pending", _is_pending, optional=True),
-                   _field(raw, "strategy", _is_word, optional=True), _field(raw, "origin", _is_word, optional=True))
+        state = cls(_field(raw, "log", _is_path), _field(raw, "seat", _is_seat), _field(raw, "name", _is_name),
+                    _field(raw, "key", _is_path), _field(raw, "bind", _is_host), _field(raw, "port", _is_port),
+                    _field(raw, "table", _is_table), _seeds(raw.get("seeds")),
+                    _field(raw, "pending", _is_pending, optional=True),
+                    _field(raw, "strategy", _is_word, optional=True), _field(raw, "origin", _is_word, optional=True))
+        # An internet table's seat: the relay and the table secret, both or neither.
+        state.relay = _field(raw, "relay", _is_relay, optional=True)
+        state.relay_secret = _field(raw, "relay_secret", _is_secret, optional=state.relay is None)
+        if state.relay is None and state.relay_secret is not None:
+            raise damaged("relay")
+        return state
 
 
 # What each field of a state file must be, checked before anything uses it: the
@@ -81,7 +89,8 @@ MAX_DEALS = 1 << 12  # deal seeds a state file may hold
 PARTS = {"log": N_("the log's file name"), "seat": N_("the seat number"), "name": N_("the player's name"),
          "key": N_("the key file's name"), "bind": N_("the address to listen on"), "port": N_("the port"),
          "table": N_("the table"), "seeds": N_("the secret deal seeds"), "pending": N_("the entry last sent"),
-         "strategy": N_("the bot's strategy"), "origin": N_("the command that took the seat")}
+         "strategy": N_("the bot's strategy"), "origin": N_("the command that took the seat"),
+         "relay": N_("the relay's address"), "relay_secret": N_("the table secret")}
 
 
 def _is_path(v) -> bool:
@@ -110,6 +119,14 @@ def _is_table(v) -> bool:
 
 def _is_pending(v) -> bool:
     return isinstance(v, bytes) and len(v) <= MAX_ENTRY
+
+
+def _is_relay(v) -> bool:
+    return isinstance(v, str) and 0 < len(v) <= 300 and v.isprintable()
+
+
+def _is_secret(v) -> bool:
+    return isinstance(v, bytes) and len(v) == 32
 
 
 def _is_word(v) -> bool:

@@ -60,8 +60,9 @@ class Spectator:
     seat = None
 
     def __init__(self, address: tuple[str, int], *, name: str = "spectator", private_key=None,
-                 dead_after: float = 35.0, connect=None):
+                 dead_after: float = 35.0, connect=None, label: str | None = None):
         self.address = address
+        self.label = label or f"{address[0]}:{address[1]}"  # where the table is, as the user named it
         self.name = name
         self.private_key = private_key  # None: watch_table makes a throwaway key
         self.dead_after = dead_after
@@ -145,7 +146,7 @@ class Spectator:
 
     def status_lines(self) -> list[str]:
         """The waiting screen before the table: the lobby as it fills."""
-        host = f"{self.address[0]}:{self.address[1]}"
+        host = self.label
         if self.lobby is None:
             return [_("Watching the table at {address}: connecting\u2026").format(address=host)]
         view = self.lobby
@@ -173,14 +174,13 @@ class Spectator:
     async def _run(self, on_change: Callable[[], None]) -> None:
         from p2pcards.net import NetError, ProtocolError
 
-        host, port = self.address
         while True:
             try:
                 reason, lost = await self._follow(on_change)
             except NetError as exc:
                 if self.driver is None:
                     raise WatchError(_("cannot watch the table at {address}: {error}").format(
-                        address=f"{host}:{port}", error=exc)) from None
+                        address=self.label, error=exc)) from None
                 if isinstance(exc, ProtocolError):  # the host misbehaves: no waiting for it
                     raise WatchError(_("lost the host after entry {index}: {error}").format(
                         index=len(self.driver.log) - 1, error=exc)) from None
@@ -369,7 +369,7 @@ class SpectatorSession(NetworkSession):
 # ----- the command
 
 
-def watch(address: tuple[str, int], args, private_key=None, run=None) -> int:
+def watch(address: tuple[str, int], args, private_key=None, run=None, connect=None, label: str | None = None) -> int:
     """``p2pcards join ADDR:PORT --watch``: the table on the terminal until the
     user quits. Exit 0 when the finished log was verified (and written with
     ``--out``), 1 when the watch stopped on an error. ``run`` shows the screen
@@ -377,7 +377,8 @@ def watch(address: tuple[str, int], args, private_key=None, run=None) -> int:
     from p2pcards.ui.app import run_app
 
     out = getattr(args, "out", None)
-    spectator = Spectator(tuple(address), name=(getattr(args, "name", None) or "spectator")[:32], private_key=private_key)
+    spectator = Spectator(tuple(address), name=(getattr(args, "name", None) or "spectator")[:32], private_key=private_key,
+                          connect=connect, label=label)
 
     async def main(ui) -> int:
         return await watch_on(ui, spectator, out)
