@@ -242,9 +242,9 @@ async def test_a_spectator_follows_a_game_stopped_by_a_cheat_to_its_end(tmp_path
 
 
 @asynccontextmanager
-async def fake_host(table_description, entries):
+async def fake_host(table_description, entries, end: bool = True):
     """A host on loopback whose spectator feed is ``entries`` (raw bytes),
-    then "end" once a spectator is there to hear it."""
+    then (``end``) "end" once a spectator is there to hear it."""
     async with open_endpoint(Ed25519PrivateKey.generate(), "liar", bind=LOCAL) as endpoint:
         hub = SpectatorHub(table_description.table_id)
         endpoint.register("watch", hub)
@@ -258,7 +258,8 @@ async def fake_host(table_description, entries):
             hub.end("the game is over")  # queued behind the backlog
 
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(end_when_watched)
+            if end:
+                nursery.start_soon(end_when_watched)
             yield endpoint.port
             nursery.cancel_scope.cancel()  # the spectator may have quit before "end"
 
@@ -416,7 +417,8 @@ def test_a_spectator_typing_a_players_command_is_told_it_watches(bura_game, lang
         with create_pipe_input() as pipe:
 
             async def main(ui):
-                async with fake_host(early.spectator.table, [e.raw for e in log.entries[:12]]) as port:
+                # A table still going (no "end"): the watch's end must not overwrite the answers.
+                async with fake_host(early.spectator.table, [e.raw for e in log.entries[:12]], end=False) as port:
                     spectator = Spectator((LOCAL, port))
                     async with trio.open_nursery() as nursery:
                         nursery.start_soon(watch_on, ui, spectator, None)

@@ -132,7 +132,7 @@ class Replay:
 
         try:
             try:
-                _, report = audit_path(self.path, observe=self._observe, restart=self._restart, loaded=loaded)
+                _log, report = audit_path(self.path, observe=self._observe, restart=self._restart, loaded=loaded)
             except Unverifiable as exc:
                 raise ReplayError(N_("cannot replay {path}: {reason}", path=os.fspath(self.path),
                                      reason=message_of(exc))) from None

@@ -233,6 +233,8 @@ class TablePeer:
         own clock starts when it comes back. The seat due never restarts its
         own clock this way: it must never wait past the others. Once per
         entry, so that coming and going cannot stall the table."""
+        if self.machine.finished or self.machine.stopped:
+            return  # nobody's turn: nothing to restart
         due = self.machine.expect().author
         place = (due, len(self.driver.log))
         if back == due and self.head_final() and self._turn_restarted != place:
@@ -589,7 +591,7 @@ class TablePeer:
             for raw in list(self.signed_acks.get(head.seq, {}).values()):
                 await self.mesh.send(seat, {"t": "ack", "ack": raw})
         await self._send_end_sigs(seat)
-        for (_, place, _), attesters in list(self.attestations.items()):  # for a referee that missed them
+        for (_culprit, place, _head), attesters in list(self.attestations.items()):  # for a referee that missed them
             if place == len(self.driver.log):
                 for att in list(attesters.values()):
                     await self.mesh.send(seat, {"t": "silence", "att": att.raw})
@@ -879,7 +881,7 @@ class TablePeer:
             if silence.majority(attesters, self.machine.players) or now >= give_up:
                 limit = self.options.rejoin_timeout if kind == "left" else self.options.turn_timeout
                 await self._write_abort(Violation(culprit, kind, f"seat {culprit} sent nothing for {limit:g} s"), [],
-                                        attestations=[a.raw for _, a in sorted(attesters.items())])
+                                        attestations=[a.raw for _seat, a in sorted(attesters.items())])
                 return
         elif now >= give_up:
             log.warning("seat %s: no majority attests the silence of seat %s; stopping", self.seat, culprit)

@@ -35,6 +35,7 @@ from p2pcards.ui.network_session import NetworkSession
 from p2pcards.ui.render import fmt_clock
 from p2pcards.protocol.driver import SeatDriver
 from p2pcards.net.lobby import NOTICES as LOBBY_NOTICES
+from p2pcards.net.spectate import TableNews
 from p2pcards.peer import PeerOptions, auto_play_margin
 from p2pcards.ui.session import PHASE_ABORTED, PHASE_OVER
 
