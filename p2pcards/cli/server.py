@@ -48,13 +48,24 @@ class Servers:
 
 
 def stop_process(proc: subprocess.Popen) -> None:
+    """Stop a server and whatever it started: it runs in a session of its own
+    (``_twist``), so the whole process group is signalled, not just its leader."""
+    import signal
+
+    def signal_group(sig: int) -> None:
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
     if proc.poll() is None:
-        proc.terminate()
+        signal_group(signal.SIGTERM)
         try:
             proc.wait(5)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            signal_group(signal.SIGKILL)
             proc.wait()
+    signal_group(signal.SIGKILL)  # anything of its group still there after it ended
 
 
 def _twist_command() -> list[str] | None:

@@ -40,7 +40,7 @@ def game_record(replay: Replay, seat: int | None = None, show_all: bool = False,
     # Translators: the record's first line: "bura for 3: Ada (seat 0), Bolek (seat 1), ...".
     seats = ", ".join(_("{name} (seat {seat})").format(name=name, seat=i) for i, name in enumerate(replay.names))
     yield _clean(_("{game} for {players}: {seats}").format(game=replay.game.id, players=replay.players, seats=seats))
-    for line in options_lines(dict(table.options or {}), dict(extra)):
+    for line in options_lines(dict(table.options or {}), dict(extra), replay.game.id):
         yield _clean(line)
     session = ReplaySession(replay, seat)
     for i, move in enumerate(replay.moves):

@@ -563,7 +563,7 @@ def _options_lines(session) -> list[str]:
 
     table = session.replay.log.table
     extra = table.extra if isinstance(table.extra, dict) else {}
-    return options_lines(dict(table.options or {}), dict(extra))
+    return options_lines(dict(table.options or {}), dict(extra), session.replay.game.id)
 
 
 def run_viewer(replay, seat: int | None = None, show_all: bool = False, ascii: bool = False,
