@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import textwrap
 from pathlib import Path
 
 import trio
@@ -429,7 +430,9 @@ def _offer_resume(args, fits) -> str | None:
     games = [g for g in resumable_games(directory) if fits(g)]
     if not games:
         return None
-    print(_("You have an unfinished game of this table: {game}.").format(game=games[0].describe()))
+    offer = _("You have an unfinished game of this table: {game}.").format(game=games[0].describe())
+    # Wrapped at the terminal's width between words (a word cut in two reads badly in Polish).
+    print(textwrap.fill(offer, width=max(20, shutil.get_terminal_size().columns - 1)))
     return str(games[0].state_file) if _yes(_("Resume it? (yes/no; no starts a new game) ")) else None
 
 
