@@ -16,6 +16,7 @@ otherwise, with the reason). Every namespace and process is removed at the end.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -117,16 +118,15 @@ class NatLab(netns.Lab):
         run("ip", "-n", ns_b, "link", "set", "eth0", "up")
 
 
-@pytest.fixture
-def lab(tmp_path):
-    reason = _skip_reason()
-    if reason:
-        pytest.skip(reason)
+@contextlib.contextmanager
+def nat_lab(state_dir: str):
+    """A built NatLab with both servers running in its public namespace (also
+    for benchmarks/internet_latency.py); everything removed at the end."""
     lab = NatLab()
     servers = None
     try:
         lab.build()
-        servers = start_servers(interface="0.0.0.0", state_dir=str(tmp_path / "servers"),
+        servers = start_servers(interface="0.0.0.0", state_dir=state_dir,
                                 prefix=["ip", "netns", "exec", lab.ns["pub"]])
         lab.servers = servers
         yield lab
@@ -134,6 +134,15 @@ def lab(tmp_path):
         if servers is not None:
             servers.stop()
         lab.close()
+
+
+@pytest.fixture
+def lab(tmp_path):
+    reason = _skip_reason()
+    if reason:
+        pytest.skip(reason)
+    with nat_lab(str(tmp_path / "servers")) as lab:
+        yield lab
 
 
 def _start(lab: NatLab, work: str, game: str, options: dict, env: dict | None = None,
