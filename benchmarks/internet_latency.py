@@ -23,8 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import select
-import subprocess
 import sys
 import tempfile
 import time
@@ -39,20 +37,12 @@ def run_match(options: dict, impair: tuple | None, cut_at: int | None, timeout: 
     work = tempfile.mkdtemp(prefix="p2pcards-internet-")
     with nat.nat_lab(os.path.join(work, "servers")) as lab:
         how = lab.impair(*impair) if impair else None
-        relay = None
-        if cut_at is not None:
-            cutter = lab.popen("pub", [sys.executable, os.path.join(netns.ROOT, "tests", "cutting_relay.py"),
-                                       nat.PUBLIC, str(nat.CUTTER_PORT), nat.PUBLIC, str(lab.servers.relay_port)],
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-            select.select([cutter.stdout], [], [], 30)
-            cutter.stdout.readline()
-            relay = f"{nat.PUBLIC}:{nat.CUTTER_PORT}"
+        cutter = nat.Cutter(lab) if cut_at is not None else None
         start = time.monotonic()
-        peers = nat._start(lab, work, "bura", options, relay=relay)
-        if cut_at is not None:
+        peers = nat._start(lab, work, "bura", options, relay=cutter and cutter.address)
+        if cutter is not None:
             nat._wait_entry(work, peers, cut_at)
-            cutter.stdin.write("CUT 10.88.2.2 10.88.3.2\n")
-            cutter.stdin.flush()
+            cutter.say("CUT 10.88.2.2 10.88.3.2")
         codes = netns.wait_all(peers, timeout)
         wall = time.monotonic() - start
         results = {n: p.result() for n, p in peers.items()}

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -282,6 +283,27 @@ def test_a_match_over_bad_internet_links_changes_nothing_but_timing(lab, tmp_pat
 
 
 CUTTER_PORT = 4100
+
+
+class Cutter:
+    """tests/cutting_relay.py in the public namespace, in front of the lab's relay."""
+
+    def __init__(self, lab: NatLab) -> None:
+        self.proc = lab.popen("pub", [sys.executable, os.path.join(netns.ROOT, "tests", "cutting_relay.py"),
+                                      PUBLIC, str(CUTTER_PORT), PUBLIC, str(lab.servers.relay_port)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.address = f"{PUBLIC}:{CUTTER_PORT}"
+        assert self.answer() == "READY", "the cutting relay did not start"
+
+    def answer(self, timeout: float = 30) -> str:
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        return self.proc.stdout.readline().strip() if ready else ""
+
+    def say(self, line: str) -> str:
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        return self.answer()
+
 CUT_AT = 15  # an entry of the first deal (a bura deal here is about 20 entries)
 
 
@@ -291,28 +313,14 @@ def test_a_relay_cutting_one_pair_of_seats_leaves_the_table_running(lab, tmp_pat
     while it relays the other pairs: the signed messages between seats 1 and 2
     go round through seat 0 (protocol/table.md §5), so the match finishes, the
     logs are the same and nobody is blamed."""
-    import select
-
     work = str(tmp_path)
-    cutter = lab.popen("pub", [sys.executable, os.path.join(netns.ROOT, "tests", "cutting_relay.py"), PUBLIC,
-                               str(CUTTER_PORT), PUBLIC, str(lab.servers.relay_port)],
-                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-
-    def answer() -> str:
-        ready, _, _ = select.select([cutter.stdout], [], [], 30)
-        return cutter.stdout.readline().strip() if ready else ""
-
-    assert answer() == "READY"
+    cutter = Cutter(lab)
     peers = _start(lab, work, "bura", {"table.deals": 3, "table.turn_timeout": 60, "table.rejoin_timeout": 60},
-                   relay=f"{PUBLIC}:{CUTTER_PORT}")
+                   relay=cutter.address)
     _wait_entry(work, peers, CUT_AT)
-    cutter.stdin.write("CUT 10.88.2.2 10.88.3.2\n")
-    cutter.stdin.flush()
-    assert answer() == "CUT 1", "the relay saw no connection between homes 2 and 3 to cut"
+    assert cutter.say("CUT 10.88.2.2 10.88.3.2") == "CUT 1", "the relay saw no connection between homes 2 and 3 to cut"
     report = _finish(peers)
     assert report["entries"] > CUT_AT + 20, report
-    cutter.stdin.write("REFUSED\n")
-    cutter.stdin.flush()
-    refused = answer()
+    refused = cutter.say("REFUSED")
     assert refused.startswith("REFUSED ") and int(refused.split()[1]) >= 1, \
         f"homes 2 and 3 never tried to come back through the relay ({refused!r}): was the pair cut at all?"
