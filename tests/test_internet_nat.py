@@ -307,20 +307,23 @@ class Cutter:
 CUT_AT = 15  # an entry of the first deal (a bura deal here is about 20 entries)
 
 
-def test_a_relay_cutting_one_pair_of_seats_leaves_the_table_running(lab, tmp_path):
+@pytest.mark.parametrize("pair", [("h2", "h3"), ("h1", "h2")], ids=["joiners", "host-and-joiner"])
+def test_a_relay_cutting_one_pair_of_seats_leaves_the_table_running(lab, tmp_path, pair):
     """The relay (tests/cutting_relay.py in front of the real one) kills the
-    connection between homes 2 and 3 in the first of three deals and refuses it from then on,
-    while it relays the other pairs: the signed messages between seats 1 and 2
-    go round through seat 0 (protocol/table.md §5), so the match finishes, the
-    logs are the same and nobody is blamed."""
+    connection between two homes (the two joiners, or the host and a joiner)
+    in the first of three deals and refuses it from then on, while it relays
+    the other pairs: the signed messages between those two seats go round
+    through the third (protocol/table.md §5), so the match finishes, the logs
+    are the same and nobody is blamed."""
     work = str(tmp_path)
     cutter = Cutter(lab)
     peers = _start(lab, work, "bura", {"table.deals": 3, "table.turn_timeout": 60, "table.rejoin_timeout": 60},
                    relay=cutter.address)
     _wait_entry(work, peers, CUT_AT)
-    assert cutter.say("CUT 10.88.2.2 10.88.3.2") == "CUT 1", "the relay saw no connection between homes 2 and 3 to cut"
+    wan = [f"10.88.{home[1:]}.2" for home in pair]  # each home's address as the relay sees it (its router's)
+    assert cutter.say(f"CUT {wan[0]} {wan[1]}") == "CUT 1", f"the relay saw no connection between {pair} to cut"
     report = _finish(peers)
     assert report["entries"] > CUT_AT + 20, report
     refused = cutter.say("REFUSED")
     assert refused.startswith("REFUSED ") and int(refused.split()[1]) >= 1, \
-        f"homes 2 and 3 never tried to come back through the relay ({refused!r}): was the pair cut at all?"
+        f"{pair} never tried to come back through the relay ({refused!r}): was the pair cut at all?"
