@@ -44,9 +44,9 @@ def percentile(values, q):
     return values[min(len(values) - 1, int(q * len(values)))] if values else None
 
 
-def read_traces(work: str) -> list[tuple[int, int, str, int, str, int]]:
+def read_traces(work: str, peers=netns.PEERS) -> list[tuple[int, int, str, int, str, int]]:
     rows = []
-    for peer in netns.PEERS:
+    for peer in peers:
         d = os.path.join(work, peer, "trace")
         for name in os.listdir(d) if os.path.isdir(d) else []:
             for line in open(os.path.join(d, name)):

@@ -34,7 +34,7 @@ Everything is removed by ``Lab.close()`` (the processes started through
 
 from __future__ import annotations
 
-import collections
+import heapq
 import os
 import random
 import select
@@ -202,18 +202,7 @@ class Lab:
                      "delay", f"{delay_ms}ms", "loss", f"{loss * 100}%")
             self.impairment = {"peer": peer, "delay_ms": delay_ms, "loss": loss, "how": "tc netem"}
             return self.impairment
-        self.emulator = subprocess.Popen(
-            ["ip", "netns", "exec", self.router, sys.executable, os.path.abspath(__file__), "emulate",
-             "dly0", "dly1", str(delay_ms), str(loss), str(seed)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
-        line = ""
-        ready, _, _ = select.select([self.emulator.stdout], [], [], 15)
-        if ready:
-            line = self.emulator.stdout.readline()
-        if line.strip() != "READY":
-            self.emulator.kill()
-            err = self.emulator.stderr.read()
-            raise LabError(f"the user-space netem did not start: {line!r} {err[-500:]}")
+        self.emulator = start_emulator(self.router, delay_ms, loss, seed=seed)
         r, n = self.router, SUBNET[peer]
         for dev in ("dly0", "dly1"):
             _run("ip", "-n", r, "link", "set", dev, "up")
@@ -415,6 +404,25 @@ def sweep(prefix: str = "p2pc") -> None:
 
 # ----- the user-space netem ---------------------------------------------------
 
+def start_emulator(router: str, delay_ms: float, loss: float, jitter_ms: float = 0.0,
+                   seed: int = 1) -> subprocess.Popen:
+    """``emulate`` running in namespace ``router`` on new tun devices dly0 -> dly1
+    (down: the caller routes through them and sets them up), once it is ready."""
+    emulator = subprocess.Popen(
+        ["ip", "netns", "exec", router, sys.executable, os.path.abspath(__file__), "emulate",
+         "dly0", "dly1", str(delay_ms), str(loss), str(seed), str(jitter_ms)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    line = ""
+    ready, _, _ = select.select([emulator.stdout], [], [], 15)
+    if ready:
+        line = emulator.stdout.readline()
+    if line.strip() != "READY":
+        emulator.kill()
+        err = emulator.stderr.read()
+        raise LabError(f"the user-space netem did not start: {line!r} {err[-500:]}")
+    return emulator
+
+
 TUNSETIFF = 0x400454CA
 IFF_TUN = 0x0001
 IFF_NO_PI = 0x1000
@@ -430,14 +438,16 @@ def _open_tun(name: str) -> int:
 
 
 def emulate(dev_in: str, dev_out: str, delay_ms: float, loss: float, seed: int = 1,
-            max_seconds: float = 3600.0, limit: int = 1000) -> None:
+            jitter_ms: float = 0.0, max_seconds: float = 3600.0, limit: int = 1000) -> None:
     """Forward every packet read from tun ``dev_in`` to tun ``dev_out`` after
-    ``delay_ms``, dropping each with probability ``loss`` (netem's defaults:
-    constant delay, so no reordering; at most ``limit`` packets held)."""
+    ``delay_ms`` (plus or minus up to ``jitter_ms``, uniformly: as with netem's
+    jitter, packets may overtake each other), dropping each with probability
+    ``loss``; at most ``limit`` packets held."""
     fd_in, fd_out = _open_tun(dev_in), _open_tun(dev_out)
     rng = random.Random(seed)
-    delay = delay_ms / 1000.0
-    held: collections.deque = collections.deque()
+    delay, jitter = delay_ms / 1000.0, jitter_ms / 1000.0
+    held: list = []  # a heap of (release time, arrival number, packet)
+    arrivals = 0
     stop = time.monotonic() + max_seconds
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     print("READY", flush=True)
@@ -456,9 +466,10 @@ def emulate(dev_in: str, dev_out: str, delay_ms: float, loss: float, seed: int =
                     continue  # nothing is routed into dly1; discard strays
                 if rng.random() < loss or len(held) >= limit:
                     continue
-                held.append((now + delay, packet))
+                arrivals += 1
+                heapq.heappush(held, (now + max(0.0, delay + rng.uniform(-jitter, jitter)), arrivals, packet))
         while held and held[0][0] <= now:
-            _, packet = held.popleft()
+            _, _, packet = heapq.heappop(held)
             try:
                 os.write(fd_out, packet)
             except OSError:
@@ -468,7 +479,8 @@ def emulate(dev_in: str, dev_out: str, delay_ms: float, loss: float, seed: int =
 if __name__ == "__main__":
     if len(sys.argv) >= 2 and sys.argv[1] == "emulate":
         a = sys.argv[2:]
-        emulate(a[0], a[1], float(a[2]), float(a[3]), int(a[4]) if len(a) > 4 else 1)
+        emulate(a[0], a[1], float(a[2]), float(a[3]), int(a[4]) if len(a) > 4 else 1,
+                float(a[5]) if len(a) > 5 else 0.0)
     else:
-        print("usage: netns.py emulate DEV_IN DEV_OUT DELAY_MS LOSS [SEED]", file=sys.stderr)
+        print("usage: netns.py emulate DEV_IN DEV_OUT DELAY_MS LOSS [SEED [JITTER_MS]]", file=sys.stderr)
         sys.exit(2)

@@ -16,9 +16,12 @@ otherwise, with the reason). Every namespace and process is removed at the end.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import select
 import shutil
 import subprocess
+import sys
 import time
 
 import pytest
@@ -73,6 +76,39 @@ class NatLab(netns.Lab):
                 run("ip", "netns", "exec", router, "iptables", *rule)
         run("ip", "-n", self.ns["pub"], "route", "add", "default", "via", "10.88.100.1")
 
+    def impair(self, delay_ms: float, jitter_ms: float, loss: float, seed: int = 1) -> str:
+        """Every home's link to the internet (its router's WAN side) gets
+        ``delay_ms`` ± ``jitter_ms`` and ``loss`` (0..1) in each direction, so
+        a byte from one home reaches another through the relay in twice that.
+        With ``tc netem`` when the kernel has it, else the user-space netem of
+        tests/netns.py in the core router. Returns which one was used."""
+        run = netns._run
+        if netns.netem_available():
+            for home in HOMES:
+                n = home[1:]
+                for ns, dev in ((self.routers[home], "eth0"), (self.router, f"wan{n}")):
+                    run("ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", dev, "root", "netem",
+                        "delay", f"{delay_ms}ms", f"{jitter_ms}ms", "loss", f"{loss * 100}%")
+            return "tc netem"
+        self.emulator = netns.start_emulator(self.router, delay_ms, loss, jitter_ms, seed)
+        core = self.router
+        for dev in ("dly0", "dly1"):
+            run("ip", "-n", core, "link", "set", dev, "up")
+            self._sysctl(core, f"net.ipv4.conf.{dev}.rp_filter", "0")
+        for key in ("all", "default"):
+            self._sysctl(core, f"net.ipv4.conf.{key}.rp_filter", "0")
+        # Out of the emulator (iif dly1): table 100, the plain routes. Into it: whatever
+        # a home sends (rule iif wanN -> table 101) and whatever goes to a home (main table).
+        run("ip", "-n", core, "route", "add", "10.88.100.0/24", "dev", "pub0", "table", "100")
+        run("ip", "-n", core, "route", "add", "default", "dev", "dly0", "table", "101")
+        run("ip", "-n", core, "rule", "add", "iif", "dly1", "lookup", "100", "pref", "100")
+        for home in HOMES:
+            n = home[1:]
+            run("ip", "-n", core, "route", "add", f"10.88.{n}.0/24", "dev", f"wan{n}", "table", "100")
+            run("ip", "-n", core, "route", "replace", f"10.88.{n}.0/24", "dev", "dly0")
+            run("ip", "-n", core, "rule", "add", "iif", f"wan{n}", "lookup", "101", "pref", "101")
+        return "user-space netem (tun; this kernel has no sch_netem)"
+
     def _link(self, ns_a: str, name_a: str, addr_a: str, ns_b: str, addr_b: str, bits: int) -> None:
         """A veth from ``ns_a`` (``name_a``) to ``ns_b`` (always ``eth0`` there)."""
         run = netns._run
@@ -83,16 +119,15 @@ class NatLab(netns.Lab):
         run("ip", "-n", ns_b, "link", "set", "eth0", "up")
 
 
-@pytest.fixture
-def lab(tmp_path):
-    reason = _skip_reason()
-    if reason:
-        pytest.skip(reason)
+@contextlib.contextmanager
+def nat_lab(state_dir: str):
+    """A built NatLab with both servers running in its public namespace (also
+    for benchmarks/internet_latency.py); everything removed at the end."""
     lab = NatLab()
     servers = None
     try:
         lab.build()
-        servers = start_servers(interface="0.0.0.0", state_dir=str(tmp_path / "servers"),
+        servers = start_servers(interface="0.0.0.0", state_dir=state_dir,
                                 prefix=["ip", "netns", "exec", lab.ns["pub"]])
         lab.servers = servers
         yield lab
@@ -102,8 +137,19 @@ def lab(tmp_path):
         lab.close()
 
 
-def _start(lab: NatLab, work: str, game: str, options: dict, env: dict | None = None) -> dict[str, netns.Peer]:
-    """Home 1 hosts with --internet; homes 2 and 3 join as bots with the codes it prints."""
+@pytest.fixture
+def lab(tmp_path):
+    reason = _skip_reason()
+    if reason:
+        pytest.skip(reason)
+    with nat_lab(str(tmp_path / "servers")) as lab:
+        yield lab
+
+
+def _start(lab: NatLab, work: str, game: str, options: dict, env: dict | None = None,
+           relay: str | None = None) -> dict[str, netns.Peer]:
+    """Home 1 hosts with --internet; homes 2 and 3 join as bots with the codes it prints.
+    The table's relay is the lab's, or ``relay`` (HOST:PORT)."""
     peers: dict[str, netns.Peer] = {}
     servers = ["--mailbox", lab.servers.mailbox_url(PUBLIC)]
     for name in HOMES:
@@ -116,7 +162,7 @@ def _start(lab: NatLab, work: str, game: str, options: dict, env: dict | None = 
                   "--log-dir", os.path.join(home, "logs"), "--seed", f"nat:{name}", "--print-port", *servers]
         if name == "h1":
             args = ["host", game, "--players", "3", "--bot", "greedy", "--internet",
-                    "--relay", lab.servers.relay_address(PUBLIC), "--port", "0", *common,
+                    "--relay", relay or lab.servers.relay_address(PUBLIC), "--port", "0", *common,
                     *netns.option_args(options)]
         else:
             codes = _both_codes(peers["h1"])
@@ -136,9 +182,9 @@ def _both_codes(host: netns.Peer, timeout: float = 60) -> list[str]:
     raise AssertionError(f"the host printed no two invite codes: {host.lines} {host.stderr_tail()}")
 
 
-def _finish(peers: dict) -> list[str]:
-    """Every process's log, once all have finished the match cleanly; the logs
-    are the same and audit clean."""
+def _finish(peers: dict) -> dict:
+    """Once every process has finished the match cleanly: their logs are the
+    same and audit clean, nobody blamed. Returns the audit's report."""
     codes = netns.wait_all(peers, MATCH_TIMEOUT)
     details = {n: (codes[n], p.stderr_tail(1500)) for n, p in peers.items() if codes[n] != 0}
     assert all(c == 0 for c in codes.values()), f"not every process finished cleanly: {details}"
@@ -149,7 +195,8 @@ def _finish(peers: dict) -> list[str]:
     assert all(d == data[0] for d in data), "the homes' logs differ"
     code, report = netns.audit(results[0]["log"])
     assert code == 0 and report["deals"] >= 1, report
-    return [r["log"] for r in results]
+    assert not report["violations"] and not any(s["stands"] for s in report.get("silences", [])), report
+    return report
 
 
 def _wait_entry(work: str, peers: dict, seq: int, timeout: float = 120) -> None:
@@ -204,3 +251,79 @@ def test_a_player_who_crashed_comes_back_through_the_relay_with_resume(lab, tmp_
     env = dict(os.environ, P2PCARDS_HOME=home, P2PCARDS_TRACE=os.path.join(home, "trace"))
     peers[crashed] = netns.Peer(lab, crashed, ["resume", state], work, env)
     _finish(peers)
+
+
+def _impaired_match(lab: NatLab, tmp_path, delay_ms: float, jitter_ms: float, loss: float) -> None:
+    """A whole bura deal between the three homes, every home's link delayed,
+    jittered and lossy: the same logs, a clean audit, nobody blamed."""
+    if not netns.netem_available() and not os.path.exists("/dev/net/tun"):
+        pytest.skip("neither the netem qdisc nor /dev/net/tun (for the user-space netem) is available")
+    how = lab.impair(delay_ms, jitter_ms, loss)
+    # The lab is what it claims: a TCP handshake from home 1 to the relay takes a round trip.
+    probe = lab.popen("h1", [sys.executable, "-c", "import socket, sys, time; t = time.monotonic(); "
+                             f"socket.create_connection(('{PUBLIC}', {lab.servers.relay_port}), 30); "
+                             "print(time.monotonic() - t)"], stdout=subprocess.PIPE, text=True)
+    out, _ = probe.communicate(timeout=60)
+    assert float(out) >= 2 * (delay_ms - jitter_ms) / 1000, (how, out)
+    _finish(_start(lab, str(tmp_path), "bura", {"table.deals": 1, "table.turn_timeout": 60,
+                                                "table.rejoin_timeout": 120}))
+
+
+def test_a_match_over_internet_links_changes_nothing_but_timing(lab, tmp_path):
+    """100 ms one way between homes (50 ± 10 ms on each home's link), 1 % loss
+    on each link (about 2 % from home to home, through the relay)."""
+    _impaired_match(lab, tmp_path, 50, 10, 0.01)
+
+
+@pytest.mark.slow
+def test_a_match_over_bad_internet_links_changes_nothing_but_timing(lab, tmp_path):
+    """100 to 300 ms one way between homes (100 ± 50 ms on each home's link),
+    5 % loss on each home's link."""
+    _impaired_match(lab, tmp_path, 100, 50, 0.05)
+
+
+CUTTER_PORT = 4100
+
+
+class Cutter:
+    """tests/cutting_relay.py in the public namespace, in front of the lab's relay."""
+
+    def __init__(self, lab: NatLab) -> None:
+        self.proc = lab.popen("pub", [sys.executable, os.path.join(netns.ROOT, "tests", "cutting_relay.py"),
+                                      PUBLIC, str(CUTTER_PORT), PUBLIC, str(lab.servers.relay_port)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.address = f"{PUBLIC}:{CUTTER_PORT}"
+        assert self.answer() == "READY", "the cutting relay did not start"
+
+    def answer(self, timeout: float = 30) -> str:
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        return self.proc.stdout.readline().strip() if ready else ""
+
+    def say(self, line: str) -> str:
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        return self.answer()
+
+CUT_AT = 15  # an entry of the first deal (a bura deal here is about 20 entries)
+
+
+@pytest.mark.parametrize("pair", [("h2", "h3"), ("h1", "h2")], ids=["joiners", "host-and-joiner"])
+def test_a_relay_cutting_one_pair_of_seats_leaves_the_table_running(lab, tmp_path, pair):
+    """The relay (tests/cutting_relay.py in front of the real one) kills the
+    connection between two homes (the two joiners, or the host and a joiner)
+    in the first of three deals and refuses it from then on, while it relays
+    the other pairs: the signed messages between those two seats go round
+    through the third (protocol/table.md §5), so the match finishes, the logs
+    are the same and nobody is blamed."""
+    work = str(tmp_path)
+    cutter = Cutter(lab)
+    peers = _start(lab, work, "bura", {"table.deals": 3, "table.turn_timeout": 60, "table.rejoin_timeout": 60},
+                   relay=cutter.address)
+    _wait_entry(work, peers, CUT_AT)
+    wan = [f"10.88.{home[1:]}.2" for home in pair]  # each home's address as the relay sees it (its router's)
+    assert cutter.say(f"CUT {wan[0]} {wan[1]}") == "CUT 1", f"the relay saw no connection between {pair} to cut"
+    report = _finish(peers)
+    assert report["entries"] > CUT_AT + 20, report
+    refused = cutter.say("REFUSED")
+    assert refused.startswith("REFUSED ") and int(refused.split()[1]) >= 1, \
+        f"{pair} never tried to come back through the relay ({refused!r}): was the pair cut at all?"

@@ -626,6 +626,10 @@ class TablePeer:
                 # It acknowledges an entry we do not have: usually that entry is on its
                 # way; if it is still missing a moment later, the gap watch asks for it.
                 self._acked_beyond[sender] = max(seq, self._acked_beyond.get(sender, 0))
+                if not self.mesh.all_connected():
+                    # One of our own links is down: the entry may come only through another
+                    # seat (relayed a second late), so ask the one that has it now.
+                    await self._ask_for_gap(sender)
             self._check_final()
             self._wake()
         elif kind == "have":
