@@ -49,7 +49,8 @@ class Servers:
 
 def stop_process(proc: subprocess.Popen) -> None:
     """Stop a server and whatever it started: it runs in a session of its own
-    (``_twist``), so the whole process group is signalled, not just its leader."""
+    (``_twist``), so its whole process group is signalled while it is not yet
+    reaped (its group id cannot be taken by another process until then)."""
     import signal
 
     def signal_group(sig: int) -> None:
@@ -65,7 +66,6 @@ def stop_process(proc: subprocess.Popen) -> None:
         except subprocess.TimeoutExpired:
             signal_group(signal.SIGKILL)
             proc.wait()
-    signal_group(signal.SIGKILL)  # anything of its group still there after it ended
 
 
 def _twist_command() -> list[str] | None:
@@ -168,23 +168,27 @@ def cmd_server(args) -> int:
     missing = installed()
     if missing:
         raise CliError(missing)
-    try:
-        servers = start_servers(mailbox_port=args.mailbox_port, relay_port=args.relay_port,
-                                interface=args.bind, state_dir=args.state_dir)
-    except ServerError as exc:
-        raise CliError(str(exc)) from None
     import signal
 
-    # Stopped by a signal, the servers go too (they run in sessions of their own).
+    # Stopped by a signal, the servers go too (they run in sessions of their own): the
+    # handler is there before they start, and everything after is inside the try, so
+    # a SIGTERM at any moment (even right after the line below) stops them.
     signal.signal(signal.SIGTERM, lambda *_args: sys.exit(0))
-    host = args.public or "HOST"
-    print(_("mailbox {mailbox}  relay {relay}  (players use: --mailbox {mailbox} --relay {relay})").format(
-        mailbox=servers.mailbox_url(host), relay=servers.relay_address(host)), flush=True)
+    servers = None
     try:
+        try:
+            servers = start_servers(mailbox_port=args.mailbox_port, relay_port=args.relay_port,
+                                    interface=args.bind, state_dir=args.state_dir)
+        except ServerError as exc:
+            raise CliError(str(exc)) from None
+        host = args.public or "HOST"
+        print(_("mailbox {mailbox}  relay {relay}  (players use: --mailbox {mailbox} --relay {relay})").format(
+            mailbox=servers.mailbox_url(host), relay=servers.relay_address(host)), flush=True)
         while servers.mailbox.poll() is None and servers.relay.poll() is None:
             time.sleep(1)
     except KeyboardInterrupt:
         pass
     finally:
-        servers.stop()
+        if servers is not None:
+            servers.stop()
     return 0
