@@ -136,6 +136,23 @@ async def test_a_relayed_entry_is_passed_on_once_and_only_if_signed(bura3):
     assert not [s for s in mesh2.sent if s[1]["t"] == "entry"] and len(peer2.driver.log) == k
 
 
+async def test_a_refused_entry_is_not_passed_on(bura3):
+    """A cheater's entry that the table refuses (here an abort whose evidence
+    is no entry, with a large payload) goes no further than the seat it was
+    sent to: relaying refused entries would flood the honest seats' own links
+    with them (a 1 MB abort, sixty times, once dropped the link between two
+    honest seats)."""
+    m = bura3
+    k = 6
+    peer, mesh = _peer(m, 2, k)
+    entry = m.entries[k]
+    payload = {"culprit": None, "kind": "no-card", "detail": "flood", "evidence": [b"junk" * 50_000]}
+    refused = kit.raw_entry(k, entry.prev_hash, 0, "abort", payload, m.signers[0])
+    await peer._message(0, {"t": "entry", "raw": refused})
+    assert all(s[1].get("raw") != refused for s in mesh.sent)
+    assert len(peer.driver.log) == k  # not taken
+
+
 async def test_junk_end_signatures_cannot_push_out_a_verified_one(bura3):
     """At the end, seat 0's genuine end signature is verified and kept; junk
     in seat 0's name, relayed by anybody, is never counted and never

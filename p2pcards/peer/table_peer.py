@@ -308,6 +308,12 @@ class TablePeer:
         self._nursery.start_soon(later)
 
     async def _pass_on(self, entry: Entry, msg: dict, came_from: int) -> None:
+        log_ = self.driver.log
+        if not (entry.seq < len(log_) and log_[entry.seq].hash == entry.hash):
+            # Not taken here (refused, or replaced by an abort): nobody is helped by a
+            # copy, and passing on a cheater's refused entries (aborts of 1 MB each, say)
+            # would flood the honest seats' own links with them.
+            return
         for seat in range(self.machine.players):
             if seat not in (self.seat, came_from, entry.author) and not self._holds(seat, entry):
                 if self._trace_file is not None:
@@ -604,9 +610,10 @@ class TablePeer:
         kind = msg.get("t")
         if kind == "entry":
             entry = Entry.from_wire(msg["raw"])
-            if self._worth_relaying(entry):
-                await self._relay_entry(entry, sender)
+            worth_relaying = self._worth_relaying(entry)  # judged on the log as it was when the entry came
             await self._take(entry, sender)
+            if worth_relaying:
+                await self._relay_entry(entry, sender)  # passed on only if taken (_pass_on)
         elif kind == "ack":
             relayed = {"t": "ack", "ack": msg["ack"]}
             if self.flood.seen(relayed):
