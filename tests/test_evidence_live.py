@@ -47,10 +47,6 @@ async def test_a_baseless_abort_blames_the_referee_never_the_victim(cheat, kind,
     _check(results, 0, kind)
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "open bug (issue 23 item 3): on a loaded machine the referee's accusation, which quotes the cheater's "
-    "1 MB refused abort, sometimes loses the link between the two honest seats mid-frame; both then give "
-    "up with an unfinished log (audit exit 3: nobody convicted, the cheater included)"))
 async def test_aborts_naming_nobody_cannot_flood_the_log(tmp_path):
     """Item 3: sixty aborts naming nobody, each with about 1 MB of junk
     evidence: the first is refused (evidence that is no entry), its author

@@ -404,8 +404,10 @@ def _next_of_a_refereed_seat(peer, entry, kinds) -> bool:
 
 async def _not_overflowing(peer) -> None:
     """A flooder keeps its own connections: it sends as fast as they carry
-    (its own send queue would otherwise overflow and cut it off: silence)."""
-    while any(status.queued > 64 for status in peer.mesh.peer_status().values()):
+    (its own send queue, bounded in frames and in bytes, would otherwise
+    overflow and cut it off: silence)."""
+    while any(status.queued > 64 or status.queued_bytes > 2 * 1024 * 1024
+              for status in peer.mesh.peer_status().values()):
         await trio.sleep(0.005)
 
 
