@@ -591,3 +591,31 @@ async def test_the_player_due_never_restarts_its_own_clock_when_others_come_back
                               PeerUp(1, 2), PeerUp(0, 2))
         assert peer.auto_play_at() == start
         nursery.cancel_scope.cancel()
+
+
+def test_the_score_sheet_shown_again_when_the_log_is_kept_stays_where_the_player_scrolled():
+    """The match's end opens its sheet; a moment later the log is written and
+    the sheet shown again with its path. A player who had already paged down
+    to the final standings stays there (they jumped back to the top)."""
+    import io
+
+    from prompt_toolkit.data_structures import Size
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output.vt100 import Vt100_Output
+
+    from p2pcards.ui.app import TableApp
+
+    mine, _, drivers = followed_match("bura", 2, {"rounds": 1}, every=(1,))
+    assert drivers[0].machine.finished
+    with create_pipe_input() as pipe:
+        ui = TableApp(input=pipe, output=Vt100_Output(io.StringIO(), lambda: Size(rows=12, columns=80), term="xterm"))
+        ui.show(mine[1])
+        ui.show_score_sheet()
+        rows = ui.pager_rows
+        ui.pager_offset = rows - 3  # paged down to the end
+        ui.match_logged("/somewhere/bura-seat1.p2plog")
+        assert ui.pager_is_sheet and ui.pager_rows > rows  # the log's place was added
+        assert ui.pager_offset == rows - 3
+        ui.pager = None  # closed, then opened again: from the top
+        ui.show_score_sheet()
+        assert ui.pager_offset == 0

@@ -297,9 +297,13 @@ class TableApp:
         if not lines:
             self.say(_("No deal has ended yet."), "class:label")
             return
+        # Shown again while open (the match's log now kept, say): the player's
+        # place in it stays, as it would in a pager redrawn under the reader.
+        offset = self.pager_offset if self.pager is not None and self.pager_is_sheet else 0
         # The message line keeps what it said (a refusal must not vanish under the sheet).
         self.open_pager(_("score sheet"), "\n".join(lines), keep_message=True)
         self.pager_is_sheet = True
+        self.pager_offset = min(offset, max(0, self.pager_rows - 3))
 
     # ----- layout ----------------------------------------------------------------------
     def _build(self, input, output) -> Application:
