@@ -74,3 +74,14 @@ async def test_a_flood_ahead_built_on_nothing_known_is_dropped_and_the_match_end
     results = await play_network_match("bura", 3, {"rounds": 1}, tmp_path, cheat="flood-ahead-unbound", cheater=1,
                                        turn_timeout=FLOOD_TURN_TIMEOUT)
     _check(results, 1, None)
+
+
+async def test_an_accusation_for_another_referee_does_not_stop_the_seat_due(tmp_path):
+    """Seat 1 signs a move out of turn and sends it to seat 2 alone, whose
+    move is due; seat 1's referee is seat 0, which never saw it. Seat 2 holds
+    the accusation but does not write it: it moves on (an honest seat that
+    waited for an abort only the referee may write was blamed for timeout)
+    and passes the entry to the referee, which convicts seat 1."""
+    results = await play_network_match("bura", 3, {"rounds": 1}, tmp_path, cheat="whisper-out-of-turn", cheater=1,
+                                       turn_timeout=3)
+    _check(results, 1, "out-of-turn")

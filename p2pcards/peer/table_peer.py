@@ -145,6 +145,7 @@ class TablePeer:
         self.have_answers = HaveAnswers(mesh)
         self.bad_input_log = RateLimitedLog(log)  # what peers send wrong: a flood of it must not flood the log
         self.accusation: tuple[Violation, list[bytes]] | None = None
+        self._told_referee: tuple | None = None  # (the accusation, its referee) whose evidence we sent
         self.end_offers: dict[int, dict[bytes, bytes]] = {}  # seat -> hash of an end body -> signature
         self.end_hash: bytes | None = None
         self.end_sigs: dict[int, bytes] = {}  # seat -> its verified signature on our end body (end_hash)
@@ -531,6 +532,26 @@ class TablePeer:
         # hashes, so they can never count for what takes their place.
         self.driver.rollback(seq)
 
+    def _abort_to_write(self) -> bool:
+        """This seat holds an accusation it must write as the referee."""
+        if self.accusation is None or self.machine.aborted:
+            return False
+        return self.referee(self.accusation[0].seat) == self.seat
+
+    async def _tell_referee(self) -> None:
+        """An accusation another seat must write: its evidence goes to that
+        referee, once (it may not have seen it: a cheater can send an entry
+        to one seat alone); the referee judges it as its own."""
+        if self.accusation is None or self.machine.aborted:
+            return
+        referee = self.referee(self.accusation[0].seat)
+        if self._told_referee is not None and self._told_referee[0] is self.accusation \
+                and self._told_referee[1] == referee:
+            return
+        self._told_referee = (self.accusation, referee)
+        for raw in self.accusation[1]:
+            await self.mesh.send(referee, {"t": "entry", "raw": raw})
+
     def _accuse(self, violation: Violation, evidence: list[bytes]) -> None:
         if self.accusation is None and violation.seat not in self.machine.excluded:
             self.accusation = (violation, evidence)
@@ -809,11 +830,10 @@ class TablePeer:
             if self._alone_too_long():
                 break
             await self._retry_pending_silence()
-            if self.accusation is not None and not self.machine.aborted:
-                violation, evidence = self.accusation
-                if self.referee(violation.seat) == self.seat:
-                    await self._write_abort(violation, evidence)
-                    continue
+            if self._abort_to_write():
+                await self._write_abort(*self.accusation)
+                continue
+            await self._tell_referee()
             want = driver.machine.expect()
             due = driver.due()
             now = trio.current_time()
@@ -1180,7 +1200,10 @@ class TablePeer:
             cancel.cancel()
 
         async def watch(cancel: trio.CancelScope) -> None:
-            while (self.driver.log.next_seq == seq and self.accusation is None
+            # Only an abort this seat must write (or one arriving: the log moves on)
+            # stops its move: an accusation whose referee is another seat does not,
+            # or a seat that saw what the referee did not would be blamed for timeout.
+            while (self.driver.log.next_seq == seq and not self._abort_to_write()
                    and not (self.pause_wanted and self.machine.may_pause(self.seat))):
                 await self._changed.wait()
             cancel.cancel()

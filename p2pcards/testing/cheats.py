@@ -13,6 +13,8 @@ before and after. Who must catch it:
     phantom-card  plays a card it does not hold            the others at once
     illegal-move  a move the rules forbid                  the others at once
     out-of-turn   signs a move when it is not its turn     the others at once
+    whisper-out-of-turn  the same, sent only to the seat    that seat, which moves on and passes the
+                  due, which is not the cheater's referee   entry to the referee, who writes the abort
     false-pass    (warkocz) passes holding the needed rank only the audit
     equivocate    two different entries for one place     the others, and the audit
     withhold-key  falls silent when a key is due           the others after the timeout (a majority attests)
@@ -65,7 +67,8 @@ from p2pcards.files import write_atomically
 from p2pcards.protocol.log import GameLog, LogError, assemble, make_entry, sign_body, write_log
 from p2pcards.protocol.machine import ABORT, ACTION, KEYS, REKEY, REVEAL, SHUFFLE, Violation
 
-CHEATS = ("bad-shuffle", "wrong-key", "phantom-card", "illegal-move", "out-of-turn", "false-pass",
+CHEATS = ("bad-shuffle", "wrong-key", "phantom-card", "illegal-move", "out-of-turn", "whisper-out-of-turn",
+          "false-pass",
           "equivocate", "withhold-key", "rekey-peek", "frame-accuser", "false-timeout", "forged-evidence",
           "rewrite-end", "baseless-abort", "own-entry-abort", "unrelated-abort", "empty-equivocate",
           "chained-false-accusation", "own-place-abort", "nobody-abort-flood", "flood-ahead",
@@ -131,16 +134,21 @@ class Cheater:
         if self.kind in ("flood-ahead", "flood-ahead-unbound"):
             await self._flood_places_ahead(peer, bound=self.kind == "flood-ahead")
             return
-        if self.kind != "out-of-turn":
+        if self.kind not in ("out-of-turn", "whisper-out-of-turn"):
             return
         machine = peer.machine
         want = machine.expect()
         if want.kind != ACTION or want.author == peer.seat or not peer.head_final():
             return
+        if self.kind == "whisper-out-of-turn" and want.author == peer.referee(peer.seat):
+            return  # told to the seat due only, which must not be the one to write the abort
         payload = {"action": {"type": "pass"}, "positions": [], "keys": [], "deal": machine.deal.index}
         entry = peer.driver.log.make_next(peer.seat, ACTION, payload, peer.driver.signer)
         self.done = True
-        await peer.mesh.broadcast({"t": "entry", "raw": entry.raw})
+        if self.kind == "whisper-out-of-turn":
+            await peer.mesh.send(want.author, {"t": "entry", "raw": entry.raw})
+        else:
+            await peer.mesh.broadcast({"t": "entry", "raw": entry.raw})
 
     # ----- the cheats
     async def _send(self, peer, kind: str, payload: dict) -> bool:
