@@ -144,6 +144,11 @@ class TablePeer:
         self._acked_beyond: dict[int, int] = {}  # seat -> highest place it acknowledged past our log
         self.have_answers = HaveAnswers(mesh)
         self.bad_input_log = RateLimitedLog(log)  # what peers send wrong: a flood of it must not flood the log
+        # Messages that raised while being read (counted: a test fails on any from an
+        # honest peer, for a bug of ours is swallowed here as a peer's bad message).
+        self.bad_messages = 0
+        self.bad_from: set[int] = set()
+        self.last_bad_message: str | None = None
         self.accusation: tuple[Violation, list[bytes]] | None = None
         self._told_referee: tuple | None = None  # (the accusation, its referee) whose evidence we sent
         self.end_offers: dict[int, dict[bytes, bytes]] = {}  # seat -> hash of an end body -> signature
@@ -602,8 +607,11 @@ class TablePeer:
                 try:
                     await self._message(event.seat, event.msg)
                 except Exception as exc:  # nothing a peer sends may stop this loop
+                    self.bad_messages += 1
+                    self.last_bad_message = f"from seat {event.seat}: {type(exc).__name__}: {exc}"
+                    self.bad_from.add(event.seat)
                     self.bad_input_log.warning("seat %s: bad message from seat %d: %s: %s", self.seat, event.seat,
-                                          type(exc).__name__, exc)
+                                               type(exc).__name__, exc)
 
     async def _catch_up(self, seat: int) -> None:
         """A connection came (back) up: ask for what we lack, and pass on what

@@ -5,7 +5,7 @@ wall time and the outcome does not depend on the machine's load.
 
 It keeps the face of ``p2pcards.net.mesh.Mesh`` the peer uses: ``send``,
 ``broadcast``, the event stream (``Message``, ``PeerUp``, ``PeerDown``),
-``peer_status`` and ``vanish``. Every message goes through msgpack, as on the
+``peer_status``, ``all_connected``, ``queued_bytes`` and ``vanish``. Every message goes through msgpack, as on the
 wire; a link delivers in order, at once, or (cut) not at all: a cut link is
 what a dead TCP connection is once the keep-alive gives up on it.
 """
@@ -94,6 +94,9 @@ class LinkMesh:
     def peer_status(self) -> dict[int, SimpleNamespace]:
         return {seat: SimpleNamespace(queued=0, connected=self.net.up(self.my_seat, seat))
                 for seat in range(self.net.players) if seat != self.my_seat}
+
+    def all_connected(self) -> bool:
+        return all(self.net.up(self.my_seat, seat) for seat in range(self.net.players) if seat != self.my_seat)
 
     def queued_bytes(self, seat: int) -> int:
         return 0  # delivered at once: nothing waits in a send queue here
