@@ -57,7 +57,7 @@ from p2pcards.protocol import ack, silence
 from p2pcards.protocol.evidence import equivocation, misplaced
 from p2pcards.protocol.checkpoint import make as make_checkpoint
 from p2pcards.protocol.driver import SeatDriver
-from p2pcards.protocol.log import END, Entry, LogError
+from p2pcards.protocol.log import END, Entry, LogError, check_size
 from p2pcards.protocol.machine import (ABORT, ACTION, FALSE_ACCUSATION, MAX_CHAT, MAX_CHAT_LEN, PAUSE, PAUSE_ASK,
                                        PAUSE_CONTINUE, PAUSE_NO, PAUSE_YES, Violation)
 
@@ -558,6 +558,12 @@ class TablePeer:
             await self.mesh.send(referee, {"t": "entry", "raw": raw})
 
     def _accuse(self, violation: Violation, evidence: list[bytes]) -> None:
+        try:
+            for raw in evidence:  # what the log would refuse to hold is no evidence (log.md §8)
+                check_size(Entry.from_wire(raw))
+        except LogError as exc:
+            self.bad_input_log.info("seat %s: cannot quote the evidence of %s: %s", self.seat, violation, exc)
+            return
         if self.accusation is None and violation.seat not in self.machine.excluded:
             self.accusation = (violation, evidence)
             self._wake()
