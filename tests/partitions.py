@@ -60,14 +60,16 @@ class Outcome:
 
 
 async def play(players: int, timeouts: tuple[float, float], fault: Fault | None, seed: int = 0,
-               game: str = "bura", options: dict | None = None, wrap=None) -> Outcome:
-    """``wrap(seat, mesh)``, if given, may put a cheater's mesh in place of a seat's."""
+               game: str = "bura", options: dict | None = None, wrap=None, tap=None) -> Outcome:
+    """``wrap(seat, mesh)``, if given, may put a cheater's mesh in place of a seat's;
+    ``tap(sender, receiver, message)`` sees every message delivered."""
     rng = random.Random(f"partition/{players}/{seed}")
     turn, rejoin = timeouts
     genesis, signers = make_genesis(game, players, options or {"rounds": 1},
                                     {"turn_timeout": turn, "rejoin_timeout": rejoin, "deals": 1}, rng)
     seeds = [{d: rng.randbytes(32) for d in range(64)} for _ in range(players)]
     net = LinkNet(players)
+    net.tap = tap
     changed = trio.Event()
 
     def on_change():
@@ -136,7 +138,8 @@ def _audit(peer: TablePeer):
     return audit_log(log)
 
 
-def run(players: int, timeouts: tuple[float, float], fault: Fault | None, seed: int = 0, wrap=None) -> Outcome:
+def run(players: int, timeouts: tuple[float, float], fault: Fault | None, seed: int = 0, wrap=None,
+        tap=None) -> Outcome:
     """One match in mock time: no wall time is spent waiting."""
-    return trio.run(lambda: play(players, timeouts, fault, seed, wrap=wrap),
+    return trio.run(lambda: play(players, timeouts, fault, seed, wrap=wrap, tap=tap),
                     clock=trio.testing.MockClock(autojump_threshold=0))

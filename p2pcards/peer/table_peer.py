@@ -151,8 +151,11 @@ class TablePeer:
         self.last_bad_message: str | None = None
         self.accusation: tuple[Violation, list[bytes]] | None = None
         self._told_referee: tuple | None = None  # (the accusation, its referee) whose evidence we sent
-        self.end_offers: dict[int, dict[bytes, bytes]] = {}  # seat -> hash of an end body -> signature
+        # End signatures not yet checked (for an end body we have not computed):
+        # (signer, the seat it came from) -> hash of an end body -> signature.
+        self.end_offers: dict[tuple[int, int], dict[bytes, bytes]] = {}
         self.end_hash: bytes | None = None
+        self._end_body: bytes | None = None  # the end body whose hash is end_hash
         self.end_sigs: dict[int, bytes] = {}  # seat -> its verified signature on our end body (end_hash)
         self._end_asked = float("-inf")  # when we last asked everybody for the end signatures we lack
         self.chat_out: list[str] = []
@@ -685,11 +688,23 @@ class TablePeer:
             if not (type(signer) is int and 0 <= signer < self.machine.players and isinstance(digest, bytes)
                     and len(digest) == 32 and isinstance(sig, bytes) and len(sig) == 64):
                 raise ValueError("bad endsig")
-            if signer == self.seat:
+            if signer == self.seat or signer in self.end_sigs and self.end_hash == digest:
                 return
-            # Kept for its signer (a few end bodies each, the latest); checked and
-            # passed on once this seat computes the same end body (_end).
-            offers = self.end_offers.setdefault(signer, {})
+            if self.end_hash == digest:
+                # Our own end body: checked now; one that does not verify is dropped
+                # here and goes no further, one that does is passed on (table.md §5).
+                if self._end_sig_ok(self._end_body, signer, sig):
+                    self.end_sigs[signer] = sig
+                    await self._relay(self._end_sig_message(signer), sender)
+                    self._wake()
+                else:
+                    self.bad_input_log.info("seat %s: an end signature for seat %d from seat %d does not verify",
+                                            self.seat, signer, sender)
+                return
+            # Another end body (or before we reach the end): kept, a few per signer and
+            # per seat it came from (the latest), so that a seat passing on junk in
+            # another's name pushes out only its own; checked in _end once ours is the same.
+            offers = self.end_offers.setdefault((signer, sender), {})
             offers.pop(digest, None)
             offers[digest] = sig
             while len(offers) > END_OFFERS_KEPT:
@@ -1235,12 +1250,12 @@ class TablePeer:
         body = driver.end_body()
         digest = hashlib.sha256(body).digest()
         if self.end_hash != digest:
-            self.end_hash = digest
+            self.end_hash, self._end_body = digest, body
             self.end_sigs = {self.seat: driver.sign_end(body)}
             self._end_asked = trio.current_time()  # the others' come unasked; asked for after a second
             await self._broadcast(self._end_sig_message(self.seat))
-        for signer, offers in list(self.end_offers.items()):  # (more may come in while we pass these on)
-            sig = offers.get(digest)
+        for (signer, _came_from), offers in list(self.end_offers.items()):  # (more may come in meanwhile)
+            sig = offers.pop(digest, None)
             if sig is not None and signer not in self.end_sigs and self._end_sig_ok(body, signer, sig):
                 self.end_sigs[signer] = sig
                 await self._relay(self._end_sig_message(signer), None)  # verified: passed on (table.md §5)

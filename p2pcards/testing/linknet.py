@@ -29,6 +29,7 @@ class LinkNet:
         self._up = {frozenset((a, b)): True for a in range(players) for b in range(a + 1, players)}
         self._epoch = {link: 1 for link in self._up}
         self.delivered = 0  # messages delivered, for the campaign's figures
+        self.tap = None  # a test's tap(sender, receiver, message) sees every message delivered
 
     def up(self, a: int, b: int) -> bool:
         return (self._up[frozenset((a, b))] and not self.meshes[a].gone and not self.meshes[b].gone)
@@ -77,6 +78,8 @@ class LinkMesh:
         if not self.net.up(self.my_seat, seat):
             return False
         link = frozenset((self.my_seat, seat))
+        if self.net.tap is not None:
+            self.net.tap(self.my_seat, seat, msgpack.unpackb(body, raw=False))
         self.net.meshes[seat].post(Message(self.my_seat, msgpack.unpackb(body, raw=False), self.net._epoch[link],
                                            len(body)))
         self.net.delivered += 1
