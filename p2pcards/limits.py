@@ -15,6 +15,15 @@ ENTRY_ENVELOPE = 1024  # bytes
 # One log entry as signed (any kind, an abort with its evidence included):
 # whatever fits in a frame, so every entry a log may hold can also be sent.
 MAX_ENTRY = MAX_FRAME - ENTRY_ENVELOPE  # bytes
+# An abort quotes the entries it accuses as its evidence, and an abort refused is
+# itself quoted by the abort that answers it. So that any entry refused for a
+# fault can be quoted, an entry may be the bigger the deeper evidence nests in it:
+# an entry whose evidence nests d levels deep (0: none) may be at most
+# MAX_ENTRY - (MAX_EVIDENCE_DEPTH - d) * ANSWER_ROOM bytes (protocol.log.size_limit),
+# and evidence nests at most MAX_EVIDENCE_DEPTH levels. An answer adds one level
+# and at most ANSWER_ROOM bytes (its own fields, the detail text, the signature).
+ANSWER_ROOM = 4 * 1024  # bytes
+MAX_EVIDENCE_DEPTH = 4  # levels of evidence inside evidence (an honest answer to a cheater needs two)
 
 MAX_NAME = 64  # characters: a player's name (log, handshake, lobby)
 MAX_REASON = 512  # characters: any free text read off the wire (refusal reasons, notices)

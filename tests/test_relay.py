@@ -272,3 +272,117 @@ async def test_an_attestation_is_answered_with_what_it_says_never_came(bura3):
     att = silence.attest(m.signers[0], table, 0, 1, k + 1, m.entries[k].hash, "silent").raw
     await peer2._message(0, {"t": "silence", "att": att})
     assert (None, {"t": "ack", "ack": signed}) in mesh2.sent
+
+
+class EndSigSpoofer:
+    """A seat's mesh that, for every end signature it sees, sends everybody
+    a forged one in the same signer's name for the same end body, and four
+    for made-up bodies (to push the true one out of what a peer keeps)."""
+
+    def __init__(self, mesh, seat: int):
+        self._mesh, self.seat = mesh, seat
+        self.forged: set[bytes] = set()
+
+    def __getattr__(self, name):
+        return getattr(self._mesh, name)
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        import os
+
+        from p2pcards.net import Message
+
+        event = await self._mesh.__anext__()
+        msg = event.msg if isinstance(event, Message) else None
+        if isinstance(msg, dict) and msg.get("t") == "endsig" and msg.get("seat") != self.seat:
+            for digest in [os.urandom(32) for _ in range(4)] + [msg["hash"]]:
+                sig = os.urandom(64)
+                self.forged.add(sig)
+                await self._mesh.broadcast({"t": "endsig", "seat": msg["seat"], "hash": digest, "sig": sig})
+        return event
+
+    async def broadcast(self, msg):
+        """Its own end signature goes out with forgeries in every other seat's name."""
+        import os
+
+        sent = await self._mesh.broadcast(msg)
+        if isinstance(msg, dict) and msg.get("t") == "endsig" and msg.get("seat") == self.seat:
+            for signer in range(len(sent) + 1):
+                if signer != self.seat:
+                    for digest in [os.urandom(32) for _ in range(4)] + [msg["hash"]]:
+                        sig = os.urandom(64)
+                        self.forged.add(sig)
+                        await self._mesh.broadcast({"t": "endsig", "seat": signer, "hash": digest, "sig": sig})
+        return sent
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_a_forged_end_signature_is_dropped_on_arrival(players):
+    """Through real peers (an in-process mesh): seat 1 answers every end
+    signature it sees with forged ones in the same signer's name, for the same
+    end body and for made-up ones. Each honest peer checks a signature for its
+    own end body as it comes and drops a forged one there: none is passed on,
+    the match ends as without it (in the same time: nobody waits a round for a
+    signature a forgery pushed out), every log the same, nobody blamed."""
+    from tests.partitions import SHORT, run
+
+    base = run(players, SHORT, None, seed=5)
+    spoofers = {}
+    relayed_forgeries = []
+
+    def wrap(seat, mesh):
+        if seat != 1:
+            return mesh
+        spoofers[seat] = EndSigSpoofer(mesh, seat)
+        return spoofers[seat]
+
+    def tap(sender, receiver, msg):
+        if sender != 1 and msg.get("t") == "endsig" and msg["sig"] in spoofers[1].forged:
+            relayed_forgeries.append((sender, receiver, msg["seat"]))
+
+    outcome = run(players, SHORT, None, seed=5, wrap=wrap, tap=tap)
+    assert len(spoofers[1].forged) >= 5 * (players - 1)
+    assert all(outcome.finished) and len({tuple(log) for log in outcome.logs}) == 1
+    assert all(report.exit_code == 0 and not report.violations for report in outcome.reports)
+    assert not relayed_forgeries, relayed_forgeries
+    assert max(outcome.ended_at) <= max(base.ended_at) + 0.5, (outcome.ended_at, base.ended_at)
+
+
+async def test_end_signatures_are_checked_as_they_come(bura3):
+    """Seat 0 at the end. Before it computes the end body, seats 1 and 2 send
+    their true end signatures; then seat 1 sends, in seat 2's name, four for
+    made-up bodies and a forged one for the true body: they push out nothing
+    of what came from seat 2 (offers are kept per seat they came from), and
+    the end is assembled at once. Once it holds its end body, a signature for
+    it that does not verify is dropped as it comes (kept nowhere, passed to
+    nobody); one that verifies is taken and passed on at once."""
+    import hashlib
+    import os
+
+    from p2pcards.protocol.log import sign_body
+
+    m = bura3
+    k = len(m.entries) - 1  # the end's place
+    peer, mesh = _peer(m, 0, k + 1, final=k)
+    body = peer.driver.end_body()
+    digest = hashlib.sha256(body).digest()
+    true = {s: sign_body(body, m.signers[s]) for s in (1, 2)}
+    for s in (1, 2):
+        await peer._message(s, {"t": "endsig", "seat": s, "hash": digest, "sig": true[s]})
+    for fake in [os.urandom(32) for _ in range(4)] + [digest]:
+        await peer._message(1, {"t": "endsig", "seat": 2, "hash": fake, "sig": os.urandom(64)})
+    await peer._end()
+    assert peer.machine.finished
+
+    peer, mesh = _peer(m, 0, k + 1, final=k)
+    await peer._end()
+    mesh.sent.clear()
+    forged = os.urandom(64)
+    await peer._message(1, {"t": "endsig", "seat": 2, "hash": digest, "sig": forged})
+    assert 2 not in peer.end_sigs and not any(forged in offers.values() for offers in peer.end_offers.values())
+    assert not mesh.sent
+    await peer._message(1, {"t": "endsig", "seat": 2, "hash": digest, "sig": true[2]})
+    assert peer.end_sigs[2] == true[2]
+    assert (2, {"t": "endsig", "seat": 2, "hash": digest, "sig": true[2]}) in mesh.sent

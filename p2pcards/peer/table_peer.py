@@ -57,7 +57,7 @@ from p2pcards.protocol import ack, silence
 from p2pcards.protocol.evidence import equivocation, misplaced
 from p2pcards.protocol.checkpoint import make as make_checkpoint
 from p2pcards.protocol.driver import SeatDriver
-from p2pcards.protocol.log import END, Entry, LogError
+from p2pcards.protocol.log import END, Entry, LogError, check_size
 from p2pcards.protocol.machine import (ABORT, ACTION, FALSE_ACCUSATION, MAX_CHAT, MAX_CHAT_LEN, PAUSE, PAUSE_ASK,
                                        PAUSE_CONTINUE, PAUSE_NO, PAUSE_YES, Violation)
 
@@ -144,9 +144,18 @@ class TablePeer:
         self._acked_beyond: dict[int, int] = {}  # seat -> highest place it acknowledged past our log
         self.have_answers = HaveAnswers(mesh)
         self.bad_input_log = RateLimitedLog(log)  # what peers send wrong: a flood of it must not flood the log
+        # Messages that raised while being read (counted: a test fails on any from an
+        # honest peer, for a bug of ours is swallowed here as a peer's bad message).
+        self.bad_messages = 0
+        self.bad_from: set[int] = set()
+        self.last_bad_message: str | None = None
         self.accusation: tuple[Violation, list[bytes]] | None = None
-        self.end_offers: dict[int, dict[bytes, bytes]] = {}  # seat -> hash of an end body -> signature
+        self._told_referee: tuple | None = None  # (the accusation, its referee) whose evidence we sent
+        # End signatures not yet checked (for an end body we have not computed):
+        # (signer, the seat it came from) -> hash of an end body -> signature.
+        self.end_offers: dict[tuple[int, int], dict[bytes, bytes]] = {}
         self.end_hash: bytes | None = None
+        self._end_body: bytes | None = None  # the end body whose hash is end_hash
         self.end_sigs: dict[int, bytes] = {}  # seat -> its verified signature on our end body (end_hash)
         self._end_asked = float("-inf")  # when we last asked everybody for the end signatures we lack
         self.chat_out: list[str] = []
@@ -531,7 +540,33 @@ class TablePeer:
         # hashes, so they can never count for what takes their place.
         self.driver.rollback(seq)
 
+    def _abort_to_write(self) -> bool:
+        """This seat holds an accusation it must write as the referee."""
+        if self.accusation is None or self.machine.aborted:
+            return False
+        return self.referee(self.accusation[0].seat) == self.seat
+
+    async def _tell_referee(self) -> None:
+        """An accusation another seat must write: its evidence goes to that
+        referee, once (it may not have seen it: a cheater can send an entry
+        to one seat alone); the referee judges it as its own."""
+        if self.accusation is None or self.machine.aborted:
+            return
+        referee = self.referee(self.accusation[0].seat)
+        if self._told_referee is not None and self._told_referee[0] is self.accusation \
+                and self._told_referee[1] == referee:
+            return
+        self._told_referee = (self.accusation, referee)
+        for raw in self.accusation[1]:
+            await self.mesh.send(referee, {"t": "entry", "raw": raw})
+
     def _accuse(self, violation: Violation, evidence: list[bytes]) -> None:
+        try:
+            for raw in evidence:  # what the log would refuse to hold is no evidence (log.md §8)
+                check_size(Entry.from_wire(raw))
+        except LogError as exc:
+            self.bad_input_log.info("seat %s: cannot quote the evidence of %s: %s", self.seat, violation, exc)
+            return
         if self.accusation is None and violation.seat not in self.machine.excluded:
             self.accusation = (violation, evidence)
             self._wake()
@@ -581,8 +616,11 @@ class TablePeer:
                 try:
                     await self._message(event.seat, event.msg)
                 except Exception as exc:  # nothing a peer sends may stop this loop
+                    self.bad_messages += 1
+                    self.last_bad_message = f"from seat {event.seat}: {type(exc).__name__}: {exc}"
+                    self.bad_from.add(event.seat)
                     self.bad_input_log.warning("seat %s: bad message from seat %d: %s: %s", self.seat, event.seat,
-                                          type(exc).__name__, exc)
+                                               type(exc).__name__, exc)
 
     async def _catch_up(self, seat: int) -> None:
         """A connection came (back) up: ask for what we lack, and pass on what
@@ -650,11 +688,23 @@ class TablePeer:
             if not (type(signer) is int and 0 <= signer < self.machine.players and isinstance(digest, bytes)
                     and len(digest) == 32 and isinstance(sig, bytes) and len(sig) == 64):
                 raise ValueError("bad endsig")
-            if signer == self.seat:
+            if signer == self.seat or signer in self.end_sigs and self.end_hash == digest:
                 return
-            # Kept for its signer (a few end bodies each, the latest); checked and
-            # passed on once this seat computes the same end body (_end).
-            offers = self.end_offers.setdefault(signer, {})
+            if self.end_hash == digest:
+                # Our own end body: checked now; one that does not verify is dropped
+                # here and goes no further, one that does is passed on (table.md §5).
+                if self._end_sig_ok(self._end_body, signer, sig):
+                    self.end_sigs[signer] = sig
+                    await self._relay(self._end_sig_message(signer), sender)
+                    self._wake()
+                else:
+                    self.bad_input_log.info("seat %s: an end signature for seat %d from seat %d does not verify",
+                                            self.seat, signer, sender)
+                return
+            # Another end body (or before we reach the end): kept, a few per signer and
+            # per seat it came from (the latest), so that a seat passing on junk in
+            # another's name pushes out only its own; checked in _end once ours is the same.
+            offers = self.end_offers.setdefault((signer, sender), {})
             offers.pop(digest, None)
             offers[digest] = sig
             while len(offers) > END_OFFERS_KEPT:
@@ -809,11 +859,10 @@ class TablePeer:
             if self._alone_too_long():
                 break
             await self._retry_pending_silence()
-            if self.accusation is not None and not self.machine.aborted:
-                violation, evidence = self.accusation
-                if self.referee(violation.seat) == self.seat:
-                    await self._write_abort(violation, evidence)
-                    continue
+            if self._abort_to_write():
+                await self._write_abort(*self.accusation)
+                continue
+            await self._tell_referee()
             want = driver.machine.expect()
             due = driver.due()
             now = trio.current_time()
@@ -1180,7 +1229,10 @@ class TablePeer:
             cancel.cancel()
 
         async def watch(cancel: trio.CancelScope) -> None:
-            while (self.driver.log.next_seq == seq and self.accusation is None
+            # Only an abort this seat must write (or one arriving: the log moves on)
+            # stops its move: an accusation whose referee is another seat does not,
+            # or a seat that saw what the referee did not would be blamed for timeout.
+            while (self.driver.log.next_seq == seq and not self._abort_to_write()
                    and not (self.pause_wanted and self.machine.may_pause(self.seat))):
                 await self._changed.wait()
             cancel.cancel()
@@ -1198,12 +1250,12 @@ class TablePeer:
         body = driver.end_body()
         digest = hashlib.sha256(body).digest()
         if self.end_hash != digest:
-            self.end_hash = digest
+            self.end_hash, self._end_body = digest, body
             self.end_sigs = {self.seat: driver.sign_end(body)}
             self._end_asked = trio.current_time()  # the others' come unasked; asked for after a second
             await self._broadcast(self._end_sig_message(self.seat))
-        for signer, offers in list(self.end_offers.items()):  # (more may come in while we pass these on)
-            sig = offers.get(digest)
+        for (signer, _came_from), offers in list(self.end_offers.items()):  # (more may come in meanwhile)
+            sig = offers.pop(digest, None)
             if sig is not None and signer not in self.end_sigs and self._end_sig_ok(body, signer, sig):
                 self.end_sigs[signer] = sig
                 await self._relay(self._end_sig_message(signer), None)  # verified: passed on (table.md §5)

@@ -37,7 +37,8 @@ from collections.abc import Callable
 from typing import Any
 
 from p2pcards.i18n import N_, message_of
-from p2pcards.protocol.log import END, TABLE, Entry, LogError
+from p2pcards.limits import MAX_EVIDENCE_DEPTH
+from p2pcards.protocol.log import END, TABLE, Entry, LogError, check_size
 from p2pcards.protocol.silence import SILENCE_KINDS
 from p2pcards.protocol.violation import Violation
 
@@ -46,7 +47,7 @@ EQUIVOCATE, FALSE_ACCUSATION, MISPLACED, NO_CARD = "equivocate", "false-accusati
 MAX_EVIDENCE = 4  # entries an abort may carry as evidence
 # Evidence inside evidence (an answer to a refused abort, itself an answer...)
 # is judged this many levels deep at most: an honest answer needs two.
-MAX_DEPTH = 4
+MAX_DEPTH = MAX_EVIDENCE_DEPTH  # (the log refuses an entry nested deeper: this is never reached)
 
 History = Callable[[int], Any]  # place j -> the table (a fresh TableMachine) as it stood before entry j
 
@@ -96,13 +97,18 @@ def judge(table, abort: Entry, culprit: int | None, kind: str, payload: dict, hi
 
 def parse_evidence(accuser: int, raw: Any) -> list[Entry]:
     """An abort's evidence: absent, or a list of at most MAX_EVIDENCE entries,
-    each parsed (its size bounded by the log's entry limit)."""
+    each parsed, and each within the size its own evidence's nesting allows
+    (``log.size_limit``: an entry no honest peer took as an entry is no
+    evidence either)."""
     if raw is None:
         return []
     if not isinstance(raw, list) or len(raw) > MAX_EVIDENCE:
         raise Violation(accuser, "bad-entry", BAD_EVIDENCE.format(n=MAX_EVIDENCE))
     try:
-        return [Entry.from_wire(item) for item in raw]
+        entries = [Entry.from_wire(item) for item in raw]
+        for entry in entries:
+            check_size(entry)
+        return entries
     except LogError as exc:
         raise Violation(accuser, "bad-entry", NOT_AN_ENTRY.format(reason=message_of(exc))) from None
 

@@ -51,7 +51,7 @@ HEADER = MAGIC + bytes([FORMAT_VERSION])
 
 # Shuffle proofs for a 108-card deck are the largest entries (a few hundred KB);
 # anything far beyond that is an attack, not a move.
-MAX_ENTRY_SIZE = limits.MAX_ENTRY
+MAX_ENTRY_SIZE = limits.MAX_ENTRY  # the most any entry may be (one whose evidence nests deepest)
 MAX_SEATS = 16
 MAX_DEPTH = 32  # nesting of payload arrays/maps: far more than any move needs
 MAX_NAME_LEN = limits.MAX_NAME
@@ -275,6 +275,45 @@ def _parse_body(body: bytes, index: int | None) -> list:
     except ValueError as e:
         raise LogError(label, message_of(e)) from None
     return fields
+
+
+def size_limit(depth: int) -> int:
+    """The most bytes an entry whose evidence nests ``depth`` levels deep
+    (0: it quotes no entry) may take: each level of quoting leaves room
+    (``ANSWER_ROOM``) for one more answer around it, so any entry refused for
+    a fault can be quoted in the abort that answers it (log.md §8)."""
+    return MAX_ENTRY_SIZE - (limits.MAX_EVIDENCE_DEPTH - depth) * limits.ANSWER_ROOM
+
+
+def evidence_depth(entry: "Entry", _level: int = 0) -> int:
+    """How deep entries quoted as evidence nest in ``entry`` (an abort's
+    ``evidence``: a list of entries as signed): 0 if it quotes none. Items
+    that are no entry count as nothing here (the table refuses them). Past
+    MAX_EVIDENCE_DEPTH it stops looking: the entry is too deep in any case."""
+    payload = entry.payload
+    items = payload.get("evidence") if isinstance(payload, dict) else None
+    if not isinstance(items, list) or not items:
+        return 0
+    if _level > limits.MAX_EVIDENCE_DEPTH:
+        return limits.MAX_EVIDENCE_DEPTH + 1
+    depth = 1
+    for item in items:
+        try:
+            inner = Entry.from_wire(item)
+        except LogError:
+            continue
+        depth = max(depth, 1 + evidence_depth(inner, _level + 1))
+    return depth
+
+
+def check_size(entry: "Entry", index: int | None = None) -> None:
+    """LogError unless ``entry`` is within the size its evidence's nesting allows."""
+    depth = evidence_depth(entry)
+    if depth > limits.MAX_EVIDENCE_DEPTH:
+        raise LogError(index, N_("evidence nested deeper than {n} aborts", n=limits.MAX_EVIDENCE_DEPTH))
+    if len(entry.raw) > size_limit(depth):
+        raise LogError(index, N_("entry is {size} bytes, over the maximum of {max}",
+                                 size=len(entry.raw), max=size_limit(depth)))
 
 
 def encode_body(seq: int, prev_hash: bytes, author: int, kind: str, payload: Any) -> bytes:
@@ -745,6 +784,7 @@ class GameLog:
                                    found=e.seq, seq=seq))
         if e.prev_hash != head:
             raise LogError(seq, N_("prev_hash does not match the previous entry's hash (broken chain)"))
+        check_size(e, seq)
         if e.kind == TABLE:
             info = TableInfo.from_payload(e.payload, seq)
             if self._expect_game is not None and info.game != self._expect_game:

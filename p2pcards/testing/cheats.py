@@ -13,6 +13,8 @@ before and after. Who must catch it:
     phantom-card  plays a card it does not hold            the others at once
     illegal-move  a move the rules forbid                  the others at once
     out-of-turn   signs a move when it is not its turn     the others at once
+    whisper-out-of-turn  the same, sent only to the seat    that seat, which moves on and passes the
+                  due, which is not the cheater's referee   entry to the referee, who writes the abort
     false-pass    (warkocz) passes holding the needed rank only the audit
     equivocate    two different entries for one place     the others, and the audit
     withhold-key  falls silent when a key is due           the others after the timeout (a majority attests)
@@ -36,6 +38,13 @@ proves nothing. Every peer refuses it and the referee is blamed, never the victi
     chained-false-accusation  false-accusation, the victim's entry, which chains onto the log
     own-place-abort    illegal-move, at the place of the victim's valid entry, which it takes as
                        "evidence" (never acknowledging it)
+
+    huge-abort         bad-shuffle, junk for evidence, the abort as big as the log allows (log.md §8)
+    deep-abort         bad-shuffle, its evidence an abort of its own quoting a huge-abort: three deep,
+                       the innermost as big as the log allows: the answer quoting it still fits
+
+    huge-out-of-turn   out-of-turn, padded to the most an entry quoting nothing may be: the others
+                       accuse it at once, and the abort quoting it fits in an entry
 
 Floods (table.md §6, §5):
 
@@ -62,18 +71,22 @@ from p2pcards.mental.group import N, scalar_to_bytes
 from p2pcards.protocol import ack, silence
 from p2pcards.protocol.knowledge import public_form
 from p2pcards.files import write_atomically
-from p2pcards.protocol.log import GameLog, LogError, assemble, make_entry, sign_body, write_log
+from p2pcards.limits import MAX_EVIDENCE_DEPTH
+from p2pcards.protocol.log import GameLog, LogError, assemble, make_entry, sign_body, size_limit, write_log
 from p2pcards.protocol.machine import ABORT, ACTION, KEYS, REKEY, REVEAL, SHUFFLE, Violation
 
-CHEATS = ("bad-shuffle", "wrong-key", "phantom-card", "illegal-move", "out-of-turn", "false-pass",
+CHEATS = ("bad-shuffle", "wrong-key", "phantom-card", "illegal-move", "out-of-turn", "whisper-out-of-turn",
+          "false-pass",
           "equivocate", "withhold-key", "rekey-peek", "frame-accuser", "false-timeout", "forged-evidence",
           "rewrite-end", "baseless-abort", "own-entry-abort", "unrelated-abort", "empty-equivocate",
           "chained-false-accusation", "own-place-abort", "nobody-abort-flood", "flood-ahead",
-          "flood-ahead-unbound")
+          "flood-ahead-unbound", "huge-abort", "huge-out-of-turn", "deep-abort")
 # The baseless accusations: (kind of the abort, what its evidence is).
 BASELESS = {"baseless-abort": ("bad-shuffle", "none"), "own-entry-abort": ("illegal-move", "own"),
             "unrelated-abort": ("bad-shuffle", "unrelated"), "empty-equivocate": ("equivocate", "none"),
-            "chained-false-accusation": ("false-accusation", "own")}
+            "chained-false-accusation": ("false-accusation", "own"), "huge-abort": ("bad-shuffle", "huge"),
+            "deep-abort": ("bad-shuffle", "deep")}
+DEEP_ABORT = MAX_EVIDENCE_DEPTH - 1  # aborts nested in a deep-abort (the answer nests one more)
 FLOOD_AHEAD = 2000  # entries a flood-ahead cheater sends
 FLOOD_CHUNK = 200  # of those, sent each time it is idle
 NOBODY_ABORTS = 60  # aborts a nobody-abort-flood cheater sends
@@ -131,16 +144,25 @@ class Cheater:
         if self.kind in ("flood-ahead", "flood-ahead-unbound"):
             await self._flood_places_ahead(peer, bound=self.kind == "flood-ahead")
             return
-        if self.kind != "out-of-turn":
+        if self.kind not in ("out-of-turn", "whisper-out-of-turn", "huge-out-of-turn"):
             return
         machine = peer.machine
         want = machine.expect()
         if want.kind != ACTION or want.author == peer.seat or not peer.head_final():
             return
+        if self.kind == "whisper-out-of-turn" and want.author == peer.referee(peer.seat):
+            return  # told to the seat due only, which must not be the one to write the abort
         payload = {"action": {"type": "pass"}, "positions": [], "keys": [], "deal": machine.deal.index}
         entry = peer.driver.log.make_next(peer.seat, ACTION, payload, peer.driver.signer)
+        if self.kind == "huge-out-of-turn":  # as big as an entry quoting nothing may be
+            def padded(n):
+                return peer.driver.log.make_next(peer.seat, ACTION, dict(payload, pad=bytes(n)), peer.driver.signer)
+            entry = _of_size(padded, size_limit(0))
         self.done = True
-        await peer.mesh.broadcast({"t": "entry", "raw": entry.raw})
+        if self.kind == "whisper-out-of-turn":
+            await peer.mesh.send(want.author, {"t": "entry", "raw": entry.raw})
+        else:
+            await peer.mesh.broadcast({"t": "entry", "raw": entry.raw})
 
     # ----- the cheats
     async def _send(self, peer, kind: str, payload: dict) -> bool:
@@ -345,6 +367,16 @@ class Cheater:
             payload["evidence"] = [next(e for e in reversed(entries) if e.author not in (victim, -1)).raw]
         self.done = True
         abort = driver.log.make_next(peer.seat, ABORT, payload, driver.signer)
+        if what in ("huge", "deep"):
+            # An abort with junk for evidence, as big as the log lets it be; "deep":
+            # quoted by an abort of its own, quoted by another, DEEP_ABORT in all.
+            def junk(n):
+                return driver.log.make_next(peer.seat, ABORT, dict(payload, evidence=[bytes(n)]), driver.signer)
+
+            abort = _of_size(junk, size_limit(1))
+            for _ in range(DEEP_ABORT - 1 if what == "deep" else 0):
+                abort = driver.log.make_next(peer.seat, ABORT, dict(payload, evidence=[abort.raw]), driver.signer)
+        await _not_overflowing(peer)
         await peer.mesh.broadcast({"t": "entry", "raw": abort.raw})
 
     async def _accuse_at_its_place(self, peer, entry) -> bool:
@@ -386,6 +418,17 @@ class Cheater:
             await _not_overflowing(peer)
             self.sent += 1
         self.done = self.sent >= FLOOD_AHEAD
+
+
+def _of_size(make, size: int):
+    """``make(n)`` (an entry with n bytes of padding) of exactly ``size`` bytes."""
+    n = size // 2
+    for _ in range(8):
+        entry = make(n)
+        if len(entry.raw) == size:
+            return entry
+        n += size - len(entry.raw)
+    raise AssertionError(f"no entry of {size} bytes")
 
 
 def _next_of_a_refereed_seat(peer, entry, kinds) -> bool:

@@ -5,7 +5,7 @@ wall time and the outcome does not depend on the machine's load.
 
 It keeps the face of ``p2pcards.net.mesh.Mesh`` the peer uses: ``send``,
 ``broadcast``, the event stream (``Message``, ``PeerUp``, ``PeerDown``),
-``peer_status`` and ``vanish``. Every message goes through msgpack, as on the
+``peer_status``, ``all_connected``, ``queued_bytes`` and ``vanish``. Every message goes through msgpack, as on the
 wire; a link delivers in order, at once, or (cut) not at all: a cut link is
 what a dead TCP connection is once the keep-alive gives up on it.
 """
@@ -29,6 +29,7 @@ class LinkNet:
         self._up = {frozenset((a, b)): True for a in range(players) for b in range(a + 1, players)}
         self._epoch = {link: 1 for link in self._up}
         self.delivered = 0  # messages delivered, for the campaign's figures
+        self.tap = None  # a test's tap(sender, receiver, message) sees every message delivered
 
     def up(self, a: int, b: int) -> bool:
         return (self._up[frozenset((a, b))] and not self.meshes[a].gone and not self.meshes[b].gone)
@@ -77,6 +78,8 @@ class LinkMesh:
         if not self.net.up(self.my_seat, seat):
             return False
         link = frozenset((self.my_seat, seat))
+        if self.net.tap is not None:
+            self.net.tap(self.my_seat, seat, msgpack.unpackb(body, raw=False))
         self.net.meshes[seat].post(Message(self.my_seat, msgpack.unpackb(body, raw=False), self.net._epoch[link],
                                            len(body)))
         self.net.delivered += 1
@@ -94,6 +97,9 @@ class LinkMesh:
     def peer_status(self) -> dict[int, SimpleNamespace]:
         return {seat: SimpleNamespace(queued=0, connected=self.net.up(self.my_seat, seat))
                 for seat in range(self.net.players) if seat != self.my_seat}
+
+    def all_connected(self) -> bool:
+        return all(self.net.up(self.my_seat, seat) for seat in range(self.net.players) if seat != self.my_seat)
 
     def queued_bytes(self, seat: int) -> int:
         return 0  # delivered at once: nothing waits in a send queue here
