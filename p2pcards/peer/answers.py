@@ -7,6 +7,7 @@ asks for again once it has taken what came (table.md §5)."""
 
 from __future__ import annotations
 
+import msgpack
 import trio
 
 from p2pcards import limits
@@ -19,6 +20,7 @@ class HaveAnswers:
         self.burst, self.rate, self.queue_bytes, self.window = burst, rate, queue_bytes, window
         self._buckets: dict[int, tuple[float, float]] = {}  # seat -> (answers allowed now, at time)
         self.refused = 0  # answers not given (over the rate), for tests and benchmarks
+        self.sent_bytes = 0  # what the answers queued (msgpack), for benchmarks/table.py
 
     def _allowed(self, seat: int) -> bool:
         now = trio.current_time()
@@ -45,5 +47,6 @@ class HaveAnswers:
                 break  # the asker has plenty to read: the rest when it asks again
             if not await self.mesh.send(seat, msg):
                 break
+            self.sent_bytes += len(msgpack.packb(msg, use_bin_type=True))
             sent = min(i + 1, len(entries))
         return sent

@@ -721,7 +721,8 @@ class TablePeer:
                 await self._write_final()
                 self.hooks.after_game(self)
             if self._trace_file is not None:
-                self._trace_file.write(f"{time.monotonic_ns()} {self.seat} bytes {self.bytes_sent} - - 0 {time.process_time_ns()}\n")
+                sent = self.bytes_sent + self.have_answers.sent_bytes  # (answers to `have` too)
+                self._trace_file.write(f"{time.monotonic_ns()} {self.seat} bytes {sent} - - 0 {time.process_time_ns()}\n")
                 self._trace_file.close()
 
     async def _writer(self) -> None:
