@@ -292,3 +292,80 @@ async def test_an_attestation_is_answered_with_what_it_says_never_came(bura3):
     att = silence.attest(m.signers[0], table, 0, 1, k + 1, m.entries[k].hash, "silent").raw
     await peer2._message(0, {"t": "silence", "att": att})
     assert (None, {"t": "ack", "ack": signed}) in mesh2.sent
+
+
+class AckCheater:
+    """Seat 1's mesh: it sends its own acknowledgements to every seat but
+    seat 2, and answers every `have` (before its honest answer) with junk:
+    acknowledgements forged in other seats' names, its own for the right
+    places with wrong hashes, and replays of old ones it has seen."""
+
+    def __init__(self, mesh, signer, table, players, rng):
+        self._mesh, self.signer, self.table, self.players, self.rng = mesh, signer, table, players, rng
+        self.seen: list[bytes] = []
+        self.junk = self.withheld = 0
+
+    def __getattr__(self, name):
+        return getattr(self._mesh, name)
+
+    def __aiter__(self):
+        return self
+
+    async def broadcast(self, msg):
+        if isinstance(msg, dict) and msg.get("t") == "ack" and ack.parse(msg["ack"], self.table).acker == 1:
+            self.withheld += 1
+            return {seat: await self._mesh.send(seat, msg) for seat in range(self.players) if seat not in (1, 2)}
+        return await self._mesh.broadcast(msg)
+
+    async def __anext__(self):
+        from p2pcards.net import Message
+
+        event = await self._mesh.__anext__()
+        if isinstance(event, Message) and isinstance(event.msg, dict):
+            if event.msg.get("t") == "ack":
+                self.seen.append(event.msg["ack"])
+            elif event.msg.get("t") == "have" and type(event.msg.get("next")) is int:
+                place = max(1, event.msg["next"] - 1)
+                junk = [ack.make(self.signer, self.table, 1, place, self.rng.randbytes(32)).raw,
+                        ack.make(self.signer, self.table, 0, place, self.rng.randbytes(32)).raw]  # seat 0's name
+                if self.seen:
+                    forged = bytearray(self.rng.choice(self.seen))
+                    forged[10] ^= 1  # its hash changed: the signature no longer holds
+                    junk += [bytes(forged), *self.rng.sample(self.seen, min(3, len(self.seen)))]
+                for raw in junk:
+                    await self._mesh.send(event.seat, {"t": "ack", "ack": raw})
+                    self.junk += 1
+        return event
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_a_seat_withholding_its_acks_or_answering_have_with_junk_stalls_nobody(players):
+    """Protocol 4, through real peers: seat 1 never sends its acknowledgements
+    to seat 2, and answers every `have` with junk acknowledgements. Seat 2 gets
+    seat 1's from the others when it asks; the junk counts for nobody (and a
+    wrong hash of seat 1's own does not hide its right one). The match is the
+    one played without it, every log the same, nobody blamed."""
+    import random
+
+    from fuzz.kit import make_genesis
+    from tests.partitions import SHORT, run
+
+    seed = 4
+    rng = random.Random(f"partition/{players}/{seed}")  # as tests.partitions.play makes the table
+    genesis, signers = make_genesis("bura", players, {"rounds": 1},
+                                    {"turn_timeout": SHORT[0], "rejoin_timeout": SHORT[1], "deals": 1}, rng)
+    table = TableInfo.from_payload(genesis.payload)
+    cheaters = []
+
+    def wrap(seat, mesh):
+        if seat != 1:
+            return mesh
+        cheaters.append(AckCheater(mesh, signers[1], table, players, random.Random(seat)))
+        return cheaters[0]
+
+    base = run(players, SHORT, None, seed=seed)
+    outcome = run(players, SHORT, None, seed=seed, wrap=wrap)
+    assert cheaters[0].withheld > 20 and cheaters[0].junk > 20, (cheaters[0].withheld, cheaters[0].junk)
+    assert all(outcome.finished) and len({tuple(log) for log in outcome.logs}) == 1
+    assert outcome.logs[0] == base.logs[0]
+    assert all(report.exit_code == 0 and not report.violations for report in outcome.reports)

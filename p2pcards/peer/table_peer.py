@@ -623,7 +623,8 @@ class TablePeer:
         elif kind == "ack":
             relayed = {"t": "ack", "ack": msg["ack"]}
             if self.flood.seen(relayed):
-                return  # taken already
+                self._ack_again(msg["ack"])  # checked already
+                return
             signed_ack = ack.parse(msg["ack"], self.machine.table)
             seq, digest, acker = signed_ack.seq, signed_ack.hash, signed_ack.acker
             # Bounded: acknowledgements kept are one per place near the log, per seat.
@@ -763,6 +764,20 @@ class TablePeer:
                     await self._ask_for_gap(sender)
                 else:
                     del self._acked_beyond[sender]
+
+    def _ack_again(self, raw: bytes) -> None:
+        """An acknowledgement this seat checked before (the same bytes) comes
+        again: no second check, but it counts again if it names the entry we
+        hold at its place and what we keep for its acker there says another
+        (an older acknowledgement of the acker's, of an entry an abort
+        replaced, replayed since by a cheater: what it says stays true, but
+        must not hide the acker's acknowledgement of our entry)."""
+        acker, seq, digest, _signature = msgpack.unpackb(raw)
+        log_ = self.driver.log
+        if seq < len(log_) and log_[seq].hash == digest and self.acks.get(seq, {}).get(acker) != digest:
+            self._note_ack(ack.Ack(acker, seq, digest, raw))
+            self._check_final()
+            self._wake()
 
     def _end_place(self) -> int | None:
         """The end entry's place once this seat is there (its signatures are
