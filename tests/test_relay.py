@@ -324,7 +324,9 @@ class AckCheater:
         if isinstance(event, Message) and isinstance(event.msg, dict):
             if event.msg.get("t") == "ack":
                 self.seen.append(event.msg["ack"])
-            elif event.msg.get("t") == "have" and type(event.msg.get("next")) is int:
+            elif event.msg.get("t") == "have" and type(event.msg.get("next")) is int and self.junk < 300:
+                # (bounded: each junk ack of its own with a wrong hash makes the receiver ask it
+                # with `have` at once, so answering every one would never let mock time pass)
                 place = max(1, event.msg["next"] - 1)
                 junk = [ack.make(self.signer, self.table, 1, place, self.rng.randbytes(32)).raw,
                         ack.make(self.signer, self.table, 0, place, self.rng.randbytes(32)).raw]  # seat 0's name
@@ -365,7 +367,7 @@ def test_a_seat_withholding_its_acks_or_answering_have_with_junk_stalls_nobody(p
 
     base = run(players, SHORT, None, seed=seed)
     outcome = run(players, SHORT, None, seed=seed, wrap=wrap)
-    assert cheaters[0].withheld > 20 and cheaters[0].junk > 20, (cheaters[0].withheld, cheaters[0].junk)
+    assert cheaters[0].withheld > 20 and cheaters[0].junk >= 300, (cheaters[0].withheld, cheaters[0].junk)
     assert all(outcome.finished) and len({tuple(log) for log in outcome.logs}) == 1
     assert outcome.logs[0] == base.logs[0]
     assert all(report.exit_code == 0 and not report.violations for report in outcome.reports)
