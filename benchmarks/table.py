@@ -1,7 +1,9 @@
 """A whole 4-player game between bot peers, each in its own OS process, over
 loopback TCP (``p2pcards selfplay``), traced: move latency (from the moment a
 player sends an action to the moment the last peer has taken it in), wall
-time of the game and bytes each peer sends. Prints one JSON object.
+time of the game, bytes each peer sends (its answers to ``have`` too, since
+protocol 4) and the CPU all peers spend per entry of the play. Prints one
+JSON object.
 
     PYTHONPATH=. python benchmarks/table.py [--game kanasta] [--players 4] [--deals 1]
 
@@ -49,6 +51,21 @@ def _dealing_cpu(cpu_at: dict, kinds: dict) -> float | None:
             return None
         total += marks[moves[0]] - marks["start"]
     return round(total / 1e9, 3)
+
+
+def _play_cpu_per_entry(cpu_at: dict, kinds: dict) -> float | None:
+    """CPU of all peers together per entry from the first move on (the
+    play: writing, checking, signing and acknowledging entries; no dealing),
+    in ms: what the latency of a move costs the machine."""
+    moves = sorted(seq for seq, kind in kinds.items() if kind == "action")
+    if not moves:
+        return None
+    first = moves[0]
+    last = min(max(seq for seq in marks if seq != "start") for marks in cpu_at.values())
+    if last <= first or any(first not in marks or last not in marks for marks in cpu_at.values()):
+        return None
+    total = sum(marks[last] - marks[first] for marks in cpu_at.values())
+    return round(total / 1e6 / (last - first), 2)
 
 
 def main() -> None:
@@ -109,6 +126,7 @@ def main() -> None:
         "move_latency_ms_p50": round(statistics.median(actions), 2) if actions else None,
         "move_latency_ms_p99": round(percentile(actions, 0.99), 2) if actions else None,
         "entry_latency_ms_p50": round(statistics.median(lat["all"]), 2),
+        "play_cpu_ms_per_entry_all_peers": _play_cpu_per_entry(cpu_at, kinds),
         "bytes_sent_per_peer": {str(k): v for k, v in sorted(sent.items())},
         "log_bytes": os.path.getsize(out),
         "result": summary["result"],

@@ -27,5 +27,5 @@ not through imports inside functions. ``testing`` is imported by nothing but
 """
 
 __version__ = "0.1.0"
-PROTOCOL_VERSION = 3  # 3: signed acknowledgements, every signed message relayed (protocol/table.md §5)
-LOG_PROTOCOLS = (2, 3)  # versions whose logs this program reads: the log's format is the same in both
+PROTOCOL_VERSION = 4  # 3: signed acknowledgements, signed messages relayed; 4: acks handed on when asked (table.md §5)
+LOG_PROTOCOLS = (2, 3, 4)  # versions whose logs this program reads: the log's format is the same in all

@@ -12,10 +12,11 @@ from p2pcards.peer.seating import split_options
 from tests.helpers import public_bytes, run_match
 
 
-def test_this_is_version_3():
+def test_this_is_version_4():
     """3: the wire changed (signed, relayed acknowledgements; table.md §5);
-    the log did not, so logs of version 2 are still read."""
-    assert PROTOCOL_VERSION == 3
+    4: acknowledgements are handed on only when asked (`have`); the log did
+    not change, so logs of versions 2 and 3 are still read."""
+    assert PROTOCOL_VERSION == 4
 
 
 def test_a_version_1_log_is_refused_as_such(tmp_path):
@@ -96,3 +97,19 @@ def test_the_peer_never_imports_the_test_simulation():
             "print([m for m in sys.modules if m.startswith('p2pcards.testing')])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_logs_of_versions_2_and_3_are_still_read_and_audited(version, tmp_path, monkeypatch):
+    """Versions 3 and 4 changed the wire only: a whole match whose entry 0
+    says version 2 or 3 audits clean, as it did."""
+    import p2pcards.protocol.log as L
+
+    monkeypatch.setattr(L, "PROTOCOL_VERSION", version)  # entry 0 is written with it
+    drivers = run_match("bura", 2, {"rounds": 1}, seed=7)
+    monkeypatch.undo()
+    assert drivers[0].log[0].payload["protocol"] == version
+    path = tmp_path / f"v{version}.p2plog"
+    path.write_bytes(drivers[0].log.to_bytes())
+    report = audit_file(path)
+    assert report.exit_code == 0 and not report.violations, report.as_json()

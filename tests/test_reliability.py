@@ -369,9 +369,15 @@ class _StuckMesh:
         return self.queued
 
     async def send(self, seat: int, msg: dict) -> bool:
-        self.queued += len(msg["raw"])
-        self.entries += 1
+        if msg["t"] == "entry":
+            self.queued += len(msg["raw"])
+            self.entries += 1
+        else:
+            self.queued += len(msg["ack"])
+            self.others += 1
         return True
+
+    others = 0
 
 
 class _Sized:
@@ -409,6 +415,28 @@ async def test_have_answers_are_limited_in_rate_and_bytes_and_an_honest_asker_st
         honest.queued = 0  # it read them all
         await trio.sleep(1 / HAVE_RATE)  # and asks again when the gap watch does
     assert honest.entries == len(log) - 1
+
+
+async def test_the_acks_of_a_have_answer_count_under_its_limits(autojump_clock):
+    """Protocol 4: a `have` answer carries acknowledgements after its entries
+    (table.md §5); they take a token of the same bucket and stop at the same
+    bytes, so asking for them again and again costs the asked seat no more
+    than asking for entries."""
+    from p2pcards.limits import HAVE_BURST, HAVE_QUEUE_BYTES, MAX_AHEAD
+    from p2pcards.peer.answers import HaveAnswers
+
+    acks = [{"t": "ack", "ack": b"a" * 100_000} for _ in range(MAX_AHEAD)]
+    flooded = _StuckMesh()
+    answers = HaveAnswers(flooded)
+    for _ in range(1_000):
+        assert await answers.answer(1, [], 1, also=acks) == 0  # no entries: only acks
+    assert flooded.queued <= HAVE_QUEUE_BYTES + 100_000
+    assert answers.refused >= 1_000 - HAVE_BURST
+    # Entries first, then the acks, while the asker's queue has room.
+    log = [_Sized(300) for _ in range(5)]
+    fresh = _StuckMesh()
+    assert await HaveAnswers(fresh).answer(1, log, 1, also=acks[:3]) == 4
+    assert (fresh.entries, fresh.others) == (4, 3)
 
 
 async def test_an_entry_too_big_to_be_evidence_does_not_crash_the_referee(tmp_path):

@@ -1,11 +1,13 @@
-"""Answers to another seat's ``have`` ("send me what you have from here"),
-limited in rate and in bytes per asking seat, so that a seat asking again and
-again (and not reading the answers) costs the asked one a bounded amount of
-memory and work. An honest seat that is behind loses nothing: what is not
-sent now it asks for again once it has taken what came (table.md §5)."""
+"""Answers to another seat's ``have`` ("send me what you have from here":
+the entries, then the acknowledgements and end signatures held), limited in
+rate and in bytes per asking seat, so that a seat asking again and again (and
+not reading the answers) costs the asked one a bounded amount of memory and
+work. An honest seat that is behind loses nothing: what is not sent now it
+asks for again once it has taken what came (table.md §5)."""
 
 from __future__ import annotations
 
+import msgpack
 import trio
 
 from p2pcards import limits
@@ -18,6 +20,7 @@ class HaveAnswers:
         self.burst, self.rate, self.queue_bytes, self.window = burst, rate, queue_bytes, window
         self._buckets: dict[int, tuple[float, float]] = {}  # seat -> (answers allowed now, at time)
         self.refused = 0  # answers not given (over the rate), for tests and benchmarks
+        self.sent_bytes = 0  # what the answers queued (msgpack), for benchmarks/table.py
 
     def _allowed(self, seat: int) -> bool:
         now = trio.current_time()
@@ -29,17 +32,21 @@ class HaveAnswers:
         self._buckets[seat] = (tokens - 1, now)
         return True
 
-    async def answer(self, seat: int, log, start: int) -> int:
-        """Send ``seat`` the entries of ``log`` from ``start`` on, as many as
-        the limits allow; returns how many were queued."""
+    async def answer(self, seat: int, log, start: int, also=()) -> int:
+        """Send ``seat`` the entries of ``log`` from ``start`` on, then the
+        messages ``also`` (acknowledgements, end signatures), as many as the
+        limits allow (the same bucket and bytes for all of them); returns how
+        many entries were queued."""
         if not self._allowed(seat):
             self.refused += 1
             return 0
+        entries = log[start:start + self.window]
         sent = 0
-        for entry in log[start:start + self.window]:
+        for i, msg in enumerate((*({"t": "entry", "raw": entry.raw} for entry in entries), *also)):
             if self.mesh.queued_bytes(seat) >= self.queue_bytes:
                 break  # the asker has plenty to read: the rest when it asks again
-            if not await self.mesh.send(seat, {"t": "entry", "raw": entry.raw}):
+            if not await self.mesh.send(seat, msg):
                 break
-            sent += 1
+            self.sent_bytes += len(msgpack.packb(msg, use_bin_type=True))
+            sent = min(i + 1, len(entries))
         return sent

@@ -1,8 +1,9 @@
-"""Flooding with de-duplication (protocol/table.md §5): every signed message
-(entry, acknowledgement, end signature, silence attestation) a peer sees for
-the first time is forwarded once to every other player, so a message crosses
-any cut link as long as some path of working links joins its author to the
-others. The memory of what was seen is bounded: a message forgotten and seen
+"""Flooding with de-duplication (protocol/table.md §5): the signed messages
+(entries, end signatures, silence attestations, the end's acknowledgements)
+a peer sees for the first time are forwarded once to every other player, so
+a message crosses any cut link as long as some path of working links joins
+its author to the others (other acknowledgements are handed on when asked,
+and only remembered here, so that a copy costs no second check). The memory of what was seen is bounded: a message forgotten and seen
 again is forwarded again, which costs bandwidth, never correctness (every
 receiver takes each message at most once for what it says)."""
 

@@ -1,13 +1,17 @@
 """A seat at a table over the network: the seat driver on the peer mesh.
 
 Every entry goes from its author to every player, and every player forwards
-each signed message it sees for the first time (entries, acknowledgements,
-end signatures, silence attestations) to the others once (``peer.relay``): a
-cut link costs latency, nothing else, while some path joins the seats. A
-player that takes an entry in signs an acknowledgement and sends it to all;
-an entry is *final* once every player not blamed has acknowledged it, and
-only final entries are written to the log file. The author of the next entry
-waits for that, so two honest players never build on different entries.
+the signed messages it sees for the first time (entries, a moment later and
+only to seats that have not acknowledged them; end signatures, the end
+entry's acknowledgements, silence attestations at once) to the others once
+(``peer.relay``): a cut link costs latency, nothing else, while some path
+joins the seats. A player that takes an entry in signs an acknowledgement and
+sends it to all itself; the others pass acknowledgements on only when asked
+(``have``): a seat still missing one of its head half a second after taking
+it asks everybody (``_ack_watch``). An entry is *final* once every player
+not blamed has acknowledged it, and only final entries are written to the
+log file. The author of the next entry waits for that, so two honest players
+never build on different entries.
 
 When something is wrong the *referee* speaks: the lowest seat not blamed
 (and not the culprit) writes the abort, so there is one abort, not several.
@@ -17,7 +21,7 @@ Messages between players (``protocol/table.md``)::
 
     {"t": "entry",  "raw": bytes}            a log entry, as signed
     {"t": "ack",    "ack": bytes}             a signed acknowledgement (p2pcards.protocol.ack)
-    {"t": "have",   "next": int}             "send me what you have from here"
+    {"t": "have",   "next": int}             "send me the entries you hold from here (and the acks from here - 1)"
     {"t": "endsig", "seat": int, "hash": bytes, "sig": bytes}
     {"t": "chat",   "text": str}             shown at once; logged in the author's next entry
     {"t": "silence", "att": bytes}           a signed silence attestation (p2pcards.protocol.silence)
@@ -71,8 +75,10 @@ GAP_ASK_INTERVAL = 1.0  # seconds before the same gap is asked for again from th
 LINGER = 3.0  # seconds a finished peer stays to help slower ones finish
 CHECKPOINT_EVERY = 64  # written entries between two checkpoints (resume replays at most about this many)
 END_OFFERS_KEPT = 4  # end signatures kept per seat (for different end bodies), the latest
-RELAYED = ("entry", "ack", "endsig", "silence")  # the signed messages every peer forwards (table.md §5)
+RELAYED = ("entry", "ack", "endsig", "silence")  # the signed messages peers pass on, some only when asked (table.md §5)
 ENTRY_RELAY_DELAY = 1.0  # seconds before an entry is passed on to a seat that has not acknowledged it yet
+ACK_WAIT = 0.5  # seconds an acknowledgement of the head may be missing before everybody is asked for it
+ACK_ASK_INTERVAL = 1.0  # seconds between two such asks while one is still missing
 
 
 @dataclass
@@ -655,14 +661,20 @@ class TablePeer:
         elif kind == "ack":
             relayed = {"t": "ack", "ack": msg["ack"]}
             if self.flood.seen(relayed):
-                return  # taken already
+                self._ack_again(msg["ack"])  # checked already
+                return
             signed_ack = ack.parse(msg["ack"], self.machine.table)
             seq, digest, acker = signed_ack.seq, signed_ack.hash, signed_ack.acker
             # Bounded: acknowledgements kept are one per place near the log, per seat.
             if acker == self.seat or not 0 < seq < len(self.driver.log) + MAX_AHEAD:
                 return
-            if seq >= self.driver.final_len - 1:
-                await self._relay(relayed, sender)  # older ones nobody needs: a replay goes no further
+            if seq == self._end_place():
+                # The end's are passed on at once, before they count here (which
+                # may end this peer's linger): the others are leaving, nobody may
+                # be left to answer a `have` for them (table.md §5).
+                await self._relay(relayed, sender)
+            else:
+                self.flood.first(relayed)  # passed on only when asked (`have`); a copy costs no check
             self._note_ack(signed_ack)
             if seq < len(self.driver.log) and self.driver.log[seq].hash != digest:
                 # The acker holds another entry here: ask for it (equivocation or a replaced entry).
@@ -681,8 +693,9 @@ class TablePeer:
             start = msg["next"]
             if type(start) is not int or start < 1:
                 raise ValueError("bad have")
-            await self.have_answers.answer(sender, self.driver.log, start)  # limited in rate and bytes
-            await self._send_end_sigs(sender)
+            # The entries from `start` on, the acknowledgements from `start` - 1 on and
+            # the end signatures held: limited in rate and bytes, all together.
+            await self.have_answers.answer(sender, self.driver.log, start, also=self._have_also(start))
         elif kind == "endsig":
             signer, digest, sig = msg["seat"], msg["hash"], msg["sig"]
             if not (type(signer) is int and 0 <= signer < self.machine.players and isinstance(digest, bytes)
@@ -738,6 +751,7 @@ class TablePeer:
                 nursery.start_soon(self._reader)
                 nursery.start_soon(self._writer)
                 nursery.start_soon(self._gap_watch)
+                nursery.start_soon(self._ack_watch)
                 log.info("seat %s: playing", self.seat)
                 await self._main()
                 log.info("seat %s: the log is %s (%d entries)", self.seat,
@@ -758,7 +772,8 @@ class TablePeer:
                 await self._write_final()
                 self.hooks.after_game(self)
             if self._trace_file is not None:
-                self._trace_file.write(f"{time.monotonic_ns()} {self.seat} bytes {self.bytes_sent} - - 0 {time.process_time_ns()}\n")
+                sent = self.bytes_sent + self.have_answers.sent_bytes  # (answers to `have` too)
+                self._trace_file.write(f"{time.monotonic_ns()} {self.seat} bytes {sent} - - 0 {time.process_time_ns()}\n")
                 self._trace_file.close()
 
     async def _writer(self) -> None:
@@ -799,6 +814,72 @@ class TablePeer:
                     await self._ask_for_gap(sender)
                 else:
                     del self._acked_beyond[sender]
+
+    def _ack_again(self, raw: bytes) -> None:
+        """An acknowledgement this seat checked before (the same bytes) comes
+        again: no second check, but it counts again if it names the entry we
+        hold at its place and what we keep for its acker there says another
+        (an older acknowledgement of the acker's, of an entry an abort
+        replaced, replayed since by a cheater: what it says stays true, but
+        must not hide the acker's acknowledgement of our entry)."""
+        acker, seq, digest, _signature = msgpack.unpackb(raw)
+        log_ = self.driver.log
+        if seq < len(log_) and log_[seq].hash == digest and self.acks.get(seq, {}).get(acker) != digest:
+            self._note_ack(ack.Ack(acker, seq, digest, raw))
+            self._check_final()
+            self._wake()
+
+    def _end_place(self) -> int | None:
+        """The end entry's place once this seat is there (its signatures are
+        being gathered, or it is in the log); None before."""
+        if self.machine.finished:
+            return len(self.driver.log) - 1
+        if self.machine.stopped or self.machine.expect().kind != END:
+            return None
+        return len(self.driver.log)
+
+    def _have_also(self, start: int) -> list[dict]:
+        """What a `have` answer carries after the entries (table.md §5): the
+        signed acknowledgements held for places from ``start`` - 1 on (ours and
+        the others'), then the end signatures verified."""
+        out = [{"t": "ack", "ack": raw}
+               for seq in sorted(self.signed_acks) if start - 1 <= seq < start - 1 + MAX_AHEAD
+               for raw in list(self.signed_acks[seq].values())]
+        return out + [self._end_sig_message(signer) for signer in list(self.end_sigs)]
+
+    def _acks_missing(self) -> bool:
+        """Some seat not blamed has not acknowledged the head (a later entry
+        of ours cannot be: the head is the last)."""
+        log_ = self.driver.log
+        if len(log_) < 2 or self.gave_up:
+            return False
+        head = log_[len(log_) - 1]
+        acks = self.acks.get(head.seq, {})
+        return any(acks.get(s) != head.hash for s in self.others())
+
+    async def _ack_watch(self) -> None:
+        """Acknowledgements are not passed on unasked (table.md §5): an
+        acknowledgement of the head still missing ACK_WAIT after the head came
+        (a cut link, or an acker that sent it to some seats only) is asked of
+        everybody with `have`, again every ACK_ASK_INTERVAL while one is
+        missing; whoever holds it answers with it."""
+        head, asked_at = None, float("-inf")
+        while True:
+            changed = self._changed
+            log_ = self.driver.log
+            now = trio.current_time()
+            if (len(log_), log_.head_hash) != head:
+                head, asked_at = (len(log_), log_.head_hash), now + ACK_WAIT - ACK_ASK_INTERVAL
+            if not self._acks_missing():
+                await changed.wait()
+                continue
+            ask_at = asked_at + ACK_ASK_INTERVAL
+            if now < ask_at:
+                with trio.move_on_after(ask_at - now):
+                    await changed.wait()
+                continue
+            asked_at = now
+            await self._broadcast({"t": "have", "next": len(log_)})
 
     async def _linger(self) -> None:
         """Stay a moment so slower peers can finish too (they may need our
