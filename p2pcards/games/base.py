@@ -365,6 +365,13 @@ class Game:
         """What ``seat`` may see; ``seat=None`` is a spectator (public cards only)."""
         raise NotImplementedError
 
+    def views(self, state, players: int) -> list:
+        """``[view(state, None), view(state, 0), ..., view(state, players - 1)]``,
+        which the table reads after every entry (``knowledge.view_tokens``). An
+        engine whose seats' views differ from the public one in a field or two
+        builds the rest once: the views then share it (read them, never change them)."""
+        return [self.view(state, None), *(self.view(state, seat) for seat in range(players))]
+
     def deck_size(self) -> int:
         return len(deck_for(self.id))
 

@@ -279,6 +279,41 @@ def products(scalars: Iterable[int], pts: Iterable[PublicKey] | None = None) -> 
     return result
 
 
+def raw_points(xs: Sequence[bytes]):
+    """The points of ``xs`` as one array of libsecp256k1's own structures (for
+    ``raw_products``), or None if one is not a canonical encoding."""
+    out = _NEW("secp256k1_pubkey[]", len(xs))
+    move = _ffi.memmove
+    for j, x in enumerate(xs):
+        point = _POINTS.get(x)
+        if point is not None:
+            move(out + j, point.public_key, 64)
+        elif not (isinstance(x, bytes) and len(x) == POINT_LEN and x[0] in (2, 3) and _PARSE(_CTX, out + j, x, POINT_LEN)):
+            return None
+    return out
+
+
+def raw_products(scalars: Sequence[int], raw, order: Sequence[int] | None = None) -> tuple[list[bytes], object]:
+    """The encodings of k_j*X_order[j] (X_j without ``order``) for X a
+    ``raw_points`` array and each k_j in [1, n-1], and those products as such
+    an array: a deck's layer recomputed, ready to be the next one's input
+    without parsing it back (the audit's recomputation of a deal)."""
+    count = len(scalars)
+    out, encoded, size = _NEW("secp256k1_pubkey[]", count), _NEW("unsigned char[33]"), _NEW("size_t *")
+    buffer, move, result = _ffi.buffer(encoded), _ffi.memmove, []
+    for j, k in enumerate(scalars):
+        if not 1 <= k < N:
+            raise MentalError("a key must be an int in [1, n-1]")
+        target = out + j
+        move(target, raw + (order[j] if order is not None else j), 64)
+        if not _TWEAK_MUL(_CTX, target, k.to_bytes(SCALAR_LEN, "big")):
+            raise MentalError("a multiplication failed")  # only for k out of range: a bug here
+        size[0] = POINT_LEN
+        _SERIALIZE(_CTX, encoded, size, target, _COMPRESSED)
+        result.append(buffer[:])
+    return result, out
+
+
 def add(pts: Sequence[PublicKey]) -> PublicKey:
     """The sum of the points; MentalError if it is the identity."""
     if len(pts) == 1:

@@ -100,17 +100,17 @@ def view_tokens(game: Game, state, players: int) -> tuple[set[str], ...]:
 
     A seat's view differs from the public one in a few fields (its hand): the
     tokens of a field equal to the public view's are the public field's,
-    found once (comparing is done in C, walking in Python)."""
+    found once (comparing is done in C, walking in Python; a field the engine
+    shares between the views, ``Game.views``, is the same object)."""
     global _last_views
     last = _last_views
     if last is not None and last[0] is game and last[1] is state and len(last[2]) == players + 1:
         return last[2]
-    public = game.view(state, None)
+    public, *views = game.views(state, players)
     if isinstance(public, dict):
         by_field = {key: tokens_in(value) for key, value in public.items()}
         tokens = [set().union(*by_field.values())]
-        for seat in range(players):
-            view = game.view(state, seat)
+        for view in views:
             if not isinstance(view, dict):
                 tokens.append(tokens_in(view))
                 continue
@@ -122,7 +122,7 @@ def view_tokens(game: Game, state, players: int) -> tuple[set[str], ...]:
                     found |= tokens_in(value)
             tokens.append(found)
     else:
-        tokens = [tokens_in(public), *(tokens_in(game.view(state, seat)) for seat in range(players))]
+        tokens = [tokens_in(public), *(tokens_in(view) for view in views)]
     result = tuple(tokens)
     _last_views = (game, state, result)
     return result

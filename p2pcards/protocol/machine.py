@@ -158,6 +158,10 @@ class TableMachine:
         # .rekey(deck_in, deck key, message, context)) in place of the machine, which goes on as
         # if it held; None: checked here. The audit's second pass has them checked by workers.
         self.proof_checker = None
+        # With verify_proofs off, where each proof and key is not checked, it is noted here
+        # (.shuffle and .rekey as proof_checker's, .key(key, commitments, position)): the audit's
+        # first pass, which needs no second pass if every one of them holds. None: not noted.
+        self.unchecked = None
         self.game = get_game(table.game)
         self.players = len(table.players)
         extra = table.extra if isinstance(table.extra, dict) else {}
@@ -357,6 +361,8 @@ class TableMachine:
             raise Violation(entry.author, "bad-shuffle", message_of(exc)) from None
         if verify and deferred:
             self.proof_checker.shuffle(self.deck_in(), entry.payload.get("shuffle"), context)
+        elif not verify and self.unchecked is not None:
+            self.unchecked.shuffle(self.deck_in(), entry.payload.get("shuffle"), context)
         self.deal.decks.append(deck)
         self.deal.commitments[entry.author] = commitment
         self.deal.deck_keys[entry.author] = deck_key
@@ -373,6 +379,9 @@ class TableMachine:
         if verify and deferred:
             self.proof_checker.rekey(self.deck_in(), self.deal.deck_keys[entry.author], entry.payload.get("rekey"),
                                      context)
+        elif not verify and self.unchecked is not None:
+            self.unchecked.rekey(self.deck_in(), self.deal.deck_keys[entry.author], entry.payload.get("rekey"),
+                                 context)
         self.deal.decks.append(deck)
         self.deal.key_commitments[entry.author] = commitments
         self.deal.rekey_messages.append((context, entry.payload.get("rekey")))
@@ -418,11 +427,13 @@ class TableMachine:
             # Checked on arrival against the publisher's own commitment: a
             # wrong key is its publisher's fault, never the receiver's. (The
             # audit's first pass defers it to the deal's final check.)
-            if self.verify_proofs and not dealing.key_matches(keys[position],
-                                                              self.deal.key_commitments[seat][position]):
-                raise Violation(seat, "wrong-key", N_(
-                    "seat {seat}'s key for position {position} is not the one it committed to",
-                    seat=seat, position=position))
+            if self.verify_proofs:
+                if not dealing.key_matches(keys[position], self.deal.key_commitments[seat][position]):
+                    raise Violation(seat, "wrong-key", N_(
+                        "seat {seat}'s key for position {position} is not the one it committed to",
+                        seat=seat, position=position))
+            elif self.unchecked is not None:
+                self.unchecked.key(keys[position], self.deal.key_commitments.get(seat), position)
         return keys
 
     def _record_keys(self, seat: int, keys: dict[int, int]) -> None:
