@@ -268,6 +268,8 @@ def _audit_log(log: GameLog, verify_proofs: bool, observe=None, deal_checker=Non
         return _unverifiable(f"entry 0: {exc}")
     machine = walk.machine
     machine.deal_checker, machine.proof_checker, machine.unchecked = deal_checker, proof_checker, unchecked
+    if deal_checker is not None and not verify_proofs:
+        machine.point_checker = deal_checker
     violations: list[dict] = []
     unfinished = None if log.is_finished else STOPS_BEFORE_END.format(entry=len(log) - 1)
 

@@ -45,14 +45,27 @@ class DealChecks:
         # fork: the workers start with every module this process has loaded.
         self._pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
         self._pending: list = []  # a Future per deal: its layers_match
+        self._unparsed: list[bytes] = []  # encodings the walk did not parse since the last deal's check
 
     def __call__(self, record: mental.DealRecord, proofs_verified: bool) -> mental.DealAudit:
         expected = mental.expect_deal(record, proofs_verified)
         if expected is None:
+            self._check_points()
             return mental.check_deal(record, proofs_verified)  # something to find: found here, in order
         audit, layers = expected
-        self._pending.append(self._pool.submit(mental.layers_match, layers))
+        unparsed, self._unparsed = self._unparsed, []
+        self._pending.append(self._pool.submit(_deal_holds, layers, unparsed))
         return audit
+
+    def points(self, blobs: list[bytes]) -> None:
+        """Encodings the walk took in without parsing them (``TableMachine.point_checker``):
+        checked with the deal's layers (those are mostly its recomputations), or alone."""
+        self._unparsed.extend(blobs)
+
+    def _check_points(self) -> None:
+        if self._unparsed:
+            unparsed, self._unparsed = self._unparsed, []
+            self._pending.append(self._pool.submit(mental.points_valid, unparsed))
 
     def signatures_hold(self, log: GameLog):
         """A Future: whether every signature of ``log`` (read without them) verifies."""
@@ -73,6 +86,7 @@ class DealChecks:
     def confirmed(self) -> bool:
         """Every check sent to the workers since the last call says what the
         walk took it to say: a deal's layers are their recomputations, a proof holds."""
+        self._check_points()
         pending, self._pending = self._pending, []
         return all(future.result() for future in pending)
 
@@ -88,6 +102,13 @@ class DealChecks:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _deal_holds(layers: list, unparsed: list[bytes]) -> bool:
+    """The deal's layers are their recomputations and every encoding the walk
+    did not parse is a point (most are among the layers computed: not parsed)."""
+    made: set[bytes] = set()
+    return mental.layers_match(layers, made) and mental.points_valid(unparsed, made)
 
 
 class Unchecked:

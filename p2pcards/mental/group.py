@@ -399,10 +399,20 @@ def deck_hash(xs: Sequence[bytes]) -> bytes:
     return h("deck", b"".join(xs))
 
 
-def split_points(blob: object, count: int, what: str = "deck", distinct: bool = True) -> list[bytes]:
+def split_points(blob: object, count: int, what: str = "deck", distinct: bool = True,
+                 check: bool = True) -> list[bytes]:
     """Untrusted concatenated points -> list of their encodings, each checked
     canonical; with ``distinct``, no value may appear twice (two equal values
-    in a deck can only come from a duplicated card)."""
+    in a deck can only come from a duplicated card). Without ``check``, the
+    encodings are not parsed (the caller has that done: ``points_valid``) and
+    a value twice is refused without saying where."""
+    if not check:
+        if not isinstance(blob, bytes) or len(blob) != count * POINT_LEN:
+            raise BadMessage(N_("{what} must be bytes, got {got}", what=what, got=_describe(blob)))
+        xs = [blob[i:i + POINT_LEN] for i in range(0, len(blob), POINT_LEN)]
+        if distinct and len(set(xs)) != len(xs):
+            raise BadMessage(N_("{what} holds a value twice", what=what))
+        return xs
     if not isinstance(blob, bytes):
         raise BadMessage(N_("{what} must be bytes, got {got}", what=what, got=_describe(blob)))
     if len(blob) != count * POINT_LEN:
@@ -420,6 +430,19 @@ def split_points(blob: object, count: int, what: str = "deck", distinct: bool = 
     if bad < len(xs):
         load(xs[bad], f"{what} value {bad}")  # raises, saying what is wrong with it
     return xs
+
+
+def points_valid(blobs: Iterable[bytes], known: set[bytes] | frozenset = frozenset()) -> bool:
+    """Every 33 bytes of every blob (of a length ``split_points`` accepted) is
+    the canonical encoding of a point: the check ``split_points(check=False)``
+    left out. Encodings in ``known`` (computed here) need no parsing."""
+    out = _NEW("secp256k1_pubkey *")
+    for blob in blobs:
+        for i in range(0, len(blob), POINT_LEN):
+            x = blob[i:i + POINT_LEN]
+            if x not in known and x not in _POINTS and not (x[0] in (2, 3) and _PARSE(_CTX, out, x, POINT_LEN)):
+                return False
+    return True
 
 
 def split_scalars(blob: object, count: int, what: str) -> list[int]:
