@@ -15,6 +15,8 @@ refuse both, so that the audit walks again and finds them):
   (a seat could later publish a key the others cannot check).
 """
 
+import pytest
+
 from p2pcards import mental
 from p2pcards.mental.group import POINT_LEN
 from p2pcards.mental.keys import DealSecrets
@@ -94,3 +96,49 @@ def test_wrong_key_commitments_with_a_right_deck_are_blamed():
     layers: list = []
     mental.check_deal(record, deferred=layers)
     assert not mental.layers_match(layers)
+
+
+def _forged_point(field: str, kind: str, which: int, bad: bytes) -> bytes:
+    """The bura3 match of the fuzzers with one encoding of a dealing message
+    (``kind`` entry number ``which``'s ``field``) made no point, and every
+    entry from there on signed and chained again (not proved again: the
+    audit stops at the forged entry)."""
+    import msgpack
+
+    from fuzz import kit
+    from p2pcards.protocol.log import END, HEADER, entry_hash
+
+    m = kit.match("bura3")
+    entries = [kit.fields(e) for e in m.entries]
+    k = [i for i, e in enumerate(m.entries) if e.kind == kind][which]
+    message = entries[k][4][kind]
+    message[field] = message[field][:33 * 5] + bad + message[field][33 * 6:]
+    raws, prev = [e.raw for e in m.entries[:k]], m.entries[k - 1].hash
+    for f in entries[k:]:
+        f[1] = prev
+        body = msgpack.packb(f, use_bin_type=True)
+        sigs = [key.sign(body) for key in m.signers] if f[3] == END else m.signers[f[2]].sign(body)
+        raws.append(msgpack.packb([body, sigs], use_bin_type=True))
+        prev = entry_hash(body)
+    return HEADER + b"".join(len(r).to_bytes(4, "big") + r for r in raws)
+
+
+@pytest.mark.parametrize("kind, which, field", [
+    ("shuffle", 0, "commits"), ("shuffle", 1, "chain"), ("shuffle", 2, "deck"),
+    ("rekey", 0, "commits"), ("rekey", 1, "deck"), ("rekey", 2, "deck"),
+])
+@pytest.mark.parametrize("bad", [b"\x04" + bytes(32), b"\x02" + b"\xff" * 32])
+def test_a_point_the_first_pass_did_not_parse(tmp_path, kind, which, field, bad):
+    """The audit's first pass leaves the encodings it does not use as points
+    (every deck but the final one, a shuffle proof's commitments) to the
+    deals' workers; one that is no point makes it walk again in place: the
+    verdict is the one of the audit without workers, which parses them all."""
+    from p2pcards.audit import VIOLATIONS, audit_file
+
+    data = _forged_point(field, kind, which, bad)
+    path = tmp_path / "forged.p2plog"
+    path.write_bytes(data)
+    alone, parallel = audit_file(path, workers=0), audit_file(path, workers=1)
+    assert parallel.as_json() == alone.as_json()
+    assert alone.exit_code == VIOLATIONS, alone.as_json()
+    assert {v["seat"] for v in alone.violations} == {which}, alone.violations
