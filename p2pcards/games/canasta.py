@@ -85,6 +85,7 @@ def _card_key(card: str):
 
 
 _CARD_KEYS = {code: _card_key(code) for code in KIND}
+_CARD_KEYS.update((C.unknown(p), _card_key(C.unknown(p))) for p in range(2 * 108))  # a hidden hand is tokens
 
 
 def describe(card: object) -> str:
