@@ -194,13 +194,13 @@ def _audit_path(path, observe, restart, loaded, workers: int | None) -> tuple[Ga
         signed = checks.signatures_hold(log)
         if loaded is not None:
             loaded(log)
-        report = _first_pass(log, observe, restart, checks)
+        report, unchecked = _first_pass(log, observe, restart, checks)
         if not signed.result():
             if restart is not None:
                 restart()
             _parsed(data)  # raises the sequential read's error
             raise AssertionError("a signature failed in one read of a file and not in the other")
-        return log, _second_pass(log, report, checks)
+        return log, _second_pass(log, report, unchecked, checks)
 
 
 def audit_log(log: GameLog, observe=None, restart=None, workers: int | None = None) -> AuditReport:
@@ -222,27 +222,35 @@ def audit_log(log: GameLog, observe=None, restart=None, workers: int | None = No
     workers = deals.workers_for(len(log)) if workers is None else workers
     if workers > 0:
         with deals.DealChecks(workers) as checks:
-            return _second_pass(log, _first_pass(log, observe, restart, checks), checks)
-    return _second_pass(log, _first_pass(log, observe, restart, None), None)
+            return _second_pass(log, *_first_pass(log, observe, restart, checks), checks)
+    return _second_pass(log, *_first_pass(log, observe, restart, None), None)
 
 
-def _first_pass(log: GameLog, observe, restart, checks: deals.DealChecks | None) -> AuditReport:
+def _first_pass(log: GameLog, observe, restart, checks: deals.DealChecks | None
+                ) -> tuple[AuditReport, deals.Unchecked]:
+    """The first pass's report, and the proofs and keys it left unchecked."""
+    unchecked = deals.Unchecked()
     if checks is None:
-        return _audit_log(log, verify_proofs=False, observe=observe)
-    report = _audit_log(log, verify_proofs=False, observe=observe, deal_checker=checks)
+        return _audit_log(log, verify_proofs=False, observe=observe, unchecked=unchecked), unchecked
+    report = _audit_log(log, verify_proofs=False, observe=observe, deal_checker=checks, unchecked=unchecked)
     if not checks.confirmed():
         if restart is not None:
             restart()
-        report = _audit_log(log, verify_proofs=False, observe=observe)
-    return report
+        unchecked = deals.Unchecked()
+        report = _audit_log(log, verify_proofs=False, observe=observe, unchecked=unchecked)
+    return report, unchecked
 
 
-def _second_pass(log: GameLog, report: AuditReport, checks: deals.DealChecks | None) -> AuditReport:
+def _second_pass(log: GameLog, report: AuditReport, unchecked: deals.Unchecked,
+                 checks: deals.DealChecks | None) -> AuditReport:
     """After a first pass that found violations, the audit with every proof
-    and key checked as the players checked them. With workers, the proofs are
+    and key checked as the players checked them, so that a fault is pinned to
+    the entry where it was made. If every proof and key the first pass left
+    unchecked holds, that pass would walk as the first did and say the same:
+    the first pass's report stands. Otherwise, with workers, the proofs are
     checked there while the walk goes on as if each held; if one does not,
     the pass is walked again with every proof checked in place."""
-    if report.exit_code != VIOLATIONS:
+    if report.exit_code != VIOLATIONS or unchecked.hold(checks):
         return report
     if checks is not None:
         report = _audit_log(log, verify_proofs=True, deal_checker=checks, proof_checker=checks)
@@ -251,15 +259,17 @@ def _second_pass(log: GameLog, report: AuditReport, checks: deals.DealChecks | N
     return _audit_log(log, verify_proofs=True)
 
 
-def _audit_log(log: GameLog, verify_proofs: bool, observe=None, deal_checker=None, proof_checker=None
-               ) -> AuditReport:
+def _audit_log(log: GameLog, verify_proofs: bool, observe=None, deal_checker=None, proof_checker=None,
+               unchecked: deals.Unchecked | None = None) -> AuditReport:
     players = _players(log)
     try:
         walk = LogWalk(log, verify_proofs=verify_proofs)
     except Exception as exc:  # an unknown game or options no engine accepts
         return _unverifiable(f"entry 0: {exc}")
     machine = walk.machine
-    machine.deal_checker, machine.proof_checker = deal_checker, proof_checker
+    machine.deal_checker, machine.proof_checker, machine.unchecked = deal_checker, proof_checker, unchecked
+    if deal_checker is not None and not verify_proofs:
+        machine.point_checker = deal_checker
     violations: list[dict] = []
     unfinished = None if log.is_finished else STOPS_BEFORE_END.format(entry=len(log) - 1)
 

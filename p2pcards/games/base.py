@@ -76,10 +76,26 @@ def _substitute(obj: Any, mapping: dict[str, str]) -> Any:
         return tuple(_substitute(x, mapping) for x in obj)
     if isinstance(obj, dict):
         return {k: _substitute(v, mapping) for k, v in obj.items()}
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        changes = {f.name: _substitute(getattr(obj, f.name), mapping) for f in dataclasses.fields(obj)}
-        return dataclasses.replace(obj, **changes)
-    return obj
+    names = _FIELDS.get(kind)
+    if names is None:
+        if not dataclasses.is_dataclass(obj) or isinstance(obj, type):
+            return obj
+        names = _FIELDS[kind] = _field_names(kind)
+    if names:  # as dataclasses.replace, without checking the names again
+        return kind(**{name: _substitute(getattr(obj, name), mapping) for name in names})
+    changes = {f.name: _substitute(getattr(obj, f.name), mapping) for f in dataclasses.fields(obj)}
+    return dataclasses.replace(obj, **changes)
+
+
+# A dataclass's field names, when replace() is its constructor given every field (empty: call replace()).
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(kind: type) -> tuple[str, ...]:
+    fields = dataclasses.fields(kind)
+    if any(not f.init for f in fields) or hasattr(kind, "__post_init__") or not fields:
+        return ()
+    return tuple(f.name for f in fields)
 
 
 def shuffled_deck(game_id: str, seed: int | str, deal_index: int = 0) -> list[str]:
@@ -364,6 +380,13 @@ class Game:
     def view(self, state, seat: int | None) -> dict:
         """What ``seat`` may see; ``seat=None`` is a spectator (public cards only)."""
         raise NotImplementedError
+
+    def views(self, state, players: int) -> list:
+        """``[view(state, None), view(state, 0), ..., view(state, players - 1)]``,
+        which the table reads after every entry (``knowledge.view_tokens``). An
+        engine whose seats' views differ from the public one in a field or two
+        builds the rest once: the views then share it (read them, never change them)."""
+        return [self.view(state, None), *(self.view(state, seat) for seat in range(players))]
 
     def deck_size(self) -> int:
         return len(deck_for(self.id))

@@ -85,6 +85,7 @@ def _card_key(card: str):
 
 
 _CARD_KEYS = {code: _card_key(code) for code in KIND}
+_CARD_KEYS.update((C.unknown(p), _card_key(C.unknown(p))) for p in range(2 * 108))  # a hidden hand is tokens
 
 
 def describe(card: object) -> str:
@@ -1365,14 +1366,31 @@ class CanastaGame(Game):
     def view(self, state, seat) -> dict:
         if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.players):
             raise IllegalAction(N_("no seat {seat} at this table", seat=repr(seat)))
+        v = self._public_view(state)
+        if seat is not None:
+            v.update(self._seat_fields(state, seat))
+        return v
+
+    def views(self, state, players: int) -> list:
+        if players != state.players:
+            return super().views(state, players)
+        public = self._public_view(state)
+        return [public, *({**public, **self._seat_fields(state, seat)} for seat in range(players))]
+
+    @staticmethod
+    def _seat_fields(state, seat: int) -> dict:
+        """What a seat's view says that the public view does not."""
+        return {"seat": seat, "hand": sorted(state.hands[seat], key=card_key)}
+
+    def _public_view(self, state) -> dict:
         top = state.pile[-1] if state.pile else None
         v = {
             "game": self.id,
-            "seat": seat,
+            "seat": None,
             "players": state.players,
             "dealer": state.dealer,
             "to_act": self.to_act(state),
-            "hand": sorted(state.hands[seat], key=card_key) if seat is not None else None,
+            "hand": None,
             "hand_counts": [len(h) for h in state.hands],
             "deal_over": state.phase == "over",
             "phase": state.phase,

@@ -642,6 +642,24 @@ class Warkocz(Game):
         n = state.players
         if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
             raise IllegalAction(N_("no seat {seat} at a table of {players}", seat=repr(seat), players=n))
+        v = self._public_view(state)
+        if seat is not None:
+            v.update(self._seat_fields(state, seat))
+        return v
+
+    def views(self, state, players: int) -> list:
+        if players != state.players:
+            return super().views(state, players)
+        public = self._public_view(state)
+        return [public, *({**public, **self._seat_fields(state, seat)} for seat in range(players))]
+
+    @staticmethod
+    def _seat_fields(state, seat: int) -> dict:
+        """What a seat's view says that the public view does not."""
+        return {"seat": seat, "hand": sorted(state.hands[seat], key=card_sort_key)}
+
+    def _public_view(self, state) -> dict:
+        n = state.players
 
         def steps(row):
             return [{"seat": st["seat"], "cards": list(st["cards"]), "as": st["as"]} for st in row]
@@ -653,11 +671,11 @@ class Warkocz(Game):
         ]
         return {
             "game": self.id,
-            "seat": seat,
+            "seat": None,
             "players": n,
             "dealer": state.dealer,
             "to_act": state.to_act,
-            "hand": None if seat is None else sorted(state.hands[seat], key=card_sort_key),
+            "hand": None,
             "hand_counts": [len(h) for h in state.hands],
             "deal_over": over,
             "row": steps(state.row),

@@ -25,12 +25,12 @@ from p2pcards.mental.deal import (
 from p2pcards.mental.encoding import EncodedDeck, encode_card, encode_deck
 from p2pcards.mental.group import (
     N, P, BadMessage, BadProof, MentalError, NoCard, deck_hash, encrypt, encrypt_all,
-    inverse, shuffle_values, split_points, strip,
+    inverse, points_valid, shuffle_values, split_points, strip,
 )
 from p2pcards.mental.keys import DealSecrets, seed_commitment
-from p2pcards.mental.rekey import RekeyMessage, card_key_commitment, parse_rekey, rekey_step, verify_rekey
+from p2pcards.mental.rekey import RekeyMessage, card_key_commitment, parse_rekey, rekey_encodings, rekey_step, verify_rekey
 from p2pcards.mental.shuffle import (
-    SOUNDNESS_BITS, ShuffleMessage, parse_shuffle, shuffle_step, verify_shuffle,
+    SOUNDNESS_BITS, ShuffleMessage, parse_shuffle, shuffle_encodings, shuffle_step, verify_shuffle,
 )
 
 __all__ = [name for name in dir() if not name.startswith("_")]

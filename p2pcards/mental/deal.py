@@ -18,7 +18,7 @@ from typing import Iterable, Sequence
 from p2pcards.i18n import N_, message_of
 from p2pcards.mental.encoding import EncodedDeck, encode_deck
 from p2pcards.mental.group import (
-    HASH_LEN, N, SEED_LEN, BadMessage, MentalError, inverse, points, products,
+    HASH_LEN, N, SEED_LEN, BadMessage, MentalError, inverse, points, products, raw_points, raw_products,
     scalar_from_bytes, scalar_to_bytes, strip,
 )
 from p2pcards.mental.keys import DealSecrets, seed_commitment
@@ -194,8 +194,9 @@ def check_deal(record: DealRecord, proofs_verified: bool = False, deferred: list
 
     With a list ``deferred``, every layer recomputed from a seed is taken to
     be its recomputation, and what would show it is appended to the list for
-    ``layers_match`` (no curve arithmetic here): what the whole check says if
-    that holds (``expect_deal``)."""
+    ``layers_match`` (no curve arithmetic here), and the messages' encodings
+    are taken to be points (the caller has them checked: ``shuffle_encodings``,
+    ``rekey_encodings``): what the whole check says if that holds (``expect_deal``)."""
     deck = encode_deck(record.game_id)
     n, size = record.players, len(deck)
     if not isinstance(n, int) or n < 2:
@@ -218,7 +219,7 @@ def check_deal(record: DealRecord, proofs_verified: bool = False, deferred: list
         sec = seeds[s]
         try:
             if sec is not None or proofs_verified:
-                parsed = parse_shuffle(msg, size)
+                parsed = parse_shuffle(msg, size, deferred is None)
                 out, deck_keys[s] = parsed.deck, parsed.key
             else:
                 out = verify_shuffle(values, msg, context)
@@ -256,7 +257,7 @@ def check_deal(record: DealRecord, proofs_verified: bool = False, deferred: list
         sec = seeds[s]
         try:
             if sec is not None or proofs_verified:
-                parsed = parse_rekey(msg, size)
+                parsed = parse_rekey(msg, size, deferred is None)
             else:
                 parsed = verify_rekey(values, deck_keys[s], msg, context)
         except MentalError as e:
@@ -339,19 +340,40 @@ def expect_deal(record: DealRecord, proofs_verified: bool = False) -> tuple[Deal
     return audit, layers
 
 
-def layers_match(layers: list) -> bool:
+def layers_match(layers: list, made_set: set[bytes] | None = None) -> bool:
     """Every layer ``check_deal(deferred=...)`` set aside is exactly its
     recomputation from its seat's seed: a shuffle, its input encrypted with the
     deck key and permuted, the key's commitment K = k*G; a re-key, its input
     with the deck key swapped for each position's card key, and the card keys'
-    commitments k_j*G. The curve arithmetic of a deal's final check."""
+    commitments k_j*G. The curve arithmetic of a deal's final check.
+
+    A layer's input is the layer before's output, which matched its
+    recomputation: the points computed for it are the next layer's, unparsed.
+    Every encoding computed (so a point) is added to ``made_set``."""
+    raw = made = None  # the last layer's output as points, and as encodings
+    secrets: dict[bytes, DealSecrets] = {}
     for kind, seed, deck_in, deck_out, extra in layers:
-        sec, size = DealSecrets(seed), len(deck_in)
-        if kind == SHUFFLE_LAYER:
-            if sec.deck_key_point != extra or _shuffled(sec.deck_key, sec.deck_permutation(size), deck_in) != deck_out:
+        sec, size = secrets.setdefault(seed, DealSecrets(seed)), len(deck_in)
+        if made is None or (deck_in is not made and deck_in != made):
+            raw = raw_points(deck_in)
+            if raw is None:
                 return False
-        elif rekey_values(sec, deck_in) != deck_out or card_key_commitments(sec, size) != extra:
-            return False
+        if kind == SHUFFLE_LAYER:
+            if sec.deck_key_point != extra:
+                return False
+            made, raw = raw_products([sec.deck_key] * size, raw, sec.deck_permutation(size))
+            if made != deck_out:
+                return False
+        else:
+            k_inv = inverse(sec.deck_key)
+            made, raw = raw_products([key * k_inv % N for key in sec.card_keys(size)], raw)
+            if made != deck_out or card_key_commitments(sec, size) != extra:
+                return False
+            if made_set is not None:
+                made_set.update(extra)
+        if made_set is not None:
+            made_set.update(deck_out)
+        made = deck_out
     return True
 
 

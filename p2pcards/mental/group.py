@@ -279,6 +279,41 @@ def products(scalars: Iterable[int], pts: Iterable[PublicKey] | None = None) -> 
     return result
 
 
+def raw_points(xs: Sequence[bytes]):
+    """The points of ``xs`` as one array of libsecp256k1's own structures (for
+    ``raw_products``), or None if one is not a canonical encoding."""
+    out = _NEW("secp256k1_pubkey[]", len(xs))
+    move = _ffi.memmove
+    for j, x in enumerate(xs):
+        point = _POINTS.get(x)
+        if point is not None:
+            move(out + j, point.public_key, 64)
+        elif not (isinstance(x, bytes) and len(x) == POINT_LEN and x[0] in (2, 3) and _PARSE(_CTX, out + j, x, POINT_LEN)):
+            return None
+    return out
+
+
+def raw_products(scalars: Sequence[int], raw, order: Sequence[int] | None = None) -> tuple[list[bytes], object]:
+    """The encodings of k_j*X_order[j] (X_j without ``order``) for X a
+    ``raw_points`` array and each k_j in [1, n-1], and those products as such
+    an array: a deck's layer recomputed, ready to be the next one's input
+    without parsing it back (the audit's recomputation of a deal)."""
+    count = len(scalars)
+    out, encoded, size = _NEW("secp256k1_pubkey[]", count), _NEW("unsigned char[33]"), _NEW("size_t *")
+    buffer, move, result = _ffi.buffer(encoded), _ffi.memmove, []
+    for j, k in enumerate(scalars):
+        if not 1 <= k < N:
+            raise MentalError("a key must be an int in [1, n-1]")
+        target = out + j
+        move(target, raw + (order[j] if order is not None else j), 64)
+        if not _TWEAK_MUL(_CTX, target, k.to_bytes(SCALAR_LEN, "big")):
+            raise MentalError("a multiplication failed")  # only for k out of range: a bug here
+        size[0] = POINT_LEN
+        _SERIALIZE(_CTX, encoded, size, target, _COMPRESSED)
+        result.append(buffer[:])
+    return result, out
+
+
 def add(pts: Sequence[PublicKey]) -> PublicKey:
     """The sum of the points; MentalError if it is the identity."""
     if len(pts) == 1:
@@ -364,10 +399,20 @@ def deck_hash(xs: Sequence[bytes]) -> bytes:
     return h("deck", b"".join(xs))
 
 
-def split_points(blob: object, count: int, what: str = "deck", distinct: bool = True) -> list[bytes]:
+def split_points(blob: object, count: int, what: str = "deck", distinct: bool = True,
+                 check: bool = True) -> list[bytes]:
     """Untrusted concatenated points -> list of their encodings, each checked
     canonical; with ``distinct``, no value may appear twice (two equal values
-    in a deck can only come from a duplicated card)."""
+    in a deck can only come from a duplicated card). Without ``check``, the
+    encodings are not parsed (the caller has that done: ``points_valid``) and
+    a value twice is refused without saying where."""
+    if not check:
+        if not isinstance(blob, bytes) or len(blob) != count * POINT_LEN:
+            raise BadMessage(N_("{what} must be bytes, got {got}", what=what, got=_describe(blob)))
+        xs = [blob[i:i + POINT_LEN] for i in range(0, len(blob), POINT_LEN)]
+        if distinct and len(set(xs)) != len(xs):
+            raise BadMessage(N_("{what} holds a value twice", what=what))
+        return xs
     if not isinstance(blob, bytes):
         raise BadMessage(N_("{what} must be bytes, got {got}", what=what, got=_describe(blob)))
     if len(blob) != count * POINT_LEN:
@@ -385,6 +430,19 @@ def split_points(blob: object, count: int, what: str = "deck", distinct: bool = 
     if bad < len(xs):
         load(xs[bad], f"{what} value {bad}")  # raises, saying what is wrong with it
     return xs
+
+
+def points_valid(blobs: Iterable[bytes], known: set[bytes] | frozenset = frozenset()) -> bool:
+    """Every 33 bytes of every blob (of a length ``split_points`` accepted) is
+    the canonical encoding of a point: the check ``split_points(check=False)``
+    left out. Encodings in ``known`` (computed here) need no parsing."""
+    out = _NEW("secp256k1_pubkey *")
+    for blob in blobs:
+        for i in range(0, len(blob), POINT_LEN):
+            x = blob[i:i + POINT_LEN]
+            if x not in known and x not in _POINTS and not (x[0] in (2, 3) and _PARSE(_CTX, out, x, POINT_LEN)):
+                return False
+    return True
 
 
 def split_scalars(blob: object, count: int, what: str) -> list[int]:

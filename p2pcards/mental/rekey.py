@@ -87,13 +87,30 @@ class RekeyMessage:
     responses: list[int]      # z, z_0..z_{N-1}
 
 
-def parse_rekey(msg: object, size: int) -> RekeyMessage:
-    """Strictly decode an untrusted re-key message for a deck of ``size``."""
+def parse_rekey(msg: object, size: int, points: bool = True) -> RekeyMessage:
+    """Strictly decode an untrusted re-key message for a deck of ``size``.
+    Without ``points``, the encodings of its deck and commitments are not
+    parsed (``rekey_encodings``: the caller has them checked); anything else
+    wrong is told as the whole parse tells it."""
+    if not points:
+        try:
+            return _parse_rekey(msg, size, False)
+        except BadMessage:
+            pass  # the first fault in order is the whole parse's
+    return _parse_rekey(msg, size, True)
+
+
+def rekey_encodings(msg: dict) -> list[bytes]:
+    """The blobs of encodings ``parse_rekey(points=False)`` did not parse."""
+    return [msg["deck"], msg["commits"]]
+
+
+def _parse_rekey(msg: object, size: int, check: bool) -> RekeyMessage:
     if not isinstance(msg, dict) or set(msg) != FIELDS:
         names = ", ".join(f'"{f}"' for f in sorted(FIELDS))
         raise BadMessage(N_("a re-key message must be a map with exactly {names}", names=names))
-    deck = split_points(msg["deck"], size, "re-keyed deck")
-    commits = split_points(msg["commits"], size, "card-key commitment", distinct=False)
+    deck = split_points(msg["deck"], size, "re-keyed deck", check=check)
+    commits = split_points(msg["commits"], size, "card-key commitment", distinct=False, check=check)
     challenge = msg["challenge"]
     if not isinstance(challenge, bytes) or len(challenge) != HASH_LEN:
         raise BadMessage(N_("the re-key challenge must be {n} bytes", n=HASH_LEN))
@@ -141,4 +158,4 @@ def card_key_commitment(key: int) -> bytes:
     return base_mul(key).format()
 
 
-__all__ = ["RekeyMessage", "card_key_commitment", "parse_rekey", "rekey_step", "verify_rekey"]
+__all__ = ["RekeyMessage", "card_key_commitment", "parse_rekey", "rekey_encodings", "rekey_step", "verify_rekey"]

@@ -138,12 +138,29 @@ class ShuffleMessage:
     perm_responses: list[int]   # s'
 
 
-def parse_shuffle(msg: object, size: int) -> ShuffleMessage:
-    """Strictly decode an untrusted shuffle message for a deck of ``size``."""
+def parse_shuffle(msg: object, size: int, points: bool = True) -> ShuffleMessage:
+    """Strictly decode an untrusted shuffle message for a deck of ``size``.
+    Without ``points``, the encodings of its deck, commits and chain are not
+    parsed (``shuffle_encodings``: the caller has them checked); anything else
+    wrong is told as the whole parse tells it."""
+    if not points:
+        try:
+            return _parse_shuffle(msg, size, False)
+        except BadMessage:
+            pass  # the first fault in order is the whole parse's
+    return _parse_shuffle(msg, size, True)
+
+
+def shuffle_encodings(msg: dict) -> list[bytes]:
+    """The blobs of encodings ``parse_shuffle(points=False)`` did not parse."""
+    return [msg["deck"], msg["commits"], msg["chain"]]
+
+
+def _parse_shuffle(msg: object, size: int, check: bool) -> ShuffleMessage:
     if not isinstance(msg, dict) or set(msg) != FIELDS:
         names = ", ".join(f'"{f}"' for f in sorted(FIELDS))
         raise BadMessage(N_("a shuffle message must be a map with exactly {names}", names=names))
-    deck = split_points(msg["deck"], size, "shuffled deck")
+    deck = split_points(msg["deck"], size, "shuffled deck", check=check)
     key = msg["key"]
     load(key, "deck-key commitment")
     challenge = msg["challenge"]
@@ -151,8 +168,8 @@ def parse_shuffle(msg: object, size: int) -> ShuffleMessage:
         raise BadMessage(N_("the shuffle challenge must be {n} bytes", n=HASH_LEN))
     return ShuffleMessage(
         deck, key,
-        split_points(msg["commits"], size, "permutation commitment", distinct=False),
-        split_points(msg["chain"], size, "commitment chain", distinct=False),
+        split_points(msg["commits"], size, "permutation commitment", distinct=False, check=check),
+        split_points(msg["chain"], size, "commitment chain", distinct=False, check=check),
         challenge,
         split_scalars(msg["responses"], 4, "shuffle response"),
         split_scalars(msg["chain_responses"], size, "chain response"),
@@ -217,5 +234,6 @@ def _minus_sum(size: int) -> Point:
     return mul(add(generators(size)[1:]), N - 1)
 
 
-__all__ = ["SOUNDNESS_BITS", "ShuffleMessage", "parse_shuffle", "shuffle_step", "verify_shuffle",
+__all__ = ["SOUNDNESS_BITS", "ShuffleMessage", "parse_shuffle", "shuffle_encodings", "shuffle_step",
+           "verify_shuffle",
            "POINT_LEN"]

@@ -56,33 +56,36 @@ def reveal_payload(secrets: mental.DealSecrets) -> dict:
 # ----- checking what others publish -------------------------------------------------
 
 
-def check_shuffle(deck_in: list[bytes], payload: dict, ctx: bytes, verify: bool = True
+def check_shuffle(deck_in: list[bytes], payload: dict, ctx: bytes, verify: bool = True, points: bool = True
                   ) -> tuple[list[bytes], bytes, bytes]:
     """(output deck, seed commitment, deck-key commitment K) of a shuffle
     entry; its proof is checked unless ``verify`` is off (one's own entry, or
-    an audit that recomputes the deal from its seeds)."""
+    an audit that recomputes the deal from its seeds), its encodings parsed
+    unless ``points`` is off too (the caller has them checked:
+    ``mental.shuffle_encodings``)."""
     try:
         commitment = mental.parse_commit({"commit": payload.get("commit")})
         msg = payload.get("shuffle")
         if verify:
             deck = mental.verify_shuffle(deck_in, msg, ctx)
             return deck, commitment, msg["key"]
-        parsed = mental.parse_shuffle(msg, len(deck_in))
+        parsed = mental.parse_shuffle(msg, len(deck_in), points)
     except mental.MentalError as exc:
         raise DealingError(message_of(exc)) from None
     return parsed.deck, commitment, parsed.key
 
 
-def check_rekey(deck_in: list[bytes], deck_key: bytes, payload: dict, ctx: bytes, verify: bool = True
-                ) -> tuple[list[bytes], list[bytes]]:
+def check_rekey(deck_in: list[bytes], deck_key: bytes, payload: dict, ctx: bytes, verify: bool = True,
+                points: bool = True) -> tuple[list[bytes], list[bytes]]:
     """(output deck, per-card key commitments) of a re-key entry, its proof
-    checked against the seat's deck-key commitment unless ``verify`` is off."""
+    checked against the seat's deck-key commitment unless ``verify`` is off,
+    its encodings parsed unless ``points`` is off too (``check_shuffle``)."""
     try:
         msg = payload.get("rekey")
         if verify:
             parsed = mental.verify_rekey(deck_in, deck_key, msg, ctx)
         else:
-            parsed = mental.parse_rekey(msg, len(deck_in))
+            parsed = mental.parse_rekey(msg, len(deck_in), points)
     except mental.MentalError as exc:
         raise DealingError(message_of(exc)) from None
     return parsed.deck, parsed.commits

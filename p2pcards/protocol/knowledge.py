@@ -100,17 +100,34 @@ def view_tokens(game: Game, state, players: int) -> tuple[set[str], ...]:
 
     A seat's view differs from the public one in a few fields (its hand): the
     tokens of a field equal to the public view's are the public field's,
-    found once (comparing is done in C, walking in Python)."""
+    found once (comparing is done in C, walking in Python; a field the engine
+    shares between the views, ``Game.views``, is the same object)."""
     global _last_views
     last = _last_views
     if last is not None and last[0] is game and last[1] is state and len(last[2]) == players + 1:
         return last[2]
-    public = game.view(state, None)
-    if isinstance(public, dict):
+    public, *views = game.views(state, players)
+    if isinstance(public, dict) and all(isinstance(view, dict) for view in views):
+        # The fields every seat's view has as the public one has them are walked
+        # together, once; the others field by field.
+        get = public.get
+        apart = {key for view in views for key, value in view.items()
+                 if value is not get(key, _MISSING) and (key not in public or not _same(value, public[key]))}
+        apart.update(key for key in public if any(key not in view for view in views))
+        common = tokens_in([value for key, value in public.items() if key not in apart])
+        by_field = {key: tokens_in(public[key]) for key in apart if key in public}
+        tokens = [common.union(*by_field.values())]
+        for view in views:
+            found = set(common)
+            for key in apart:
+                if key in view:
+                    value = view[key]
+                    found |= by_field[key] if key in by_field and _same(value, public[key]) else tokens_in(value)
+            tokens.append(found)
+    elif isinstance(public, dict):
         by_field = {key: tokens_in(value) for key, value in public.items()}
         tokens = [set().union(*by_field.values())]
-        for seat in range(players):
-            view = game.view(state, seat)
+        for view in views:
             if not isinstance(view, dict):
                 tokens.append(tokens_in(view))
                 continue
@@ -122,7 +139,7 @@ def view_tokens(game: Game, state, players: int) -> tuple[set[str], ...]:
                     found |= tokens_in(value)
             tokens.append(found)
     else:
-        tokens = [tokens_in(public), *(tokens_in(game.view(state, seat)) for seat in range(players))]
+        tokens = [tokens_in(public), *(tokens_in(view) for view in views)]
     result = tuple(tokens)
     _last_views = (game, state, result)
     return result
@@ -138,6 +155,7 @@ def _same(a, b) -> bool:
 
 
 _last_views: tuple | None = None
+_MISSING = object()
 
 
 def reveal_audiences(game: Game, state, players: int, book: KeyBook) -> dict[int, set[int] | None]:

@@ -34,7 +34,7 @@ import copy
 import dataclasses
 from typing import Any
 
-from p2pcards import limits
+from p2pcards import limits, mental
 from p2pcards.i18n import N_, lazy, message_of
 from p2pcards.protocol import dealing
 from p2pcards.cards import is_unknown, unknown, unknown_position
@@ -158,6 +158,14 @@ class TableMachine:
         # .rekey(deck_in, deck key, message, context)) in place of the machine, which goes on as
         # if it held; None: checked here. The audit's second pass has them checked by workers.
         self.proof_checker = None
+        # With verify_proofs off, where each proof and key is not checked, it is noted here
+        # (.shuffle and .rekey as proof_checker's, .key(key, commitments, position)): the audit's
+        # first pass, which needs no second pass if every one of them holds. None: not noted.
+        self.unchecked = None
+        # With verify_proofs off, the encodings of the shuffles and re-keys the walk does not
+        # need as points (every deck but the final one, the proofs' commitments) are not parsed
+        # but handed to this (.points(blobs)) to be checked; None: parsed here.
+        self.point_checker = None
         self.game = get_game(table.game)
         self.players = len(table.players)
         extra = table.extra if isinstance(table.extra, dict) else {}
@@ -350,13 +358,18 @@ class TableMachine:
     def _accept_shuffle(self, entry: Entry, want: Expect) -> None:
         context = self.proof_context(entry.author, SHUFFLE, entry.prev_hash)
         verify, deferred = self._verify(entry), self.proof_checker is not None
+        unparsed = not verify and self.point_checker is not None
         try:
             deck, commitment, deck_key = dealing.check_shuffle(self.deck_in(), entry.payload, context,
-                                                               verify and not deferred)
+                                                               verify and not deferred, not unparsed)
         except dealing.DealingError as exc:
             raise Violation(entry.author, "bad-shuffle", message_of(exc)) from None
+        if unparsed:
+            self.point_checker.points(mental.shuffle_encodings(entry.payload["shuffle"]))
         if verify and deferred:
             self.proof_checker.shuffle(self.deck_in(), entry.payload.get("shuffle"), context)
+        elif not verify and self.unchecked is not None:
+            self.unchecked.shuffle(self.deck_in(), entry.payload.get("shuffle"), context)
         self.deal.decks.append(deck)
         self.deal.commitments[entry.author] = commitment
         self.deal.deck_keys[entry.author] = deck_key
@@ -365,14 +378,21 @@ class TableMachine:
     def _accept_rekey(self, entry: Entry, want: Expect) -> None:
         context = self.proof_context(entry.author, REKEY, entry.prev_hash)
         verify, deferred = self._verify(entry), self.proof_checker is not None
+        # The final deck is parsed here: the walk opens cards from it.
+        unparsed = not verify and self.point_checker is not None and len(self.deal.decks) < 2 * self.players - 1
         try:
             deck, commitments = dealing.check_rekey(self.deck_in(), self.deal.deck_keys[entry.author],
-                                                    entry.payload, context, verify and not deferred)
+                                                    entry.payload, context, verify and not deferred, not unparsed)
         except dealing.DealingError as exc:
             raise Violation(entry.author, "bad-rekey", message_of(exc)) from None
+        if unparsed:
+            self.point_checker.points(mental.rekey_encodings(entry.payload["rekey"]))
         if verify and deferred:
             self.proof_checker.rekey(self.deck_in(), self.deal.deck_keys[entry.author], entry.payload.get("rekey"),
                                      context)
+        elif not verify and self.unchecked is not None:
+            self.unchecked.rekey(self.deck_in(), self.deal.deck_keys[entry.author], entry.payload.get("rekey"),
+                                 context)
         self.deal.decks.append(deck)
         self.deal.key_commitments[entry.author] = commitments
         self.deal.rekey_messages.append((context, entry.payload.get("rekey")))
@@ -392,7 +412,7 @@ class TableMachine:
         self._record_keys(entry.author, keys)
         self.deal.key_messages.append((entry.author, entry.payload["keys"]))
         self._queue.pop(0)
-        self._open_public()
+        self._open_public(keys)
         if not self._queue:
             self._settle()
 
@@ -418,11 +438,13 @@ class TableMachine:
             # Checked on arrival against the publisher's own commitment: a
             # wrong key is its publisher's fault, never the receiver's. (The
             # audit's first pass defers it to the deal's final check.)
-            if self.verify_proofs and not dealing.key_matches(keys[position],
-                                                              self.deal.key_commitments[seat][position]):
-                raise Violation(seat, "wrong-key", N_(
-                    "seat {seat}'s key for position {position} is not the one it committed to",
-                    seat=seat, position=position))
+            if self.verify_proofs:
+                if not dealing.key_matches(keys[position], self.deal.key_commitments[seat][position]):
+                    raise Violation(seat, "wrong-key", N_(
+                        "seat {seat}'s key for position {position} is not the one it committed to",
+                        seat=seat, position=position))
+            elif self.unchecked is not None:
+                self.unchecked.key(keys[position], self.deal.key_commitments.get(seat), position)
         return keys
 
     def _record_keys(self, seat: int, keys: dict[int, int]) -> None:
@@ -437,10 +459,13 @@ class TableMachine:
         keys.update(extra or {})
         return dealing.open_value(self.game.id, self.final_deck[position], list(keys.values()))
 
-    def _open_public(self) -> None:
-        """Substitute every position whose keys are now all public."""
+    def _open_public(self, published) -> None:
+        """Substitute every position whose keys are now all public: of the
+        positions just ``published`` (a key entry's), the only ones that can
+        have become so (an action's keys show the cards it plays), in the
+        order of ``_unopened``."""
         mapping = {}
-        for position in list(self._unopened):
+        for position in [p for p in self._unopened if p in published]:
             if not self.book.is_public(position):
                 continue
             self._unopened.discard(position)
