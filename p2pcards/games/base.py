@@ -76,10 +76,26 @@ def _substitute(obj: Any, mapping: dict[str, str]) -> Any:
         return tuple(_substitute(x, mapping) for x in obj)
     if isinstance(obj, dict):
         return {k: _substitute(v, mapping) for k, v in obj.items()}
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        changes = {f.name: _substitute(getattr(obj, f.name), mapping) for f in dataclasses.fields(obj)}
-        return dataclasses.replace(obj, **changes)
+    names = _DATACLASS_FIELDS.get(kind)
+    if names is None:
+        names = _DATACLASS_FIELDS[kind] = _dataclass_fields(kind)
+    if names:
+        # what dataclasses.replace does with every field given, without looking the fields up each time
+        return kind(**{name: _substitute(getattr(obj, name), mapping) for name in names})
     return obj
+
+
+_DATACLASS_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _dataclass_fields(kind: type) -> tuple[str, ...]:
+    """The fields ``_substitute`` copies of an instance of ``kind`` (none: not a dataclass, kept as it is)."""
+    if not dataclasses.is_dataclass(kind):
+        return ()
+    fields = dataclasses.fields(kind)
+    if any(not f.init for f in fields):
+        raise TypeError(f"{kind.__name__}: a field that __init__ does not take cannot be substituted")
+    return tuple(f.name for f in fields)
 
 
 def shuffled_deck(game_id: str, seed: int | str, deal_index: int = 0) -> list[str]:
