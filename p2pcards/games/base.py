@@ -54,20 +54,27 @@ def substitute(obj: Any, mapping: dict[str, str]) -> Any:
     return _substitute(obj, mapping)
 
 
+_ATOMS = frozenset({int, bool, float, type(None)})  # kept as they are
+
+
 def _substitute(obj: Any, mapping: dict[str, str]) -> Any:
-    # Run on the whole state at each card shown: the plain types (most of a
-    # state is lists of card strings) are handled inline, the rest as ever.
+    # Run on the whole state at each card shown (and by the record at each move):
+    # the plain types (most of a state is lists of card strings and numbers) are
+    # handled inline, without a call each; the rest as ever.
     kind = type(obj)
     if kind is str:
         return mapping.get(obj, obj)
-    if kind is int or obj is None or kind is bool:
+    if kind in _ATOMS:
         return obj
     if kind is list:
-        return [mapping.get(x, x) if type(x) is str else _substitute(x, mapping) for x in obj]
+        return [mapping.get(x, x) if type(x) is str else x if type(x) in _ATOMS else _substitute(x, mapping)
+                for x in obj]
     if kind is tuple:
-        return tuple([mapping.get(x, x) if type(x) is str else _substitute(x, mapping) for x in obj])
+        return tuple([mapping.get(x, x) if type(x) is str else x if type(x) in _ATOMS else _substitute(x, mapping)
+                      for x in obj])
     if kind is dict:
-        return {k: mapping.get(v, v) if type(v) is str else _substitute(v, mapping) for k, v in obj.items()}
+        return {k: mapping.get(v, v) if type(v) is str else v if type(v) in _ATOMS else _substitute(v, mapping)
+                for k, v in obj.items()}
     if isinstance(obj, str):
         return mapping.get(obj, obj)
     if isinstance(obj, list):
@@ -79,10 +86,16 @@ def _substitute(obj: Any, mapping: dict[str, str]) -> Any:
     names = _DATACLASS_FIELDS.get(kind)
     if names is None:
         names = _DATACLASS_FIELDS[kind] = _dataclass_fields(kind)
-    if names:
-        # what dataclasses.replace does with every field given, without looking the fields up each time
-        return kind(**{name: _substitute(getattr(obj, name), mapping) for name in names})
-    return obj
+    if not names:
+        return obj
+    # what dataclasses.replace does with every field given, without looking the fields up each time
+    changes = {}
+    for name in names:
+        value = getattr(obj, name)
+        plain = type(value)
+        changes[name] = (mapping.get(value, value) if plain is str else value if plain in _ATOMS
+                         else _substitute(value, mapping))
+    return kind(**changes)
 
 
 _DATACLASS_FIELDS: dict[type, tuple[str, ...]] = {}
