@@ -89,25 +89,26 @@ def _substitute(obj: Any, mapping: dict[str, str]) -> Any:
     if not names:
         return obj
     # what dataclasses.replace does with every field given, without looking the fields up each time
-    changes = {}
+    values = []
     for name in names:
         value = getattr(obj, name)
         plain = type(value)
-        changes[name] = (mapping.get(value, value) if plain is str else value if plain in _ATOMS
-                         else _substitute(value, mapping))
-    return kind(**changes)
+        values.append(mapping.get(value, value) if plain is str else value if plain in _ATOMS
+                      else _substitute(value, mapping))
+    return kind(*values)
 
 
 _DATACLASS_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _dataclass_fields(kind: type) -> tuple[str, ...]:
-    """The fields ``_substitute`` copies of an instance of ``kind`` (none: not a dataclass, kept as it is)."""
+    """The fields ``_substitute`` copies of an instance of ``kind``, in the order its
+    ``__init__`` takes them (none: not a dataclass, kept as it is)."""
     if not dataclasses.is_dataclass(kind):
         return ()
     fields = dataclasses.fields(kind)
-    if any(not f.init for f in fields):
-        raise TypeError(f"{kind.__name__}: a field that __init__ does not take cannot be substituted")
+    if any(not f.init or f.kw_only for f in fields):
+        raise TypeError(f"{kind.__name__}: substitute copies a dataclass whose __init__ takes every field by position")
     return tuple(f.name for f in fields)
 
 
