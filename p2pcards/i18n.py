@@ -418,4 +418,7 @@ def printable(text: str, max_len: int) -> str:
     """Text from the network made safe for a terminal: at most ``max_len``
     characters, each one the name rule refuses (controls such as ESC and BEL)
     shown as '?'. For what is displayed, not checked (names are refused instead)."""
-    return "".join(c if c.isprintable() else "?" for c in text[:max_len])
+    text = text[:max_len]
+    if text.isprintable():  # most text: one C loop, nothing to replace
+        return text
+    return "".join(c if c.isprintable() else "?" for c in text)

@@ -122,3 +122,36 @@ def test_cli_audit_exit_code(name):
                          capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=REPO), timeout=600)
     assert run.returncode == case.exit_code, run.stdout + run.stderr
     _check_report(case, json.loads(run.stdout))
+
+
+# What the audit and the game record import, run as a player runs them: neither the network
+# layer (trio), nor an event loop (asyncio), nor the terminal UI (prompt-toolkit), nor babel
+# (digit groups come from a table); the audit not even the table's screen. Each of these cost
+# the commands' start 0.1-0.4 s (issue 26).
+IMPORTS_PROBE = """
+import contextlib, io, sys
+from p2pcards.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    code = main(sys.argv[1:])
+print(code, " ".join(sorted(sys.modules)))
+"""
+
+
+@pytest.mark.parametrize("command", [["audit"], ["replay", "--text"], ["replay", "--json"],
+                                     ["--lang", "pl", "replay", "--text"]])
+def test_audit_and_replay_import_no_network_ui_or_babel(command):
+    run = subprocess.run([sys.executable, "-c", IMPORTS_PROBE, *command, os.path.join(REPLAYS, "warkocz-3p.p2plog")],
+                         capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=REPO), timeout=600)
+    assert run.returncode == 0, run.stderr
+    code, modules = run.stdout.split(" ", 1)
+    assert code == "0", run.stdout
+    roots = {m.split(".")[0] for m in modules.split()}
+    unwanted = {"trio", "asyncio", "prompt_toolkit", "babel"}
+    po = os.path.join(REPO, "p2pcards", "locale", "pl", "LC_MESSAGES", "p2pcards.po")
+    mo = po[:-3] + ".mo"
+    if "pl" in command and not (os.path.exists(mo) and os.path.getmtime(mo) >= os.path.getmtime(po)):
+        unwanted.discard("babel")  # no compiled catalog (tools/catalogs.py compile): babel reads the .po
+    assert not roots & unwanted, sorted(roots & unwanted)
+    assert "p2pcards.net" not in modules.split()
+    if command == ["audit"]:
+        assert not {m for m in modules.split() if m.startswith(("p2pcards.ui.render", "p2pcards.ui.session"))}

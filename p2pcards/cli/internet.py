@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 
 from p2pcards.i18n import _, known
-from p2pcards.net.relay import WORDS
 
 DEFAULT_MAILBOX = "ws://relay.magic-wormhole.io:4000/v1"
 DEFAULT_RELAY = "transit.magic-wormhole.io:4001"
@@ -52,7 +51,7 @@ def _config() -> dict[str, str]:
 def servers(args) -> tuple[str, str]:
     """(mailbox URL, relay HOST:PORT) for this command."""
     from p2pcards.cli.args import CliError
-    from p2pcards.net.relay import parse_relay
+    from p2pcards.net.relay import WORDS, parse_relay  # here: trio stays out of the other commands
 
     config = _config()
     mailbox = (getattr(args, "mailbox", None) or os.environ.get("P2PCARDS_MAILBOX") or config.get("mailbox")

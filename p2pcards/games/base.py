@@ -54,20 +54,27 @@ def substitute(obj: Any, mapping: dict[str, str]) -> Any:
     return _substitute(obj, mapping)
 
 
+_ATOMS = frozenset({int, bool, float, type(None)})  # kept as they are
+
+
 def _substitute(obj: Any, mapping: dict[str, str]) -> Any:
-    # Run on the whole state at each card shown: the plain types (most of a
-    # state is lists of card strings) are handled inline, the rest as ever.
+    # Run on the whole state at each card shown (and by the record at each move):
+    # the plain types (most of a state is lists of card strings and numbers) are
+    # handled inline, without a call each; the rest as ever.
     kind = type(obj)
     if kind is str:
         return mapping.get(obj, obj)
-    if kind is int or obj is None or kind is bool:
+    if kind in _ATOMS:
         return obj
     if kind is list:
-        return [mapping.get(x, x) if type(x) is str else _substitute(x, mapping) for x in obj]
+        return [mapping.get(x, x) if type(x) is str else x if type(x) in _ATOMS else _substitute(x, mapping)
+                for x in obj]
     if kind is tuple:
-        return tuple([mapping.get(x, x) if type(x) is str else _substitute(x, mapping) for x in obj])
+        return tuple([mapping.get(x, x) if type(x) is str else x if type(x) in _ATOMS else _substitute(x, mapping)
+                      for x in obj])
     if kind is dict:
-        return {k: mapping.get(v, v) if type(v) is str else _substitute(v, mapping) for k, v in obj.items()}
+        return {k: mapping.get(v, v) if type(v) is str else v if type(v) in _ATOMS else _substitute(v, mapping)
+                for k, v in obj.items()}
     if isinstance(obj, str):
         return mapping.get(obj, obj)
     if isinstance(obj, list):
@@ -76,25 +83,32 @@ def _substitute(obj: Any, mapping: dict[str, str]) -> Any:
         return tuple(_substitute(x, mapping) for x in obj)
     if isinstance(obj, dict):
         return {k: _substitute(v, mapping) for k, v in obj.items()}
-    names = _FIELDS.get(kind)
+    names = _DATACLASS_FIELDS.get(kind)
     if names is None:
-        if not dataclasses.is_dataclass(obj) or isinstance(obj, type):
-            return obj
-        names = _FIELDS[kind] = _field_names(kind)
-    if names:  # as dataclasses.replace, without checking the names again
-        return kind(**{name: _substitute(getattr(obj, name), mapping) for name in names})
-    changes = {f.name: _substitute(getattr(obj, f.name), mapping) for f in dataclasses.fields(obj)}
-    return dataclasses.replace(obj, **changes)
+        names = _DATACLASS_FIELDS[kind] = _dataclass_fields(kind)
+    if not names:
+        return obj
+    # what dataclasses.replace does with every field given, without looking the fields up each time
+    values = []
+    for name in names:
+        value = getattr(obj, name)
+        plain = type(value)
+        values.append(mapping.get(value, value) if plain is str else value if plain in _ATOMS
+                      else _substitute(value, mapping))
+    return kind(*values)
 
 
-# A dataclass's field names, when replace() is its constructor given every field (empty: call replace()).
-_FIELDS: dict[type, tuple[str, ...]] = {}
+_DATACLASS_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def _field_names(kind: type) -> tuple[str, ...]:
-    fields = dataclasses.fields(kind)
-    if any(not f.init for f in fields) or hasattr(kind, "__post_init__") or not fields:
+def _dataclass_fields(kind: type) -> tuple[str, ...]:
+    """The fields ``_substitute`` copies of an instance of ``kind``, in the order its
+    ``__init__`` takes them (none: not a dataclass, kept as it is)."""
+    if not dataclasses.is_dataclass(kind):
         return ()
+    fields = dataclasses.fields(kind)
+    if any(not f.init or f.kw_only for f in fields):
+        raise TypeError(f"{kind.__name__}: substitute copies a dataclass whose __init__ takes every field by position")
     return tuple(f.name for f in fields)
 
 

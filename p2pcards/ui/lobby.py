@@ -3,8 +3,6 @@ others type to join this machine's table."""
 
 from __future__ import annotations
 
-import socket
-
 from p2pcards.games import IllegalAction, get_game
 from p2pcards.i18n import _, ngettext, shown
 
@@ -68,6 +66,8 @@ def join_addresses(bind: str, port: int) -> list[str]:
     if bind not in ("", "0.0.0.0", "::"):
         return [_with_port(bind, port)]
     found: list[str] = []
+    import socket  # here: the game record (options_lines) needs no sockets
+
     try:
         # No packet is sent: connecting a UDP socket only picks the outgoing address.
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:

@@ -11,7 +11,6 @@ screen is already up: what is read so far can be watched at once.
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
 from p2pcards.audit.replay import DEAL_OVER, MOVE, THE_END
@@ -472,6 +471,8 @@ class ReplayViewer:
         return True
 
     async def _autoplay(self) -> None:
+        import asyncio  # here: the game record (replay --text) shares this module and needs no event loop
+
         while self.autoplay:
             await asyncio.sleep(1 / SPEEDS[self.speed])
             if not self.autoplay_tick():

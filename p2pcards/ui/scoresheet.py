@@ -8,13 +8,15 @@ the shell gets the table's own notation (``7♠``) from ``shell_text``."""
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
 from p2pcards.cards import display
 from p2pcards.i18n import N_, _, language, ngettext
 from p2pcards.ui.commands import split_cards
-from p2pcards.ui.render import canasta_went_out, declaration_text, warkocz_went_out
 from p2pcards.ui.wording import is_you
-from p2pcards.ui.session import FinishedDeal
+
+if TYPE_CHECKING:  # the table's screen (render, the session) is not needed for the audit's words
+    from p2pcards.ui.session import FinishedDeal
 
 
 def _sides(game, names: list[str], options: dict) -> list[str]:
@@ -136,6 +138,8 @@ def deal_sheet(game, names: list[str], options: dict, deal: FinishedDeal) -> lis
     """The lines of one deal's score sheet. Every grid adds up: its parts to
     the deal's total, a pair's players to the pair's, chips with the bank to
     nothing."""
+    from p2pcards.ui.render import canasta_went_out, declaration_text, warkocz_went_out
+
     s = deal.scores
     lines = [_("Deal {number}: score sheet").format(number=deal.number), ""]
     if deal.hands is not None:
@@ -204,11 +208,18 @@ def deal_sheet(game, names: list[str], options: dict, deal: FinishedDeal) -> lis
     return lines
 
 
+# Each language's digit group separator (babel's, CLDR's: en 11,200; pl and hu 11 200, a no-break
+# space there, a plain one here: every terminal shows it); tests/test_scoresheets.py checks it against babel.
+GROUP_SEPARATORS = {"en": ",", "pl": " ", "hu": " "}
+
+
 def number(n: int) -> str:
     """A score as the reader's language writes it (11,200; 11 200)."""
+    separator = GROUP_SEPARATORS.get(language())
+    if separator is not None and type(n) is int:  # a table: babel takes 0.13 s to import
+        return f"{n:,}".replace(",", separator)
     from babel.numbers import format_decimal
 
-    # a plain space where the language groups digits with a no-break one: every terminal shows it
     return format_decimal(n, locale=language()).replace("\u00a0", " ").replace("\u202f", " ")
 
 

@@ -20,17 +20,16 @@ import math
 import random
 from collections import Counter
 from collections.abc import Callable
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-import trio
-
-from p2pcards.bots import Bot
-from p2pcards.bots.strong.arena import SeatViews, deal_deck
 from p2pcards.games import Game, IllegalAction, get_game
 from p2pcards.games.base import Match
 from p2pcards.i18n import _
 from p2pcards.protocol.narration import describe
 from p2pcards.ui.wording import is_you, with_own_cards, you
+
+if TYPE_CHECKING:  # trio and the bots are imported where a LocalSession uses them: the replay needs neither
+    from p2pcards.bots.strong.arena import SeatViews
 
 # The phases of ``match_info()["phase"]``.
 PHASE_DEALING = "dealing"   # no deal to show yet: shuffling / dealing in progress
@@ -201,6 +200,9 @@ class LocalSession:
         max_deals: int | None = None,
         history: int = 200,
     ):
+        import trio
+        from p2pcards.bots import Bot
+
         self.game = get_game(game_id)
         self.game.check_players(players)
         self.players = players
@@ -296,6 +298,8 @@ class LocalSession:
 
     # ----- acting ------------------------------------------------------------
     async def act(self, action: dict) -> None:
+        import trio
+
         await trio.lowlevel.checkpoint()
         if self.seat is None:
             raise IllegalAction(_("spectators do not play"))
@@ -307,11 +311,15 @@ class LocalSession:
         self._apply(self.seat, action)
 
     async def chat(self, text: str) -> None:
+        import trio
+
         await trio.lowlevel.checkpoint()
         self._log(f"{seat_name(self.names, self.seat)}: {text}")
         self._changed()
 
     async def ready(self) -> None:
+        import trio
+
         await trio.lowlevel.checkpoint()
         self._ready = True
         self._changed()
@@ -340,6 +348,8 @@ class LocalSession:
 
     async def _wait_change(self, deadline: float | None = None) -> None:
         """Until something changes (a move, ready) or the deadline passes."""
+        import trio
+
         self._wake = trio.Event()
         with trio.move_on_at(deadline if deadline is not None else math.inf):
             await self._wake.wait()
@@ -347,6 +357,8 @@ class LocalSession:
     # ----- the table ---------------------------------------------------------
     def _begin_deal(self) -> None:
         """The next deal dealt: the table's state and what each seat knows of it."""
+        from p2pcards.bots.strong.arena import SeatViews, deal_deck
+
         deck = deal_deck(self.game, self.match)
         self._views = SeatViews(self.game, self.match, deck)
         self._state = self.game.start_deal(self.match, deck=list(deck))
@@ -383,6 +395,8 @@ class LocalSession:
         self._changed()
 
     async def _play_deal(self) -> None:
+        import trio
+
         while not self.game.deal_over(self._state):
             who = self.game.to_act(self._state)
             if who == self.seat:
@@ -404,6 +418,8 @@ class LocalSession:
                 await self._bot_move(who)
 
     async def _bot_move(self, who: int) -> None:
+        import trio
+
         try:
             # A bot sees only its own seat, as at a network table; it thinks in
             # a thread so that the screen stays live (the strong bot takes a second).
@@ -416,6 +432,8 @@ class LocalSession:
             self._apply(who, fallback, " " + _("(bot error {error}: played at random)").format(error=type(exc).__name__))
 
     async def _between_deals(self) -> None:
+        import trio
+
         deadline = trio.current_time() + self.pause if self.pause is not None else None
         self._deadline = deadline
         while not self._ready and (deadline is None or trio.current_time() < deadline):
