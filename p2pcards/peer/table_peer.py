@@ -147,6 +147,7 @@ class TablePeer:
         self.flood = Flood()  # what was forwarded already (table.md §5)
         self.ahead = AheadBuffer()  # verified entries for places past the log's end
         self._gap_asked: dict[int, tuple[int, float]] = {}  # seat -> (place asked for, when)
+        self._other_entry_asked: dict[int, tuple[int, float]] = {}  # seat -> (place asked for, when)
         self._acked_beyond: dict[int, int] = {}  # seat -> highest place it acknowledged past our log
         self.have_answers = HaveAnswers(mesh)
         self.bad_input_log = RateLimitedLog(log)  # what peers send wrong: a flood of it must not flood the log
@@ -677,8 +678,15 @@ class TablePeer:
                 self.flood.first(relayed)  # passed on only when asked (`have`); a copy costs no check
             self._note_ack(signed_ack)
             if seq < len(self.driver.log) and self.driver.log[seq].hash != digest:
-                # The acker holds another entry here: ask for it (equivocation or a replaced entry).
-                await self._ask_for(seq, acker, sender)
+                # The acker holds another entry here: ask for it (equivocation or a replaced entry),
+                # once a second per seat and place: a seat answering every `have` with such
+                # acknowledgements of its own must not get a `have` back for each.
+                now = trio.current_time()
+                for seat in dict.fromkeys((acker, sender)):
+                    asked = self._other_entry_asked.get(seat)
+                    if asked is None or asked[0] != seq or now - asked[1] >= GAP_ASK_INTERVAL:
+                        self._other_entry_asked[seat] = (seq, now)
+                        await self._ask_for(seq, seat)
             elif seq >= len(self.driver.log):
                 # It acknowledges an entry we do not have: usually that entry is on its
                 # way; if it is still missing a moment later, the gap watch asks for it.
