@@ -474,3 +474,21 @@ class Game:
             "bank": match.bank,
             "winner": leaders[0] if match.over and len(leaders) == 1 else None,
         }
+
+
+class SeatOverPublicViews(Game):
+    """An engine whose seat's view is its public view and a few fields of the
+    seat's own (``_public_view``, ``_seat_fields``): all the views of a state
+    are built on one public part, shared."""
+
+    def _public_view(self, state) -> dict:
+        raise NotImplementedError
+
+    def _seat_fields(self, state, seat: int) -> dict:
+        raise NotImplementedError
+
+    def views(self, state, players: int) -> list:
+        if players != state.players:
+            return super().views(state, players)
+        public = self._public_view(state)
+        return [public, *({**public, **self._seat_fields(state, seat)} for seat in range(players))]

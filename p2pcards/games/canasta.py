@@ -42,7 +42,8 @@ from functools import lru_cache
 
 from p2pcards import cards as C
 from p2pcards.games.base import (
-    Game, IllegalAction, Match, NeedReveal, State, Verb, by, card_list, count, not_held, shuffled_deck, yes_no,
+    IllegalAction, Match, NeedReveal, SeatOverPublicViews, State, Verb, by, card_list, count, not_held,
+    shuffled_deck, yes_no,
 )
 from p2pcards.i18n import N_, Text, lazy
 
@@ -244,7 +245,7 @@ MELD_VERB = Verb(("m", "meld"), "meld", "cards", N_("lay a new meld: m KH KS KD 
 ADD_VERB = Verb(("a", "add"), "add", "meld cards", N_("add cards to meld number N as shown on the table: a 2 KH"))
 
 
-class CanastaGame(Game):
+class CanastaGame(SeatOverPublicViews):
     """The shared engine; the two games set the class data and public hooks below."""
 
     min_players = 2
@@ -1370,12 +1371,6 @@ class CanastaGame(Game):
         if seat is not None:
             v.update(self._seat_fields(state, seat))
         return v
-
-    def views(self, state, players: int) -> list:
-        if players != state.players:
-            return super().views(state, players)
-        public = self._public_view(state)
-        return [public, *({**public, **self._seat_fields(state, seat)} for seat in range(players))]
 
     @staticmethod
     def _seat_fields(state, seat: int) -> dict:

@@ -91,7 +91,8 @@ import dataclasses
 
 from p2pcards.cards import RANKS, Rank, is_code, is_unknown, rank, warkocz_deck
 from p2pcards.games.base import (
-    Game, IllegalAction, Match, NeedReveal, State, Verb, by, card_list, count, not_held, shuffled_deck, yes_no,
+    IllegalAction, Match, NeedReveal, SeatOverPublicViews, State, Verb, by, card_list, count, not_held,
+    shuffled_deck, yes_no,
 )
 from p2pcards.i18n import N_, Text, lazy
 
@@ -180,7 +181,7 @@ def _describe(card: object) -> str:
     return repr(card) if not isinstance(card, str) else card
 
 
-class Warkocz(Game):
+class Warkocz(SeatOverPublicViews):
     id = "warkocz"
     min_players = 2
     max_players = 4
@@ -646,12 +647,6 @@ class Warkocz(Game):
         if seat is not None:
             v.update(self._seat_fields(state, seat))
         return v
-
-    def views(self, state, players: int) -> list:
-        if players != state.players:
-            return super().views(state, players)
-        public = self._public_view(state)
-        return [public, *({**public, **self._seat_fields(state, seat)} for seat in range(players))]
 
     @staticmethod
     def _seat_fields(state, seat: int) -> dict:

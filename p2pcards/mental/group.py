@@ -399,6 +399,19 @@ def deck_hash(xs: Sequence[bytes]) -> bytes:
     return h("deck", b"".join(xs))
 
 
+def parse_points_last(parse, msg: object, size: int, points: bool):
+    """``parse(msg, size, check)`` of a step's message; without ``points``,
+    first without parsing its points' encodings (the caller has them checked).
+    A fault found then is told as the whole parse tells it: the first fault in
+    order is the whole parse's."""
+    if not points:
+        try:
+            return parse(msg, size, False)
+        except BadMessage:
+            pass
+    return parse(msg, size, True)
+
+
 def split_points(blob: object, count: int, what: str = "deck", distinct: bool = True,
                  check: bool = True) -> list[bytes]:
     """Untrusted concatenated points -> list of their encodings, each checked

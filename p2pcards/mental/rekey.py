@@ -21,7 +21,7 @@ from typing import Sequence
 from p2pcards.i18n import N_
 from p2pcards.mental.group import (
     HASH_LEN, N, BadMessage, BadProof, MentalError, Point, base_mul, challenge_scalar, deck_bytes,
-    encodings, frame, h, inverse, lincomb, load, points, public_mul_add_base, scalars_bytes,
+    encodings, frame, h, inverse, lincomb, load, parse_points_last, points, public_mul_add_base, scalars_bytes,
     scalars_from, split_points, split_scalars, u32,
 )
 from p2pcards.mental.keys import DealSecrets
@@ -92,12 +92,7 @@ def parse_rekey(msg: object, size: int, points: bool = True) -> RekeyMessage:
     Without ``points``, the encodings of its deck and commitments are not
     parsed (``rekey_encodings``: the caller has them checked); anything else
     wrong is told as the whole parse tells it."""
-    if not points:
-        try:
-            return _parse_rekey(msg, size, False)
-        except BadMessage:
-            pass  # the first fault in order is the whole parse's
-    return _parse_rekey(msg, size, True)
+    return parse_points_last(_parse_rekey, msg, size, points)
 
 
 def rekey_encodings(msg: dict) -> list[bytes]:

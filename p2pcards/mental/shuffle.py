@@ -32,7 +32,7 @@ from p2pcards.i18n import N_
 from p2pcards.mental.group import (
     GENERATORS_TAG, HASH_LEN, N, POINT_LEN, BadMessage, BadProof, MentalError, Point,
     add, base_mul, challenge_scalar, deck_bytes, encodings, frame, generators, h,
-    invert_permutation, lincomb, load, mul, points, public_mul_add_base, scalars_bytes,
+    invert_permutation, lincomb, load, parse_points_last, mul, points, public_mul_add_base, scalars_bytes,
     scalars_from, shuffle_points, split_points, split_scalars, u32,
 )
 from p2pcards.mental.keys import DealSecrets
@@ -143,12 +143,7 @@ def parse_shuffle(msg: object, size: int, points: bool = True) -> ShuffleMessage
     Without ``points``, the encodings of its deck, commits and chain are not
     parsed (``shuffle_encodings``: the caller has them checked); anything else
     wrong is told as the whole parse tells it."""
-    if not points:
-        try:
-            return _parse_shuffle(msg, size, False)
-        except BadMessage:
-            pass  # the first fault in order is the whole parse's
-    return _parse_shuffle(msg, size, True)
+    return parse_points_last(_parse_shuffle, msg, size, points)
 
 
 def shuffle_encodings(msg: dict) -> list[bytes]:
