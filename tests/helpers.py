@@ -627,3 +627,21 @@ class FakeMesh:
 
     def queued_bytes(self, seat):
         return 0
+
+
+class MeshWrapper:
+    """A seat's mesh with some of its traffic changed by a subclass (a cheat,
+    a lost message): whatever the subclass does not override goes to the
+    real mesh, incoming events included."""
+
+    def __init__(self, mesh):
+        self._mesh = mesh
+
+    def __getattr__(self, name):
+        return getattr(self._mesh, name)
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        return await self._mesh.__anext__()

@@ -17,7 +17,7 @@ from p2pcards.peer.relay import Flood
 from p2pcards.protocol import ack, silence
 from p2pcards.protocol.driver import SeatDriver
 from p2pcards.protocol.log import Player, TableInfo
-from tests.helpers import FakeMesh
+from tests.helpers import FakeMesh, MeshWrapper
 
 
 @pytest.fixture(scope="module")
@@ -214,21 +214,16 @@ def test_the_flood_memory_is_bounded():
     assert not flood.first({"t": "ack", "ack": (999).to_bytes(4, "big")})
 
 
-class Replayer:
+class Replayer(MeshWrapper):
     """A seat's mesh that, besides relaying honestly, sends every other seat
     again, each time something comes in, a few of the signed messages it has
     seen so far (old entries, acknowledgements, attestations, end signatures)."""
 
     def __init__(self, mesh, rng):
-        self._mesh, self.rng = mesh, rng
+        super().__init__(mesh)
+        self.rng = rng
         self.seen: list[dict] = []
         self.replayed = 0
-
-    def __getattr__(self, name):
-        return getattr(self._mesh, name)
-
-    def __aiter__(self):
-        return self
 
     async def __anext__(self):
         from p2pcards.net import Message
@@ -294,20 +289,15 @@ async def test_an_attestation_is_answered_with_what_it_says_never_came(bura3):
     assert (None, {"t": "ack", "ack": signed}) in mesh2.sent
 
 
-class EndSigSpoofer:
+class EndSigSpoofer(MeshWrapper):
     """A seat's mesh that, for every end signature it sees, sends everybody
     a forged one in the same signer's name for the same end body, and four
     for made-up bodies (to push the true one out of what a peer keeps)."""
 
     def __init__(self, mesh, seat: int):
-        self._mesh, self.seat = mesh, seat
+        super().__init__(mesh)
+        self.seat = seat
         self.forged: set[bytes] = set()
-
-    def __getattr__(self, name):
-        return getattr(self._mesh, name)
-
-    def __aiter__(self):
-        return self
 
     async def __anext__(self):
         import os
@@ -408,22 +398,17 @@ async def test_end_signatures_are_checked_as_they_come(bura3):
     assert (2, {"t": "endsig", "seat": 2, "hash": digest, "sig": true[2]}) in mesh.sent
 
 
-class AckCheater:
+class AckCheater(MeshWrapper):
     """Seat 1's mesh: it sends its own acknowledgements to every seat but
     seat 2, and answers every `have` (before its honest answer) with junk:
     acknowledgements forged in other seats' names, its own for the right
     places with wrong hashes, and replays of old ones it has seen."""
 
     def __init__(self, mesh, signer, table, players, rng):
-        self._mesh, self.signer, self.table, self.players, self.rng = mesh, signer, table, players, rng
+        super().__init__(mesh)
+        self.signer, self.table, self.players, self.rng = signer, table, players, rng
         self.seen: list[bytes] = []
         self.junk = self.withheld = 0
-
-    def __getattr__(self, name):
-        return getattr(self._mesh, name)
-
-    def __aiter__(self):
-        return self
 
     async def broadcast(self, msg):
         if isinstance(msg, dict) and msg.get("t") == "ack" and ack.parse(msg["ack"], self.table).acker == 1:

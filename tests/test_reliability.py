@@ -22,7 +22,7 @@ from p2pcards.limits import MAX_ENTRY
 from p2pcards.protocol.log import Entry, make_entry
 from p2pcards.net import Message
 from p2pcards.peer.seating import SeatConfig, agree_genesis, run_seat, split_options
-from tests.helpers import SeatOrder, environment, frame, run_cli
+from tests.helpers import MeshWrapper, SeatOrder, environment, frame, run_cli
 
 LOCAL = "127.0.0.1"
 
@@ -516,22 +516,17 @@ async def test_silent_connections_do_not_keep_a_player_from_coming_back(caplog):
 
 # ----- (c) a peer that missed an entry asks for it ----------------------------------------------
 
-class LosesOneEntry:
+class LosesOneEntry(MeshWrapper):
     """A seat's mesh that loses one entry (the first by ``author`` at or past
     ``seq``) on its way in, as if it had never been sent to this seat: every
     copy of it (the author's and the ones the others relay) until this seat
     asks for it."""
 
     def __init__(self, mesh, author: int, seq: int):
-        self._mesh, self.author, self.seq = mesh, author, seq
+        super().__init__(mesh)
+        self.author, self.seq = author, seq
         self.lost: int | None = None
         self.asked: list[int] = []
-
-    def __getattr__(self, name):
-        return getattr(self._mesh, name)
-
-    def __aiter__(self):
-        return self
 
     async def __anext__(self):
         while True:
