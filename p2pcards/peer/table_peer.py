@@ -473,15 +473,23 @@ class TablePeer:
         self._accuse(fault, [entry.raw])
         return True
 
+    @staticmethod
+    def _may_ask(asked: dict[int, tuple[int, float]], seat: int, place: int) -> bool:
+        """Whether ``seat`` may be asked for ``place`` now: not asked for it in the
+        last GAP_ASK_INTERVAL, by what ``asked`` remembers (then noted as asked now)."""
+        now = trio.current_time()
+        last = asked.get(seat)
+        if last is not None and last[0] == place and now - last[1] < GAP_ASK_INTERVAL:
+            return False
+        asked[seat] = (place, now)
+        return True
+
     async def _ask_for_gap(self, sender: int) -> None:
         """``sender`` has entries past our log's end: ask it for those we lack
         (once per gap, again if the answer is slow in coming)."""
         nxt = self.driver.log.next_seq
-        asked = self._gap_asked.get(sender)
-        now = trio.current_time()
-        if asked is not None and asked[0] == nxt and now - asked[1] < GAP_ASK_INTERVAL:
+        if not self._may_ask(self._gap_asked, sender, nxt):
             return
-        self._gap_asked[sender] = (nxt, now)
         log.info("seat %s: asking seat %d for the entries from %d on", self.seat, sender, nxt)
         await self.mesh.send(sender, {"t": "have", "next": nxt})
 
@@ -681,11 +689,8 @@ class TablePeer:
                 # The acker holds another entry here: ask for it (equivocation or a replaced entry),
                 # once a second per seat and place: a seat answering every `have` with such
                 # acknowledgements of its own must not get a `have` back for each.
-                now = trio.current_time()
                 for seat in dict.fromkeys((acker, sender)):
-                    asked = self._other_entry_asked.get(seat)
-                    if asked is None or asked[0] != seq or now - asked[1] >= GAP_ASK_INTERVAL:
-                        self._other_entry_asked[seat] = (seq, now)
+                    if self._may_ask(self._other_entry_asked, seat, seq):
                         await self._ask_for(seq, seat)
             elif seq >= len(self.driver.log):
                 # It acknowledges an entry we do not have: usually that entry is on its
