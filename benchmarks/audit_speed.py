@@ -37,6 +37,7 @@ COMMANDS = {"audit": ["audit"], "replay --text": ["replay", "--text"], "replay -
 def export(rev: str, into: str) -> str:
     """The tree of git revision ``rev`` of this repository, in ``into``."""
     archive = subprocess.run(["git", "-C", REPO, "archive", rev], check=True, capture_output=True).stdout
+    os.makedirs(into, exist_ok=True)
     subprocess.run(["tar", "-x", "-C", into], input=archive, check=True)
     return into
 
