@@ -446,3 +446,41 @@ def test_the_attestation_vector():
     assert att.raw.hex() == v["attestation"]
     parsed = silence.parse(bytes.fromhex(v["attestation"]), table)
     assert (parsed.attester, parsed.accused, parsed.place, parsed.head, parsed.kind) == (0, 1, 17, head, "timeout")
+
+
+async def test_an_accusation_held_for_another_referee_does_not_stop_this_seat_refereeing(bura3):
+    """Two cheaters (table.md §6): seat 2 sends an out-of-turn entry for seat
+    0's place to seat 1 alone, whose referee is seat 0, which ignores it; then
+    seat 0 breaks a rule at that place, and seat 1 is that fault's referee.
+    Seat 1 tells seat 0 of the first fault once and writes the abort for the
+    second: an accusation held for another referee (one that may never write
+    it) does not keep this seat from writing one it referees."""
+    m = bura3
+    k = _first(m, ACTION, 0)
+    peer, mesh = await _peer(m, 1, k)
+    head = peer.driver.log.head_hash
+    deal = peer.machine.deal.index
+    whisper = kit.raw_entry(k, head, 2, ACTION, {"action": {"type": "pass"}, "positions": [], "keys": [],
+                                                 "deal": deal}, m.signers[2])
+    await peer._take(Entry.from_wire(whisper), sender=2)
+    assert (peer.accusation[0].seat, peer.accusation[0].kind) == (2, "out-of-turn")
+    assert not peer._abort_to_write()
+    await peer._tell_referee()
+    await peer._tell_referee()
+    assert mesh.sent.count((0, {"t": "entry", "raw": whisper})) == 1  # told once
+    illegal = kit.raw_entry(k, head, 0, ACTION, {"action": {"type": "no such move"}, "positions": [], "keys": [],
+                                                 "deal": deal}, m.signers[0])
+    await peer._take(Entry.from_wire(illegal), sender=0)
+    assert peer._abort_to_write()
+    violation, evidence = peer.accusation
+    assert violation.seat == 0 and evidence == [illegal]
+    await peer._write_abort(violation, evidence)
+    abort = peer.driver.log[k]
+    assert abort.kind == ABORT and abort.payload["culprit"] == 0
+    assert [(v.seat, v.kind) for v, _ in peer.accusations] == [(2, "out-of-turn")]  # no longer anybody's to write
+    assert not peer._abort_to_write()
+    log = GameLog()
+    for e in peer.driver.log.entries:
+        log.append(e)
+    report = audit_log(log)
+    assert {v["seat"] for v in report.violations} == {0}, report.as_json()

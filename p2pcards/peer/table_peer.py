@@ -156,8 +156,12 @@ class TablePeer:
         self.bad_messages = 0
         self.bad_from: set[int] = set()
         self.last_bad_message: str | None = None
-        self.accusation: tuple[Violation, list[bytes]] | None = None
-        self._told_referee: tuple | None = None  # (the accusation, its referee) whose evidence we sent
+        # Faults found and not yet answered by an abort, in the order found, one
+        # per culprit: (the violation, its evidence). Each goes to its referee;
+        # one held for another referee never keeps this seat from writing one
+        # it referees itself (table.md §6).
+        self.accusations: list[tuple[Violation, list[bytes]]] = []
+        self._told_referee: dict[int, int] = {}  # culprit -> the referee its accusation's evidence went to
         # End signatures not yet checked (for an end body we have not computed):
         # (signer, the seat it came from) -> hash of an end body -> signature.
         self.end_offers: dict[tuple[int, int], dict[bytes, bytes]] = {}
@@ -555,25 +559,33 @@ class TablePeer:
         # hashes, so they can never count for what takes their place.
         self.driver.rollback(seq)
 
+    @property
+    def accusation(self) -> tuple[Violation, list[bytes]] | None:
+        """The accusation this seat must write as the referee, else the first it holds for another."""
+        return self._accusation_to_write() or (self.accusations[0] if self.accusations else None)
+
+    def _accusation_to_write(self) -> tuple[Violation, list[bytes]] | None:
+        if self.machine.aborted:
+            return None
+        return next((a for a in self.accusations if self.referee(a[0].seat) == self.seat), None)
+
     def _abort_to_write(self) -> bool:
         """This seat holds an accusation it must write as the referee."""
-        if self.accusation is None or self.machine.aborted:
-            return False
-        return self.referee(self.accusation[0].seat) == self.seat
+        return self._accusation_to_write() is not None
 
     async def _tell_referee(self) -> None:
-        """An accusation another seat must write: its evidence goes to that
+        """Accusations another seat must write: the evidence of each goes to its
         referee, once (it may not have seen it: a cheater can send an entry
         to one seat alone); the referee judges it as its own."""
-        if self.accusation is None or self.machine.aborted:
+        if self.machine.aborted:
             return
-        referee = self.referee(self.accusation[0].seat)
-        if self._told_referee is not None and self._told_referee[0] is self.accusation \
-                and self._told_referee[1] == referee:
-            return
-        self._told_referee = (self.accusation, referee)
-        for raw in self.accusation[1]:
-            await self.mesh.send(referee, {"t": "entry", "raw": raw})
+        for violation, evidence in list(self.accusations):
+            referee = self.referee(violation.seat)
+            if referee == self.seat or self._told_referee.get(violation.seat) == referee:
+                continue
+            self._told_referee[violation.seat] = referee
+            for raw in evidence:
+                await self.mesh.send(referee, {"t": "entry", "raw": raw})
 
     def _accuse(self, violation: Violation, evidence: list[bytes]) -> None:
         try:
@@ -582,9 +594,10 @@ class TablePeer:
         except LogError as exc:
             self.bad_input_log.info("seat %s: cannot quote the evidence of %s: %s", self.seat, violation, exc)
             return
-        if self.accusation is None and violation.seat not in self.machine.excluded:
-            self.accusation = (violation, evidence)
-            self._wake()
+        if violation.seat in self.machine.excluded or any(v.seat == violation.seat for v, _ in self.accusations):
+            return  # at most one abort per culprit: the first fault found is the one told
+        self.accusations.append((violation, evidence))
+        self._wake()
 
     def _chats_logged(self, entry: Entry) -> None:
         """Chat that reached the log; what was shown live already is not shown twice."""
@@ -953,8 +966,9 @@ class TablePeer:
             if self._alone_too_long():
                 break
             await self._retry_pending_silence()
-            if self._abort_to_write():
-                await self._write_abort(*self.accusation)
+            accusation = self._accusation_to_write()
+            if accusation is not None:
+                await self._write_abort(*accusation)
                 continue
             await self._tell_referee()
             want = driver.machine.expect()
@@ -1213,11 +1227,14 @@ class TablePeer:
             # accusation the table refuses. The culprit did not send its due
             # entry either, so the turn's time names it.
             log.warning("seat %s: cannot write the abort for %s: %s", self.seat, violation, exc)
-            self.accusation = None
+            self._forget_accusation(violation)
             return
-        self.accusation = None
+        self._forget_accusation(violation)
         await self._send_entry(entry)
         self._wake()
+
+    def _forget_accusation(self, violation: Violation) -> None:
+        self.accusations = [a for a in self.accusations if a[0] is not violation]
 
     async def _write_due(self, due) -> None:
         action, auto = None, False
