@@ -153,3 +153,73 @@ def test_several_links_cut_at_once_change_nothing(cut, timeouts, seconds):
         outcome = run(4, TIMEOUTS[timeouts], fault, seed=at)
         check(outcome, fault, TIMEOUTS[timeouts])
         assert all(outcome.finished), outcome.stop_reasons
+
+
+class DeafReferee:
+    """Seat 0's incoming traffic (it referees every seat but itself), with
+    one entry never heard: the first action of seat ``accused`` at a place of
+    ``after`` or later, however it comes (sent, relayed, or answering a
+    `have`). Deafness, or a referee feigning it: the others cannot tell."""
+
+    def __init__(self, mesh, accused: int, after: int):
+        self._mesh, self.accused, self.after = mesh, accused, after
+        self.place: int | None = None
+        self.dropped = 0
+
+    def __getattr__(self, name):
+        return getattr(self._mesh, name)
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        from p2pcards.net import Message
+
+        while True:
+            event = await self._mesh.__anext__()
+            if not (isinstance(event, Message) and isinstance(event.msg, dict) and event.msg.get("t") == "entry"):
+                return event
+            try:
+                entry = Entry.from_wire(event.msg["raw"])
+            except Exception:
+                return event
+            if (self.place is None and entry.author == self.accused and entry.kind == "action"
+                    and entry.seq >= self.after):
+                self.place = entry.seq
+            if (entry.seq, entry.author) != (self.place, self.accused):
+                return event
+            self.dropped += 1
+
+
+@pytest.mark.parametrize("players", [3, 4])
+@pytest.mark.parametrize("timeouts", TIMEOUTS)
+def test_a_deaf_referee_convicts_nobody_but_itself(players, timeouts):
+    """table.md §6: a referee that never hears the accused's entry (every
+    link up, every other seat holding it, relaying it and answering its
+    `have`s) cannot convict the accused: no majority attests a silence, since
+    the others hold the entry. Never acknowledging that entry, it is the one
+    the others find silent, and a majority of them convicts it (``silent``):
+    they cannot tell deafness from feigning it. (An honest seat cannot be deaf
+    to one entry: TCP and the sealed relay streams lose no message without
+    breaking the connection, and a seat that hears nothing for ``dead_after``
+    drops its links, after which the rejoin timeout applies.)"""
+    deaf: list[DeafReferee] = []
+    accused = players - 1
+
+    def wrap(seat, mesh):
+        if seat != 0:
+            return mesh
+        deaf.append(DeafReferee(mesh, accused=accused, after=12))
+        return deaf[0]
+
+    outcome = run(players, TIMEOUTS[timeouts], None, seed=1, wrap=wrap)
+    place = deaf[0].place
+    assert place is not None and deaf[0].dropped >= players - 1
+    honest = range(1, players)
+    assert len({tuple(outcome.logs[s]) for s in honest}) == 1
+    assert all(outcome.finished[s] and not outcome.gave_up[s] for s in honest)
+    assert outcome.logs[0] == outcome.logs[1][:place]  # the referee's log stops where it stopped hearing
+    for s in honest:
+        report = outcome.reports[s]
+        assert [(v["seat"], v["kind"]) for v in report.violations] == [(0, "silent")], report.as_json()
+    assert outcome.reports[0].exit_code == UNFINISHED and not outcome.reports[0].violations
