@@ -25,6 +25,7 @@ import pytest
 from p2pcards.audit import UNFINISHED
 from p2pcards.protocol import silence
 from p2pcards.protocol.log import Entry
+from tests.helpers import MeshWrapper
 from tests.partitions import DEFAULT, SHORT, Fault, Outcome, run
 
 CUTS = {"host-seat": ("link", 0, 1), "seat-seat": ("link", 1, 2), "seat-alone": ("isolate", 1, None),
@@ -155,22 +156,17 @@ def test_several_links_cut_at_once_change_nothing(cut, timeouts, seconds):
         assert all(outcome.finished), outcome.stop_reasons
 
 
-class DeafReferee:
+class DeafReferee(MeshWrapper):
     """Seat 0's incoming traffic (it referees every seat but itself), with
     one entry never heard: the first action of seat ``accused`` at a place of
     ``after`` or later, however it comes (sent, relayed, or answering a
     `have`). Deafness, or a referee feigning it: the others cannot tell."""
 
     def __init__(self, mesh, accused: int, after: int):
-        self._mesh, self.accused, self.after = mesh, accused, after
+        super().__init__(mesh)
+        self.accused, self.after = accused, after
         self.place: int | None = None
         self.dropped = 0
-
-    def __getattr__(self, name):
-        return getattr(self._mesh, name)
-
-    def __aiter__(self):
-        return self
 
     async def __anext__(self):
         from p2pcards.net import Message
